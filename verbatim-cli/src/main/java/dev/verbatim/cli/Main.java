@@ -1,0 +1,44 @@
+package dev.verbatim.cli;
+
+import java.io.PrintStream;
+import java.util.Arrays;
+
+/** The {@code verbatim} command. Each sub-command is a small class; this one only dispatches. */
+public final class Main {
+    private Main() {}
+
+    public static void main(String[] args) throws Exception {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /** Runs one command and returns its exit code (0 ok, 1 failure, 2 usage error). */
+    public static int run(String[] args, PrintStream out, PrintStream err) throws Exception {
+        if (args.length == 0) {
+            usage(out);
+            return 0;
+        }
+        String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        return switch (args[0]) {
+            case "help", "-h", "--help" -> { usage(out); yield 0; }
+            default -> {
+                err.println("verbatim: unknown command '" + args[0] + "'");
+                usage(err);
+                yield 2;
+            }
+        };
+    }
+
+    static void usage(PrintStream out) {
+        out.println("""
+                usage: ./verbatim COMMAND [ARGS]
+
+                  help                     this text
+                  test                     build and run the whole test suite (Maven)
+                  demo                     a tour of the wire format (the RPC demo comes with J-RPC)
+                  bench wire [--quick] [--json]
+                                           the J-RPC Tables 3-4 with Java serialization, Kryo and Fory
+                  fuzz [--seconds N] [--seed S]
+                                           the validator fuzz campaign, for longer than the test suite runs it
+                """);
+    }
+}
