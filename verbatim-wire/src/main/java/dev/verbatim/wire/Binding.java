@@ -1,0 +1,163 @@
+package dev.verbatim.wire;
+
+import java.lang.invoke.MethodHandle;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * How to read objects written as shape {@code w} into Java type {@code r}: the identity when the
+ * fingerprints agree, else a field mapping by name (schema evolution: fields the writer lacks read as
+ * defaults, fields the reader lacks are skipped). Computed once per (writer shape, reader type) pair and
+ * cached; an incompatible pair fails with a {@link WireSchemaException} naming the field.
+ *
+ * <p>Thread-safe: built under a lock, immutable after, except the lazily generated view constructor.
+ */
+final class Binding {
+    private static final Map<Key, Binding> CACHE = new ConcurrentHashMap<>();
+    private static final Object LOCK = new Object();
+    private static volatile Binding[] byId = new Binding[64];
+    private static int nextId;
+
+    private record Key(Shape w, JType r) {}
+
+    final int id;
+    final Shape w;
+    final JType r;
+    /** STRUCT: the writer field each reader field reads (null: default), aligned with {@code r.fields}. */
+    Shape.Field[] source;
+    /** STRUCT: bindings of reference fields (null for primitives, enums and defaults), aligned with {@code r.fields}. */
+    Binding[] children;
+    /** ENUM: reader constant per writer ordinal. */
+    Object[] enumValues;
+    /** ARRAY, LIST: the elements' binding. */
+    Binding element;
+    /** SEALED: bindings per writer case, aligned with {@code w.variants}. */
+    Binding[] variants;
+
+    /** (Message, MemorySegment, long)Object: builds a view; set once the view class is generated. */
+    volatile MethodHandle viewCtor;
+    /** Materializer support, set on first use. */
+    volatile Object materializer;
+
+    private Binding(int id, Shape w, JType r) {
+        this.id = id;
+        this.w = w;
+        this.r = r;
+    }
+
+    static Binding byId(int id) { return byId[id]; }
+
+    /** The binding for reading shape {@code w} as {@code r}, computing it (and those it needs) on first use. */
+    static Binding of(Shape w, JType r) {
+        Binding b = CACHE.get(new Key(w, r));
+        if (b != null) return b;
+        synchronized (LOCK) {
+            b = CACHE.get(new Key(w, r));
+            if (b != null) return b;
+            List<Binding> fresh = new ArrayList<>();
+            Map<Key, Binding> local = new java.util.HashMap<>();
+            b = create(w, r, local, fresh, r.raw.getName());
+            // The graph is complete and compatible: publish it together.
+            for (Binding f : fresh) {
+                CACHE.put(new Key(f.w, f.r), f);
+                Binding[] a = byId;
+                if (f.id >= a.length) a = Arrays.copyOf(a, Math.max(a.length * 2, f.id + 1));
+                a[f.id] = f;
+                byId = a;
+            }
+            return b;
+        }
+    }
+
+    private static Binding create(Shape w, JType r, Map<Key, Binding> local, List<Binding> fresh, String where) {
+        Key key = new Key(w, r);
+        Binding b = CACHE.get(key);
+        if (b == null) b = local.get(key);
+        if (b != null) return b;
+        b = new Binding(nextId++, w, r);
+        local.put(key, b);
+        fresh.add(b);
+        switch (r.jkind) {
+            case JType.PRIM -> require(w == r.shape, w, r, where);
+            case JType.BOXED, JType.PRIM_ARRAY, JType.ARRAY_VIEW -> require(w == r.shape, w, r, where);
+            case JType.STRING, JType.CHARSEQ -> require(w.kind == Shape.STRING, w, r, where);
+            case JType.ENUM -> {
+                require(w.kind == Shape.ENUM, w, r, where);
+                Object[] map = new Object[w.constants.length];
+                for (int i = 0; i < map.length; i++) {
+                    for (Object c : r.enumConstants) if (((Enum<?>) c).name().equals(w.constants[i])) map[i] = c;
+                    if (map[i] == null) {
+                        throw new WireSchemaException(where + ": the writer's enum constant " + w.constants[i] + " does not exist in "
+                                + r.raw.getName() + " " + Arrays.toString(r.enumConstants));
+                    }
+                }
+                b.enumValues = map;
+            }
+            case JType.REF_ARRAY, JType.LIST -> {
+                require(w.kind == Shape.ARRAY || w.kind == Shape.LIST, w, r, where);
+                require(!w.element.isPrimitive(), w, r, where);
+                b.element = create(w.element, r.element, local, fresh, where + "[]");
+            }
+            case JType.RECORD, JType.CLASS, JType.IFACE -> {
+                require(w.kind == Shape.STRUCT, w, r, where);
+                JType.JField[] rf = r.fields;
+                b.source = new Shape.Field[rf.length];
+                b.children = new Binding[rf.length];
+                for (int i = 0; i < rf.length; i++) {
+                    Shape.Field sf = w.field(rf[i].name);
+                    b.source[i] = sf;
+                    if (sf == null) continue; // added field: reads as its default
+                    JType ft = rf[i].type;
+                    String fw = r.raw.getSimpleName() + "." + rf[i].name;
+                    if (ft.jkind == JType.PRIM) {
+                        if (sf.type != ft.shape) throw incompatible(fw, sf.type, ft);
+                    } else if (ft.jkind == JType.ENUM) {
+                        if (sf.type.kind != Shape.ENUM) throw incompatible(fw, sf.type, ft);
+                        b.children[i] = create(sf.type, ft, local, fresh, fw);
+                    } else {
+                        if (!sf.type.isReference()) throw incompatible(fw, sf.type, ft);
+                        b.children[i] = create(sf.type, ft, local, fresh, fw);
+                    }
+                }
+            }
+            case JType.SEALED -> {
+                require(w.kind == Shape.SEALED, w, r, where);
+                b.variants = new Binding[w.variants.length];
+                for (int i = 0; i < w.variants.length; i++) {
+                    Shape wv = w.variants[i];
+                    JType match = null;
+                    for (JType rv : r.variants) if (rv.shape.variantName.equals(wv.variantName)) match = rv;
+                    if (match == null) {
+                        throw new WireSchemaException(where + ": the writer's case " + wv.variantName + " of " + r.raw.getName()
+                                + " has no counterpart among the reader's cases");
+                    }
+                    b.variants[i] = create(wv, match, local, fresh, where + "|" + wv.variantName);
+                }
+            }
+            default -> throw new IllegalStateException("unknown kind " + r.jkind);
+        }
+        return b;
+    }
+
+    /** The binding of a writer case of a sealed type, or null. */
+    Binding variantFor(Shape actual) {
+        Shape[] vs = w.variants;
+        for (int i = 0; i < vs.length; i++) if (vs[i] == actual) return variants[i];
+        return null;
+    }
+
+    private static void require(boolean ok, Shape w, JType r, String where) {
+        if (!ok) throw incompatible(where, w, r);
+    }
+
+    private static WireSchemaException incompatible(String where, Shape w, JType r) {
+        return new WireSchemaException(where + ": the writer's " + w.displayName() + " cannot be read as " + r.raw.getTypeName()
+                + " (" + r.shape.displayName() + ")");
+    }
+
+    @Override
+    public String toString() { return "Binding[" + w + " as " + r + "]"; }
+}

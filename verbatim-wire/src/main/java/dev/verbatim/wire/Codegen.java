@@ -1,0 +1,249 @@
+package dev.verbatim.wire;
+
+import java.lang.classfile.ClassFile;
+import java.lang.classfile.CodeBuilder;
+import java.lang.constant.ClassDesc;
+import java.lang.constant.ConstantDescs;
+import java.lang.constant.DynamicConstantDesc;
+import java.lang.constant.MethodTypeDesc;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static java.lang.constant.ConstantDescs.CD_Object;
+import static java.lang.constant.ConstantDescs.CD_int;
+import static java.lang.constant.ConstantDescs.CD_long;
+import static java.lang.constant.ConstantDescs.CD_void;
+
+/**
+ * Generates the per-type code of the wire format with the {@code java.lang.classfile} API, once per type:
+ * struct writers (hidden classes in this package whose field reads are method handles loaded as dynamic
+ * constants from the class data, so the JIT inlines them like direct field accesses).
+ *
+ * <p>Thread-safe: callers publish results through volatile fields; generating twice is harmless.
+ */
+final class Codegen {
+    private Codegen() {}
+
+    private static final AtomicInteger SERIAL = new AtomicInteger();
+    static final ClassDesc CD_MemorySegment = ClassDesc.of(MemorySegment.class.getName());
+    static final ClassDesc CD_MethodHandle = ClassDesc.of(MethodHandle.class.getName());
+    static final ClassDesc CD_StructWriter = ClassDesc.of(StructWriter.class.getName());
+    static final ClassDesc CD_WireWriter = ClassDesc.of(WireWriter.class.getName());
+    static final ClassDesc CD_JType = ClassDesc.of(JType.class.getName());
+    static final ClassDesc CD_MessageDescriptor = ClassDesc.of(MessageDescriptor.class.getName());
+
+    /** The {@code MessageDescriptor} layout field and the descriptors of {@code MemorySegment.get/set} per primitive kind. */
+    static final String[] LAYOUT_FIELD = {"I8", "I8", "U16", "I16", "I32", "I64", "F32", "F64"};
+    static final ClassDesc[] LAYOUT_CD = {
+            ClassDesc.of(ValueLayout.OfByte.class.getName()), ClassDesc.of(ValueLayout.OfByte.class.getName()),
+            ClassDesc.of(ValueLayout.OfChar.class.getName()), ClassDesc.of(ValueLayout.OfShort.class.getName()),
+            ClassDesc.of(ValueLayout.OfInt.class.getName()), ClassDesc.of(ValueLayout.OfLong.class.getName()),
+            ClassDesc.of(ValueLayout.OfFloat.class.getName()), ClassDesc.of(ValueLayout.OfDouble.class.getName())};
+    /** The stack value type of the segment accessor per kind (booleans travel as bytes). */
+    static final ClassDesc[] VALUE_CD = {ConstantDescs.CD_byte, ConstantDescs.CD_byte, ConstantDescs.CD_char, ConstantDescs.CD_short,
+            CD_int, CD_long, ConstantDescs.CD_float, ConstantDescs.CD_double};
+    static final ClassDesc[] PRIM_CD = {ConstantDescs.CD_boolean, ConstantDescs.CD_byte, ConstantDescs.CD_char, ConstantDescs.CD_short,
+            CD_int, CD_long, ConstantDescs.CD_float, ConstantDescs.CD_double};
+
+    static void loadLayout(CodeBuilder code, int kind) {
+        code.getstatic(CD_MessageDescriptor, LAYOUT_FIELD[kind], LAYOUT_CD[kind]);
+    }
+
+    static DynamicConstantDesc<Object> classDataAt(ClassDesc type, int index) {
+        return DynamicConstantDesc.ofNamed(ConstantDescs.BSM_CLASS_DATA_AT, ConstantDescs.DEFAULT_NAME, type, index);
+    }
+
+    /** A writer for a record, class or accessor interface. */
+    static StructWriter structWriter(JType t) {
+        Shape s = t.shape;
+        List<Object> data = new ArrayList<>();
+        for (JType.JField f : t.fields) {
+            if (f.getter == null) throw Schema.inaccessible(t.raw, "field " + f.name);
+        }
+        ClassDesc self = ClassDesc.of(Codegen.class.getPackageName() + ".StructWriter$" + simple(t.raw) + "$" + SERIAL.incrementAndGet());
+        MethodTypeDesc writeType = MethodTypeDesc.of(CD_void, CD_Object, CD_MemorySegment, CD_long, CD_WireWriter);
+        byte[] bytes = ClassFile.of().build(self, cb -> {
+            cb.withFlags(ClassFile.ACC_FINAL | ClassFile.ACC_SYNTHETIC);
+            cb.withSuperclass(CD_StructWriter);
+            cb.withMethodBody(ConstantDescs.INIT_NAME, ConstantDescs.MTD_void, 0, code -> code
+                    .aload(0).invokespecial(CD_StructWriter, ConstantDescs.INIT_NAME, ConstantDescs.MTD_void).return_());
+            cb.withMethodBody("write", writeType, ClassFile.ACC_FINAL, code -> {
+                // locals: 0 this, 1 object, 2 segment, 3-4 offset, 5 writer
+                boolean[] covered = new boolean[s.objectSize];
+                for (int b = 0; b < 4; b++) covered[b] = true;
+                for (Shape.Field sf : s.layoutOrder) {
+                    JType.JField jf = field(t, sf.name);
+                    int k = data.size();
+                    data.add(jf.getter);
+                    for (int b = 0; b < sf.size(); b++) covered[sf.offset + b] = true;
+                    code.aload(2);
+                    int kind = sf.type.isPrimitive() ? sf.type.kind : Shape.I32;
+                    loadLayout(code, kind);
+                    code.lload(3).ldc((long) sf.offset).ladd();
+                    if (sf.type.isPrimitive()) {
+                        code.ldc(classDataAt(CD_MethodHandle, k)).aload(1)
+                                .invokevirtual(CD_MethodHandle, "invokeExact", MethodTypeDesc.of(PRIM_CD[kind], CD_Object));
+                    } else {
+                        int tk = data.size();
+                        data.add(jf.type);
+                        code.aload(5).ldc(classDataAt(CD_MethodHandle, k)).aload(1)
+                                .invokevirtual(CD_MethodHandle, "invokeExact", MethodTypeDesc.of(CD_Object, CD_Object))
+                                .ldc(classDataAt(CD_JType, tk));
+                        code.invokevirtual(CD_WireWriter, sf.type.kind == Shape.ENUM ? "ordinal" : "ref",
+                                MethodTypeDesc.of(CD_int, CD_Object, CD_JType));
+                    }
+                    code.invokeinterface(CD_MemorySegment, "set", MethodTypeDesc.of(CD_void, LAYOUT_CD[kind], CD_long, VALUE_CD[kind]));
+                }
+                for (int b = 4; b < s.objectSize; b++) {
+                    if (covered[b]) continue; // zero the layout's holes: no stale bytes leak into a message
+                    code.aload(2);
+                    loadLayout(code, Shape.I8);
+                    code.lload(3).ldc((long) b).ladd().iconst_0()
+                            .invokeinterface(CD_MemorySegment, "set", MethodTypeDesc.of(CD_void, LAYOUT_CD[Shape.I8], CD_long, ConstantDescs.CD_byte));
+                }
+                code.return_();
+            });
+        });
+        try {
+            MethodHandles.Lookup hidden = MethodHandles.lookup().defineHiddenClassWithClassData(bytes, List.copyOf(data), true);
+            return (StructWriter) hidden.findConstructor(hidden.lookupClass(), java.lang.invoke.MethodType.methodType(void.class)).invoke();
+        } catch (Throwable e) {
+            throw new IllegalStateException("generating the writer of " + t.raw.getName() + " failed", e);
+        }
+    }
+
+    static final ClassDesc CD_Message = ClassDesc.of(Message.class.getName());
+    static final ClassDesc CD_ViewBase = ClassDesc.of(ViewBase.class.getName());
+    static final ClassDesc CD_Codegen = ClassDesc.of(Codegen.class.getName());
+    private static final MethodTypeDesc MTD_VIEW_INIT = MethodTypeDesc.of(CD_void, CD_Message, CD_MemorySegment, CD_long);
+    private static final MethodTypeDesc MTD_MAKE_VIEW = MethodTypeDesc.of(CD_Object, CD_Message, CD_MemorySegment, CD_long);
+    private static final java.lang.constant.DirectMethodHandleDesc BSM_VIEW = java.lang.constant.MethodHandleDesc.ofMethod(
+            java.lang.constant.DirectMethodHandleDesc.Kind.STATIC, CD_Codegen, "bootstrapView",
+            MethodTypeDesc.of(ConstantDescs.CD_CallSite, ConstantDescs.CD_MethodHandles_Lookup, ConstantDescs.CD_String,
+                    ConstantDescs.CD_MethodType, CD_int));
+
+    /** Bootstrap of the {@code invokedynamic} that builds a child view: a constant call site to its constructor. */
+    static java.lang.invoke.CallSite bootstrapView(MethodHandles.Lookup lookup, String name, java.lang.invoke.MethodType type, int bindingId) {
+        Binding b = Binding.byId(bindingId);
+        MethodHandle ctor = b.viewCtor;
+        if (ctor == null) ctor = viewCtor(b);
+        return new java.lang.invoke.ConstantCallSite(ctor.asType(type));
+    }
+
+    /** The constructor (Message, MemorySegment, long)Object of the view class of an interface binding, generated once. */
+    static MethodHandle viewCtor(Binding b) {
+        synchronized (b) {
+            if (b.viewCtor != null) return b.viewCtor;
+            JType r = b.r;
+            if (!java.lang.reflect.Modifier.isPublic(r.raw.getModifiers())) {
+                throw new WireSchemaException("view interface " + r.raw.getName() + " must be public");
+            }
+            Shape w = b.w;
+            ClassDesc self = ClassDesc.of(Codegen.class.getPackageName() + ".View$" + simple(r.raw) + "$" + SERIAL.incrementAndGet());
+            byte[] bytes = ClassFile.of().build(self, cb -> {
+                cb.withFlags(ClassFile.ACC_FINAL | ClassFile.ACC_SYNTHETIC);
+                cb.withSuperclass(CD_ViewBase);
+                cb.withInterfaceSymbols(ClassDesc.ofDescriptor(r.raw.descriptorString()));
+                cb.withMethodBody(ConstantDescs.INIT_NAME, MTD_VIEW_INIT, 0, code -> code
+                        .aload(0).aload(1).aload(2).lload(3)
+                        .invokespecial(CD_ViewBase, ConstantDescs.INIT_NAME, MTD_VIEW_INIT).return_());
+                cb.withMethodBody("viewType", MethodTypeDesc.of(CD_JType), ClassFile.ACC_FINAL, code -> code
+                        .ldc(classDataAt(CD_JType, 0)).areturn());
+                for (int i = 0; i < r.fields.length; i++) {
+                    JType.JField f = r.fields[i];
+                    Shape.Field src = b.source[i];
+                    Binding child = b.children[i];
+                    ClassDesc ret = ClassDesc.ofDescriptor(f.type.raw.descriptorString());
+                    cb.withMethodBody(f.name, MethodTypeDesc.of(ret), ClassFile.ACC_PUBLIC | ClassFile.ACC_FINAL,
+                            code -> viewAccessor(code, f, src, child, ret));
+                }
+            });
+            try {
+                MethodHandles.Lookup hidden = MethodHandles.lookup().defineHiddenClassWithClassData(bytes, List.of(r), true);
+                MethodHandle ctor = hidden.findConstructor(hidden.lookupClass(),
+                        java.lang.invoke.MethodType.methodType(void.class, Message.class, MemorySegment.class, long.class));
+                ctor = ctor.asType(java.lang.invoke.MethodType.methodType(Object.class, Message.class, MemorySegment.class, long.class));
+                b.viewCtor = ctor;
+                return ctor;
+            } catch (ReflectiveOperationException | LinkageError e) {
+                throw new WireSchemaException("cannot generate a view of " + r.raw.getName() + " (is it public and visible to "
+                        + "module dev.verbatim.wire?): " + e, e);
+            }
+        }
+    }
+
+    private static void loadField(CodeBuilder code, int kind, int offset) {
+        code.aload(0).getfield(CD_ViewBase, "seg", CD_MemorySegment);
+        loadLayout(code, kind);
+        code.aload(0).getfield(CD_ViewBase, "off", CD_long).ldc((long) offset).ladd()
+                .invokeinterface(CD_MemorySegment, "get", MethodTypeDesc.of(VALUE_CD[kind], LAYOUT_CD[kind], CD_long));
+    }
+
+    private static void viewAccessor(CodeBuilder code, JType.JField f, Shape.Field src, Binding child, ClassDesc ret) {
+        JType t = f.type;
+        if (src == null) { // a field the writer's version lacks: its default
+            if (t.jkind != JType.PRIM) code.aconst_null().areturn();
+            else switch (t.shape.kind) {
+                case Shape.I64 -> code.lconst_0().lreturn();
+                case Shape.F32 -> code.fconst_0().freturn();
+                case Shape.F64 -> code.dconst_0().dreturn();
+                default -> code.iconst_0().ireturn();
+            }
+            return;
+        }
+        if (t.jkind == JType.PRIM) {
+            int kind = t.shape.kind;
+            loadField(code, kind, src.offset);
+            switch (kind) {
+                case Shape.BOOL -> {
+                    java.lang.classfile.Label no = code.newLabel();
+                    code.ifeq(no).iconst_1().ireturn().labelBinding(no).iconst_0().ireturn();
+                }
+                case Shape.I64 -> code.lreturn();
+                case Shape.F32 -> code.freturn();
+                case Shape.F64 -> code.dreturn();
+                default -> code.ireturn();
+            }
+            return;
+        }
+        if (t.jkind == JType.ENUM) {
+            code.aload(0).getfield(CD_ViewBase, "msg", CD_Message);
+            loadField(code, Shape.I32, src.offset);
+            code.ldc(child.id).invokevirtual(CD_Message, "enumAt", MethodTypeDesc.of(CD_Object, CD_int, CD_int))
+                    .checkcast(ret).areturn();
+            return;
+        }
+        if (t.jkind == JType.IFACE) {
+            java.lang.classfile.Label nonNull = code.newLabel();
+            loadField(code, Shape.I32, src.offset);
+            code.istore(1).iload(1).iconst_m1().if_icmpne(nonNull).aconst_null().areturn().labelBinding(nonNull);
+            code.aload(0).getfield(CD_ViewBase, "msg", CD_Message)
+                    .aload(0).getfield(CD_ViewBase, "seg", CD_MemorySegment)
+                    .aload(0).getfield(CD_ViewBase, "msg", CD_Message)
+                    .iload(1).ldc(child.w.serial).ldc(child.w.objectSize)
+                    .invokevirtual(CD_Message, "structAt", MethodTypeDesc.of(CD_long, CD_int, CD_int, CD_int))
+                    .invokedynamic(java.lang.constant.DynamicCallSiteDesc.of(BSM_VIEW, "view", MTD_MAKE_VIEW, child.id))
+                    .checkcast(ret).areturn();
+            return;
+        }
+        code.aload(0).getfield(CD_ViewBase, "msg", CD_Message);
+        loadField(code, Shape.I32, src.offset);
+        code.ldc(child.id).invokevirtual(CD_Message, "readRef", MethodTypeDesc.of(CD_Object, CD_int, CD_int))
+                .checkcast(ret).areturn();
+    }
+
+    static JType.JField field(JType t, String name) {
+        for (JType.JField f : t.fields) if (f.name.equals(name)) return f;
+        throw new IllegalStateException(t.raw.getName() + " has no field " + name);
+    }
+
+    static String simple(Class<?> c) {
+        String n = c.getSimpleName();
+        return n.isEmpty() ? "Anon" : n.replaceAll("[^A-Za-z0-9_]", "_");
+    }
+}

@@ -1,0 +1,61 @@
+package dev.verbatim.wire;
+
+import java.lang.invoke.MethodHandle;
+
+/**
+ * How a Java type carries a {@link Shape}: the Java side of a binding (a record, a class, an accessor
+ * interface, an enum, a list, an array...). One shape may have several Java types (a record and a view
+ * interface); every Java type has exactly one shape.
+ *
+ * <p>Built under the {@link Schema} lock, immutable after; the lazily generated code fields are
+ * published through volatile writes.
+ */
+final class JType {
+    static final int PRIM = 0, BOXED = 1, STRING = 2, CHARSEQ = 3, ENUM = 4, PRIM_ARRAY = 5, ARRAY_VIEW = 6,
+            REF_ARRAY = 7, LIST = 8, RECORD = 9, CLASS = 10, IFACE = 11, SEALED = 12;
+
+    /** One accessor of a record, class or interface, aligned with the shape's fields (sorted by name). */
+    static final class JField {
+        final String name;
+        final JType type;
+        /** (Object)T: reads the field, record component or interface accessor. */
+        MethodHandle getter;
+        /** (Object,T)void: sets a class field; null for records and interfaces. */
+        MethodHandle setter;
+        /** Record component position, or -1. */
+        int componentIndex = -1;
+        final String where;
+
+        JField(String name, JType type, String where) {
+            this.name = name;
+            this.type = type;
+            this.where = where;
+        }
+    }
+
+    final int jkind;
+    final Class<?> raw;
+    Shape shape;
+    /** REF_ARRAY, LIST: the element's Java type. */
+    JType element;
+    /** RECORD, CLASS, IFACE: fields aligned with {@code shape.fields}. */
+    JField[] fields;
+    /** SEALED: Java classes of the cases, aligned with {@code shape.variants}. */
+    JType[] variants;
+    /** ENUM: the constants in ordinal order. */
+    Object[] enumConstants;
+
+    // Generated code, created on first use.
+    volatile StructWriter writer;
+    volatile Object materializerState;
+
+    JType(int jkind, Class<?> raw) {
+        this.jkind = jkind;
+        this.raw = raw;
+    }
+
+    boolean isComposite() { return jkind >= RECORD; }
+
+    @Override
+    public String toString() { return raw.getName(); }
+}

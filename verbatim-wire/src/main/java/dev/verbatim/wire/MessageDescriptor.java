@@ -1,0 +1,89 @@
+package dev.verbatim.wire;
+
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/**
+ * The layout of a Verbatim message: offsets as named constants, the checks next to them.
+ * {@code docs/wire-format.md} is the full specification; this class is its executable half.
+ *
+ * <pre>
+ * All integers little-endian. Offsets count from the first byte of the message.
+ *
+ *  0        1        2                 4                                   8
+ *  +--------+--------+-----------------+-----------------------------------+
+ *  |version | flags  |  type count T   |          object count N           |  header
+ *  +--------+--------+-----------------+-----------------------------------+
+ *  | object 0 (the root) at offset 8; object i+1 at align8(end of object i) |  objects
+ *  | ...                                                                    |
+ *  +------------------------------------------------------------------------+  tail = align8(end of last object)
+ *  | type table: T x u64 structural fingerprints                            |
+ *  +------------------------------------------------------------------------+
+ *  | object table: N x u32, the offset of object i                          |
+ *  +------------------------------------------------------------------------+  message length = tail + 8T + 4N
+ *
+ * Every object starts with a u32 type id: 1..17 are the built-in types below, 64+k is entry k of the
+ * type table. A reference is a u32 object index, or 0xFFFFFFFF for null.
+ *
+ *  struct   [u32 type id][fields at the offsets of the type's layout]
+ *  array    [u32 type id][u32 length][elements from offset 8, elem size each]
+ *  string   [u32 STRING ][u32 length | coder bit 31][chars from offset 8: Latin-1 bytes, or UTF-16LE if coder]
+ *  box      [u32 type id][value at offset 4 (8 for long and double)]
+ * </pre>
+ *
+ * <p>Thread-safe: constants only.
+ */
+public final class MessageDescriptor {
+    private MessageDescriptor() {}
+
+    /** The format version written in byte 0; a reader rejects any other. */
+    public static final int VERSION = 1;
+
+    public static final int VERSION_OFFSET = 0;
+    public static final int FLAGS_OFFSET = 1;
+    public static final int TYPE_COUNT_OFFSET = 2;
+    public static final int OBJECT_COUNT_OFFSET = 4;
+    public static final int HEADER_LENGTH = 8;
+    /** Where the root object (object 0) starts when the message is not null. */
+    public static final int FIRST_OBJECT_OFFSET = HEADER_LENGTH;
+
+    public static final int OBJECT_ALIGNMENT = 8;
+    public static final int TYPE_ENTRY_LENGTH = 8;
+    public static final int OBJECT_ENTRY_LENGTH = 4;
+
+    /** Offsets are u32 but kept below 2^31 so that every offset fits a Java {@code int}. */
+    public static final long MAX_MESSAGE_BYTES = 0x7FFF_FFF8L;
+    public static final int MAX_TYPES = 0xFFFF;
+
+    public static final int NULL_REF = -1;
+
+    public static final int TYPE_ID_OFFSET = 0;
+    public static final int ARRAY_LENGTH_OFFSET = 4;
+    public static final int ARRAY_DATA_OFFSET = 8;
+    public static final int STRING_LENGTH_OFFSET = 4;
+    public static final int STRING_DATA_OFFSET = 8;
+    public static final int STRING_UTF16_BIT = 0x8000_0000;
+
+    /** Built-in type ids. */
+    public static final int T_BOOLEAN_ARRAY = 1, T_BYTE_ARRAY = 2, T_CHAR_ARRAY = 3, T_SHORT_ARRAY = 4,
+            T_INT_ARRAY = 5, T_LONG_ARRAY = 6, T_FLOAT_ARRAY = 7, T_DOUBLE_ARRAY = 8, T_STRING = 9,
+            T_BOOLEAN = 10, T_BYTE = 11, T_CHAR = 12, T_SHORT = 13, T_INT = 14, T_LONG = 15, T_FLOAT = 16, T_DOUBLE = 17;
+    public static final int MAX_BUILTIN = 17;
+    /** Type ids at and above this name entry {@code id - FIRST_TABLE_TYPE_ID} of the type table. */
+    public static final int FIRST_TABLE_TYPE_ID = 64;
+
+    static final ValueLayout.OfByte I8 = ValueLayout.JAVA_BYTE;
+    static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    static final ValueLayout.OfChar U16 = ValueLayout.JAVA_CHAR_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    static long align8(long v) { return (v + 7) & ~7L; }
+
+    /** Length of a message with the given tail (aligned end of objects), types and objects. */
+    static long messageLength(long tail, int types, int objects) {
+        return tail + (long) TYPE_ENTRY_LENGTH * types + (long) OBJECT_ENTRY_LENGTH * objects;
+    }
+}

@@ -1,0 +1,406 @@
+package dev.verbatim.wire;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Field;
+import java.lang.reflect.GenericArrayType;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.RecordComponent;
+import java.lang.reflect.Type;
+import java.lang.reflect.WildcardType;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Wire schemas derived from Java types, with no IDL: records and classes (non-transient fields), accessor
+ * interfaces, sealed hierarchies, enums, {@code String}, boxed and primitive values, primitive arrays,
+ * arrays of references and {@code List}s of supported types. Each type is analysed once and cached.
+ *
+ * <p>Thread-safe: analysis runs under one lock; lookups of analysed types are lock-free.
+ */
+public final class Schema {
+    private Schema() {}
+
+    private static final Object LOCK = new Object();
+    private static final Map<Class<?>, JType> TYPES = new ConcurrentHashMap<>();
+    private static final Map<Long, Shape> SHAPES = new ConcurrentHashMap<>();
+    private static volatile Shape[] bySerial = new Shape[256];
+    private static int nextSerial;
+
+    private static final JType[] PRIM_JTYPES = new JType[8];
+    private static final Class<?>[] PRIM_CLASSES = {boolean.class, byte.class, char.class, short.class, int.class, long.class, float.class, double.class};
+    private static final Class<?>[] BOX_CLASSES = {Boolean.class, Byte.class, Character.class, Short.class, Integer.class, Long.class, Float.class, Double.class};
+    private static final Class<?>[] ARRAY_VIEW_CLASSES = {ArrayView.OfBoolean.class, ArrayView.OfByte.class, ArrayView.OfChar.class,
+            ArrayView.OfShort.class, ArrayView.OfInt.class, ArrayView.OfLong.class, ArrayView.OfFloat.class, ArrayView.OfDouble.class};
+
+    static {
+        for (Shape s : Shape.BUILTINS) if (s != null) internBuiltin(s);
+        for (int k = 0; k < 8; k++) {
+            JType p = new JType(JType.PRIM, PRIM_CLASSES[k]);
+            p.shape = Shape.PRIMS[k];
+            PRIM_JTYPES[k] = p;
+            TYPES.put(PRIM_CLASSES[k], p);
+            JType b = new JType(JType.BOXED, BOX_CLASSES[k]);
+            b.shape = Shape.BOXES[k];
+            TYPES.put(BOX_CLASSES[k], b);
+            JType a = new JType(JType.PRIM_ARRAY, PRIM_CLASSES[k].arrayType());
+            a.shape = Shape.PRIM_ARRAYS[k];
+            TYPES.put(a.raw, a);
+            JType v = new JType(JType.ARRAY_VIEW, ARRAY_VIEW_CLASSES[k]);
+            v.shape = Shape.PRIM_ARRAYS[k];
+            TYPES.put(v.raw, v);
+        }
+        JType s = new JType(JType.STRING, String.class);
+        s.shape = Shape.STRING_SHAPE;
+        TYPES.put(String.class, s);
+        JType cs = new JType(JType.CHARSEQ, CharSequence.class);
+        cs.shape = Shape.STRING_SHAPE;
+        TYPES.put(CharSequence.class, cs);
+    }
+
+    /** The structural fingerprint of a type: equal for every JVM, and for a record and an interface of one structure. */
+    public static long fingerprint(Class<?> type) { return of(type).shape.fingerprint; }
+
+    /** The canonical description the fingerprint is computed from (the grammar is in docs/wire-format.md). */
+    public static String describe(Class<?> type) { return of(type).shape.canonical; }
+
+    /** The fingerprint of a canonical description: SHA-256 of its UTF-8 bytes, first 8 bytes little-endian. */
+    public static long fingerprintOf(String canonicalDescription) { return Fingerprints.of(canonicalDescription); }
+
+    static JType of(Class<?> c) {
+        JType t = TYPES.get(c);
+        if (t != null) return t;
+        synchronized (LOCK) {
+            t = TYPES.get(c);
+            if (t != null) return t;
+            Session s = new Session();
+            t = s.analyze(c, c.getName());
+            s.finish();
+            return t;
+        }
+    }
+
+    /** The Java type of a generic type (a field's {@code List<Node>}, say). */
+    static JType of(Type generic, String where) {
+        if (generic instanceof Class<?> c) return of(c);
+        synchronized (LOCK) {
+            Session s = new Session();
+            JType t = s.analyze(generic, where);
+            s.finish();
+            return t;
+        }
+    }
+
+    static Shape shapeBySerial(int serial) { return bySerial[serial]; }
+
+    /** The local shape with this fingerprint, or null. */
+    static Shape shapeByFingerprint(long fp) { return SHAPES.get(fp); }
+
+    private static void internBuiltin(Shape s) {
+        SHAPES.put(s.fingerprint, s);
+        assignSerial(s);
+    }
+
+    private static void assignSerial(Shape s) {
+        s.serial = nextSerial++;
+        Shape[] a = bySerial;
+        if (s.serial >= a.length) a = Arrays.copyOf(a, a.length * 2);
+        a[s.serial] = s;
+        bySerial = a;
+    }
+
+    /** Interns fresh shapes by fingerprint (after {@link Fingerprints#assign}); returns fresh → canonical. */
+    static Map<Shape, Shape> intern(List<Shape> fresh) {
+        Map<Shape, Shape> canon = new IdentityHashMap<>();
+        for (Shape s : fresh) {
+            Shape existing = SHAPES.get(s.fingerprint);
+            canon.put(s, existing != null ? existing : s);
+        }
+        List<Shape> added = new ArrayList<>();
+        for (Shape s : fresh) {
+            if (canon.get(s) != s || SHAPES.containsKey(s.fingerprint)) continue;
+            if (s.fields != null) for (Shape.Field f : s.fields) f.type = canon.getOrDefault(f.type, f.type);
+            if (s.element != null) s.element = canon.getOrDefault(s.element, s.element);
+            if (s.variants != null) for (int i = 0; i < s.variants.length; i++) s.variants[i] = canon.getOrDefault(s.variants[i], s.variants[i]);
+            SHAPES.put(s.fingerprint, s);
+            added.add(s);
+        }
+        for (Shape s : added) {
+            s.freeze();
+            assignSerial(s);
+        }
+        return canon;
+    }
+
+    /** One analysis: the types it creates become visible together, once their fingerprints are known. */
+    private static final class Session {
+        private final Map<Class<?>, JType> local = new HashMap<>();
+        private final List<Shape> freshShapes = new ArrayList<>();
+        private final List<JType> freshTypes = new ArrayList<>();
+
+        JType analyze(Type generic, String where) {
+            if (generic instanceof Class<?> c) return analyzeClass(c, where);
+            if (generic instanceof ParameterizedType p) {
+                if (p.getRawType() != List.class) {
+                    throw unsupported(where, generic, "the only generic type carried is java.util.List<T>");
+                }
+                JType elem = analyze(bound(p.getActualTypeArguments()[0], where), where + "<element>");
+                if (elem.jkind == JType.PRIM) throw unsupported(where, generic, "a list element must be a reference type");
+                JType t = new JType(JType.LIST, List.class);
+                t.element = elem;
+                t.shape = wrapper(Shape.LIST, elem.shape);
+                freshTypes.add(t);
+                return t;
+            }
+            if (generic instanceof GenericArrayType g) {
+                JType elem = analyze(g.getGenericComponentType(), where + "[]");
+                return refArray(elem, null);
+            }
+            throw unsupported(where, generic, "type variables and wildcards are not carried; use a concrete type");
+        }
+
+        private Type bound(Type t, String where) {
+            if (t instanceof WildcardType w) {
+                if (w.getLowerBounds().length > 0) throw unsupported(where, t, "lower-bounded wildcards are not carried");
+                return w.getUpperBounds()[0];
+            }
+            return t;
+        }
+
+        private Shape wrapper(int kind, Shape element) {
+            Shape s = new Shape(kind);
+            s.element = element;
+            freshShapes.add(s);
+            return s;
+        }
+
+        private JType refArray(JType elem, Class<?> raw) {
+            JType t = new JType(JType.REF_ARRAY, raw != null ? raw : elem.raw.arrayType());
+            t.element = elem;
+            t.shape = wrapper(Shape.ARRAY, elem.shape);
+            freshTypes.add(t);
+            return t;
+        }
+
+        JType analyzeClass(Class<?> c, String where) {
+            JType t = TYPES.get(c);
+            if (t != null) return t;
+            t = local.get(c);
+            if (t != null) return t;
+            if (c.isArray()) {
+                if (c.getComponentType().isPrimitive()) throw new IllegalStateException("primitive arrays are pre-registered");
+                JType elem = analyzeClass(c.getComponentType(), where + "[]");
+                JType a = refArray(elem, c);
+                local.put(c, a);
+                return a;
+            }
+            if (c == List.class) throw unsupported(where, c, "a List needs a type argument, e.g. List<String>");
+            if (c.isEnum()) return analyzeEnum(c);
+            if (c == Object.class || c.isPrimitive() || c.isAnnotation() || c.isHidden()
+                    || (c.getName().startsWith("java.") && !c.isRecord())) {
+                throw unsupported(where, c, "supported: records, classes with fields, accessor interfaces, sealed hierarchies, "
+                        + "enums, String, CharSequence, boxed and primitive values, arrays, List<T>");
+            }
+            if (c.isSealed()) return analyzeSealed(c, where);
+            if (!c.isInterface() && Modifier.isAbstract(c.getModifiers())) {
+                throw unsupported(where, c, "an abstract class must be sealed to be carried (closed polymorphism)");
+            }
+            return analyzeStruct(c, where);
+        }
+
+        private JType analyzeEnum(Class<?> c) {
+            JType t = new JType(JType.ENUM, c);
+            Object[] consts = c.getEnumConstants();
+            Shape s = new Shape(Shape.ENUM);
+            s.constants = new String[consts.length];
+            for (int i = 0; i < consts.length; i++) s.constants[i] = ((Enum<?>) consts[i]).name();
+            t.shape = s;
+            t.enumConstants = consts;
+            freshShapes.add(s);
+            freshTypes.add(t);
+            local.put(c, t);
+            return t;
+        }
+
+        private JType analyzeSealed(Class<?> c, String where) {
+            JType t = new JType(JType.SEALED, c);
+            Shape s = new Shape(Shape.SEALED);
+            t.shape = s;
+            local.put(c, t);
+            freshShapes.add(s);
+            freshTypes.add(t);
+            List<Class<?>> cases = new ArrayList<>();
+            collectCases(c, cases, where);
+            List<JType> vs = new ArrayList<>();
+            for (Class<?> k : cases) {
+                JType v = analyzeClass(k, where + "|" + k.getSimpleName());
+                if (v.jkind != JType.RECORD && v.jkind != JType.CLASS && v.jkind != JType.IFACE) {
+                    throw unsupported(where, k, "a case of a sealed hierarchy must be a record, a class or an accessor interface");
+                }
+                vs.add(v);
+            }
+            vs.sort(Comparator.comparing(v -> v.shape.variantName));
+            for (int i = 1; i < vs.size(); i++) {
+                if (vs.get(i).shape.variantName.equals(vs.get(i - 1).shape.variantName)) {
+                    throw new WireSchemaException("sealed " + c.getName() + " has two cases named '" + vs.get(i).shape.variantName
+                            + "' (" + vs.get(i - 1).raw.getName() + ", " + vs.get(i).raw.getName() + "); rename one with @WireName");
+                }
+            }
+            t.variants = vs.toArray(JType[]::new);
+            s.variants = vs.stream().map(v -> v.shape).toArray(Shape[]::new);
+            return t;
+        }
+
+        private void collectCases(Class<?> c, List<Class<?>> out, String where) {
+            Class<?>[] permitted = c.getPermittedSubclasses();
+            if (permitted == null || permitted.length == 0) throw unsupported(where, c, "a sealed type with no permitted cases");
+            for (Class<?> p : permitted) {
+                if (p.isSealed()) collectCases(p, out, where);
+                else if (!out.contains(p)) out.add(p);
+            }
+        }
+
+        private JType analyzeStruct(Class<?> c, String where) {
+            int jkind = c.isRecord() ? JType.RECORD : c.isInterface() ? JType.IFACE : JType.CLASS;
+            JType t = new JType(jkind, c);
+            Shape s = new Shape(Shape.STRUCT);
+            t.shape = s;
+            s.variantName = variantName(c);
+            local.put(c, t);
+            freshShapes.add(s);
+            freshTypes.add(t);
+            Schema.class.getModule().addReads(c.getModule());
+            MethodHandles.Lookup lookup = lookupFor(c);
+            List<JType.JField> fs = new ArrayList<>();
+            switch (jkind) {
+                case JType.RECORD -> {
+                    RecordComponent[] rc = c.getRecordComponents();
+                    for (int i = 0; i < rc.length; i++) {
+                        RecordComponent comp = rc[i];
+                        String name = comp.getName();
+                        JType.JField f = new JType.JField(name, analyze(comp.getGenericType(), c.getName() + "." + name), c.getName() + "." + name);
+                        f.componentIndex = i;
+                        f.getter = handle(() -> lookup.unreflect(comp.getAccessor()), c, name);
+                        fs.add(f);
+                    }
+                }
+                case JType.CLASS -> {
+                    for (Class<?> k = c; k != null && k != Object.class; k = k.getSuperclass()) {
+                        for (Field fd : k.getDeclaredFields()) {
+                            int m = fd.getModifiers();
+                            if (Modifier.isStatic(m) || Modifier.isTransient(m) || fd.isSynthetic()) continue;
+                            String name = fd.getName();
+                            String w = k.getName() + "." + name;
+                            JType.JField f = new JType.JField(name, analyze(fd.getGenericType(), w), w);
+                            f.getter = handle(() -> lookup.unreflectGetter(fd), c, name);
+                            f.setter = handle(() -> {
+                                if (Modifier.isFinal(m)) fd.setAccessible(true);
+                                return lookup.unreflectSetter(fd);
+                            }, c, name);
+                            fs.add(f);
+                        }
+                    }
+                }
+                default -> {
+                    for (Method md : c.getMethods()) {
+                        int m = md.getModifiers();
+                        if (Modifier.isStatic(m) || !Modifier.isAbstract(m)) continue;
+                        String name = md.getName();
+                        if (md.getParameterCount() == 0 && (name.equals("hashCode") || name.equals("toString"))) continue;
+                        if (md.getParameterCount() != 0 || md.getReturnType() == void.class) {
+                            throw new WireSchemaException("interface " + c.getName() + " is not an accessor interface: method "
+                                    + md + " takes arguments or returns void (accessors are no-argument, non-void methods; "
+                                    + "give other methods a default body)");
+                        }
+                        boolean dup = false;
+                        for (JType.JField f : fs) dup |= f.name.equals(name);
+                        if (dup) continue; // the same accessor inherited twice
+                        String w = c.getName() + "." + name + "()";
+                        JType.JField f = new JType.JField(name, analyze(md.getGenericReturnType(), w), w);
+                        f.getter = handle(() -> lookup.unreflect(md), c, name);
+                        fs.add(f);
+                    }
+                }
+            }
+            fs.sort(Comparator.comparing(f -> f.name));
+            for (int i = 1; i < fs.size(); i++) {
+                if (fs.get(i).name.equals(fs.get(i - 1).name)) {
+                    throw new WireSchemaException(c.getName() + " has two fields named '" + fs.get(i).name + "' ("
+                            + fs.get(i - 1).where + ", " + fs.get(i).where + ")");
+                }
+            }
+            for (JType.JField f : fs) {
+                if (f.getter != null) {
+                    Class<?> rt = f.type.jkind == JType.PRIM ? f.type.raw : Object.class;
+                    f.getter = f.getter.asType(MethodType.methodType(rt, Object.class));
+                }
+                if (f.setter != null) {
+                    Class<?> rt = f.type.jkind == JType.PRIM ? f.type.raw : Object.class;
+                    f.setter = f.setter.asType(MethodType.methodType(void.class, Object.class, rt));
+                }
+            }
+            t.fields = fs.toArray(JType.JField[]::new);
+            s.fields = new Shape.Field[fs.size()];
+            for (int i = 0; i < fs.size(); i++) s.fields[i] = new Shape.Field(fs.get(i).name, fs.get(i).type.shape);
+            return t;
+        }
+
+        private String variantName(Class<?> c) {
+            boolean isCase = false;
+            List<Class<?>> supers = new ArrayList<>(Arrays.asList(c.getInterfaces()));
+            if (c.getSuperclass() != null) supers.add(c.getSuperclass());
+            for (Class<?> sup : supers) {
+                if (sup.isSealed()) isCase = true;
+            }
+            if (!isCase) return null;
+            WireName n = c.getAnnotation(WireName.class);
+            return n != null ? n.value() : c.getSimpleName();
+        }
+
+        void finish() {
+            Fingerprints.assign(freshShapes);
+            Map<Shape, Shape> canon = intern(freshShapes);
+            for (JType t : freshTypes) t.shape = canon.getOrDefault(t.shape, t.shape);
+            for (Map.Entry<Class<?>, JType> e : local.entrySet()) TYPES.putIfAbsent(e.getKey(), e.getValue());
+        }
+    }
+
+    interface HandleMaker {
+        MethodHandle make() throws ReflectiveOperationException;
+    }
+
+    private static MethodHandle handle(HandleMaker m, Class<?> c, String name) {
+        try {
+            return m.make();
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            if (e instanceof WireSchemaException w) throw w;
+            return null; // reported when the accessor is actually needed (writing or materializing)
+        }
+    }
+
+    static MethodHandles.Lookup lookupFor(Class<?> c) {
+        try {
+            return MethodHandles.privateLookupIn(c, MethodHandles.lookup());
+        } catch (IllegalAccessException e) {
+            return MethodHandles.publicLookup();
+        }
+    }
+
+    static WireSchemaException inaccessible(Class<?> c, String what) {
+        return new WireSchemaException("cannot access " + what + " of " + c.getName() + ": open package "
+                + c.getPackageName() + " to module dev.verbatim.wire (opens " + c.getPackageName() + " to dev.verbatim.wire;)");
+    }
+
+    private static WireSchemaException unsupported(String where, Type t, String why) {
+        return new WireSchemaException("Verbatim cannot carry " + where + " of type " + t.getTypeName() + ": " + why);
+    }
+}

@@ -1,0 +1,52 @@
+package dev.verbatim.wire;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+
+import static dev.verbatim.wire.MessageDescriptor.*;
+
+/**
+ * A string read where it landed: {@code charAt} decodes Latin-1 or UTF-16LE in place, no copy until
+ * {@link #toString()}. Equality and hash code follow {@code String}'s for the same characters.
+ */
+final class StringView implements CharSequence {
+    private final MemorySegment seg;
+    private final long data;
+    private final int length;
+    private final boolean utf16;
+
+    StringView(MemorySegment seg, long data, int header) {
+        this.seg = seg;
+        this.data = data;
+        this.length = header & ~STRING_UTF16_BIT;
+        this.utf16 = (header & STRING_UTF16_BIT) != 0;
+    }
+
+    @Override public int length() { return length; }
+
+    @Override public char charAt(int index) {
+        java.util.Objects.checkIndex(index, length);
+        return utf16 ? seg.get(U16, data + 2L * index) : (char) (seg.get(I8, data + index) & 0xFF);
+    }
+
+    @Override public CharSequence subSequence(int start, int end) { return toString().substring(start, end); }
+
+    @Override public String toString() { return read(seg, data, length, utf16); }
+
+    static String read(MemorySegment seg, long data, int length, boolean utf16) {
+        byte[] b = seg.asSlice(data, (long) length * (utf16 ? 2 : 1)).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        return new String(b, utf16 ? StandardCharsets.UTF_16LE : StandardCharsets.ISO_8859_1);
+    }
+
+    @Override public boolean equals(Object o) {
+        if (!(o instanceof CharSequence cs) || cs.length() != length) return false;
+        for (int i = 0; i < length; i++) if (charAt(i) != cs.charAt(i)) return false;
+        return true;
+    }
+
+    @Override public int hashCode() {
+        int h = 0;
+        for (int i = 0; i < length; i++) h = 31 * h + charAt(i);
+        return h;
+    }
+}

@@ -1,0 +1,32 @@
+package dev.verbatim.wire;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The base of generated view classes: a view is the triple (message, segment, offset of its object).
+ * Accessors read fields at constant offsets from {@link #off}; references resolve lazily through the message.
+ *
+ * <p>Thread-safe for reads; valid while the message's memory is.
+ */
+abstract class ViewBase {
+    final Message msg;
+    final MemorySegment seg;
+    final long off;
+
+    ViewBase(Message msg, MemorySegment seg, long off) {
+        this.msg = msg;
+        this.seg = seg;
+        this.off = off;
+    }
+
+    /** The view interface's type, for writing a view back into a message. */
+    abstract JType viewType();
+
+    /** The offset of this view's object in its message. */
+    final long offset() { return off; }
+
+    @Override
+    public String toString() {
+        return viewType().raw.getSimpleName() + "@view(offset " + off + ")";
+    }
+}

@@ -1,0 +1,35 @@
+package dev.verbatim.wire;
+
+/**
+ * Limits the validator enforces before it trusts a message. Every limit is checked with {@code long}
+ * arithmetic before any allocation or read that depends on it.
+ *
+ * <p>There is no depth limit: nothing in Verbatim recurses on the depth of the data (writer, validator,
+ * views and materializer all iterate), so a million-element linked list is as safe as a flat one.
+ *
+ * @param maxMessageBytes largest message accepted, at most {@link MessageDescriptor#MAX_MESSAGE_BYTES}
+ * @param maxObjects      most objects in one message
+ * @param maxTypes        most distinct types in one message's type table
+ * @param maxDescriptorChars longest type descriptor accepted by a {@link TypeDictionary}
+ */
+public record WireLimits(long maxMessageBytes, int maxObjects, int maxTypes, int maxDescriptorChars) {
+
+    /** 256 MiB, 16 Mi objects, 4096 types, 64 KiB descriptors. */
+    public static final WireLimits DEFAULT = new WireLimits(256L << 20, 1 << 24, 4096, 1 << 16);
+
+    public WireLimits {
+        if (maxMessageBytes < MessageDescriptor.HEADER_LENGTH || maxMessageBytes > MessageDescriptor.MAX_MESSAGE_BYTES) {
+            throw new IllegalArgumentException("maxMessageBytes must be in [" + MessageDescriptor.HEADER_LENGTH + ", "
+                    + MessageDescriptor.MAX_MESSAGE_BYTES + "]: " + maxMessageBytes);
+        }
+        if (maxObjects < 0) throw new IllegalArgumentException("maxObjects must be >= 0: " + maxObjects);
+        if (maxTypes < 0 || maxTypes > MessageDescriptor.MAX_TYPES) {
+            throw new IllegalArgumentException("maxTypes must be in [0, " + MessageDescriptor.MAX_TYPES + "]: " + maxTypes);
+        }
+        if (maxDescriptorChars < 16) throw new IllegalArgumentException("maxDescriptorChars must be >= 16: " + maxDescriptorChars);
+    }
+
+    public WireLimits withMaxMessageBytes(long v) { return new WireLimits(v, maxObjects, maxTypes, maxDescriptorChars); }
+    public WireLimits withMaxObjects(int v) { return new WireLimits(maxMessageBytes, v, maxTypes, maxDescriptorChars); }
+    public WireLimits withMaxTypes(int v) { return new WireLimits(maxMessageBytes, maxObjects, v, maxDescriptorChars); }
+}

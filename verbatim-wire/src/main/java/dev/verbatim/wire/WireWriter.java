@@ -1,0 +1,426 @@
+package dev.verbatim.wire;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+import java.util.List;
+
+import static dev.verbatim.wire.MessageDescriptor.*;
+
+/**
+ * Marshals an object graph straight into a destination {@link MemorySegment}: no intermediate
+ * {@code byte[]}, primitive arrays by bulk copy, objects in breadth-first order, each written once
+ * (sharing and cycles are kept), the type and object tables at the tail (see {@link MessageDescriptor}).
+ * Nothing recurses on the depth of the graph.
+ *
+ * <p>Not thread-safe: keep one per thread and reuse it; it keeps its scratch tables between messages.
+ */
+public final class WireWriter {
+    private Object[] objects = new Object[64];
+    private JType[] types = new JType[64];
+    private int[] offsets = new int[64];
+    private int count;
+    private final IdentityIndex index = new IdentityIndex();
+    /** Message-local type ids by shape serial; valid where {@code typeStamp[serial] == stamp}. */
+    private int[] typeIdBySerial = new int[64];
+    private int[] typeStamp = new int[64];
+    private int stamp;
+    private Shape[] typeTable = new Shape[16];
+    private int typeCount;
+
+    public WireWriter() {}
+
+    /**
+     * Writes {@code root} and everything it reaches at {@code dst[offset..]}.
+     *
+     * @return the number of bytes written (the message length)
+     * @throws IndexOutOfBoundsException if the message does not fit; {@link #sizeOf} tells the size needed
+     * @throws WireSchemaException if a type cannot be carried
+     * @throws IllegalArgumentException if the graph is larger than the format allows
+     */
+    public long write(Object root, MemorySegment dst, long offset) {
+        return write(root, root == null ? null : rootType(root), dst, offset);
+    }
+
+    /** Writes {@code root} as the given type (an accessor interface, say, for an object of another class). */
+    public <T> long write(T root, Class<? super T> as, MemorySegment dst, long offset) {
+        return write(root, Schema.of(as), dst, offset);
+    }
+
+    /** The exact number of bytes {@link #write} produces for this graph. */
+    public long sizeOf(Object root) {
+        if (root == null) return HEADER_LENGTH;
+        return layout(root, rootType(root));
+    }
+
+    /** Writes the graph into a new array of exactly its size. */
+    public byte[] toByteArray(Object root) {
+        long n = sizeOf(root);
+        byte[] b = new byte[(int) n];
+        long w = write(root, MemorySegment.ofArray(b), 0);
+        if (w != n) throw new IllegalStateException("size changed while writing: " + n + " vs " + w + " (graph mutated concurrently?)");
+        return b;
+    }
+
+    long write(Object root, JType rootType, MemorySegment seg, long base) {
+        if (base < 0 || base > seg.byteSize()) throw new IndexOutOfBoundsException("offset " + base + " outside a segment of " + seg.byteSize());
+        begin();
+        try {
+            if (root != null) add(root, rootType);
+            long pos = base + HEADER_LENGTH;
+            for (int i = 0; i < count; i++) {
+                long rel = pos - base;
+                if (rel > MAX_MESSAGE_BYTES) throw tooLarge(rel);
+                offsets[i] = (int) rel;
+                pos += writeObject(objects[i], types[i], seg, pos);
+                long aligned = base + align8(pos - base);
+                while (pos < aligned) seg.set(I8, pos++, (byte) 0);
+            }
+            long tail = pos;
+            for (int t = 0; t < typeCount; t++) seg.set(I64, tail + 8L * t, typeTable[t].fingerprint);
+            long objTable = tail + 8L * typeCount;
+            for (int i = 0; i < count; i++) seg.set(I32, objTable + 4L * i, offsets[i]);
+            long end = objTable + 4L * count;
+            if (end - base > MAX_MESSAGE_BYTES) throw tooLarge(end - base);
+            seg.set(I8, base + VERSION_OFFSET, (byte) VERSION);
+            seg.set(I8, base + FLAGS_OFFSET, (byte) 0);
+            seg.set(I16, base + TYPE_COUNT_OFFSET, (short) typeCount);
+            seg.set(I32, base + OBJECT_COUNT_OFFSET, count);
+            return end - base;
+        } finally {
+            end();
+        }
+    }
+
+    /** Computes the message size without writing: the same traversal, sizes only. */
+    private long layout(Object root, JType rootType) {
+        begin();
+        try {
+            add(root, rootType);
+            long pos = HEADER_LENGTH;
+            for (int i = 0; i < count; i++) {
+                pos = align8(pos + sizeAndDiscover(objects[i], types[i]));
+                if (pos > MAX_MESSAGE_BYTES) throw tooLarge(pos);
+            }
+            return messageLength(pos, typeCount, count);
+        } finally {
+            end();
+        }
+    }
+
+    private void begin() {
+        count = 0;
+        typeCount = 0;
+        if (++stamp == 0) {
+            Arrays.fill(typeStamp, 0);
+            stamp = 1;
+        }
+    }
+
+    private void end() {
+        Arrays.fill(objects, 0, count, null);
+        Arrays.fill(types, 0, count, null);
+        Arrays.fill(typeTable, 0, typeCount, null);
+        index.clear();
+        if (objects.length > (1 << 16)) {
+            objects = new Object[64];
+            types = new JType[64];
+            offsets = new int[64];
+        }
+    }
+
+    private static IllegalArgumentException tooLarge(long n) {
+        return new IllegalArgumentException("message exceeds the format's limit of " + MAX_MESSAGE_BYTES + " bytes (reached " + n + ")");
+    }
+
+    /** Writes one object at {@code pos}; returns its size in bytes (unpadded). */
+    private long writeObject(Object o, JType t, MemorySegment seg, long pos) {
+        Shape s = t.shape;
+        switch (t.jkind) {
+            case JType.RECORD, JType.CLASS, JType.IFACE -> {
+                seg.set(I32, pos, typeId(s));
+                writerOf(t).write(o, seg, pos, this);
+                return s.objectSize;
+            }
+            case JType.PRIM_ARRAY -> {
+                int k = s.element.kind;
+                int n = java.lang.reflect.Array.getLength(o);
+                seg.set(I32, pos, s.builtinId);
+                seg.set(I32, pos + 4, n);
+                MemorySegment.copy(o, 0, seg, elementLayout(k), pos + ARRAY_DATA_OFFSET, n);
+                return ARRAY_DATA_OFFSET + (long) n * Shape.PRIM_SIZES[k];
+            }
+            case JType.ARRAY_VIEW -> {
+                ArrayView v = (ArrayView) o;
+                int k = s.element.kind;
+                seg.set(I32, pos, s.builtinId);
+                seg.set(I32, pos + 4, v.length());
+                MemorySegment.copy(v.segment(), 0, seg, pos + ARRAY_DATA_OFFSET, (long) v.length() * Shape.PRIM_SIZES[k]);
+                return ARRAY_DATA_OFFSET + (long) v.length() * Shape.PRIM_SIZES[k];
+            }
+            case JType.STRING, JType.CHARSEQ -> {
+                return writeString((CharSequence) o, seg, pos);
+            }
+            case JType.BOXED -> {
+                seg.set(I32, pos, s.builtinId);
+                return writeBox(o, s.element.kind, seg, pos);
+            }
+            case JType.REF_ARRAY -> {
+                Object[] a = (Object[]) o;
+                seg.set(I32, pos, typeId(s));
+                seg.set(I32, pos + 4, a.length);
+                JType e = t.element;
+                boolean isEnum = e.jkind == JType.ENUM;
+                long p = pos + ARRAY_DATA_OFFSET;
+                for (Object x : a) {
+                    seg.set(I32, p, isEnum ? ordinal(x, e) : ref(x, e));
+                    p += 4;
+                }
+                return ARRAY_DATA_OFFSET + 4L * a.length;
+            }
+            case JType.LIST -> {
+                List<?> l = (List<?>) o;
+                int n = l.size();
+                seg.set(I32, pos, typeId(s));
+                seg.set(I32, pos + 4, n);
+                JType e = t.element;
+                boolean isEnum = e.jkind == JType.ENUM;
+                long p = pos + ARRAY_DATA_OFFSET;
+                int written = 0;
+                for (Object x : l) {
+                    if (written++ == n) break;
+                    seg.set(I32, p, isEnum ? ordinal(x, e) : ref(x, e));
+                    p += 4;
+                }
+                if (written != n) throw new java.util.ConcurrentModificationException("list changed size while being written");
+                return ARRAY_DATA_OFFSET + 4L * n;
+            }
+            default -> throw new IllegalStateException("not an object kind: " + t);
+        }
+    }
+
+    /** Size of one object and discovery of the objects it references (for {@link #sizeOf}). */
+    private long sizeAndDiscover(Object o, JType t) {
+        Shape s = t.shape;
+        switch (t.jkind) {
+            case JType.RECORD, JType.CLASS, JType.IFACE -> {
+                typeId(s);
+                JType.JField[] fs = t.fields;
+                for (JType.JField f : fs) {
+                    if (f.type.jkind == JType.PRIM || f.type.jkind == JType.ENUM) continue;
+                    if (f.getter == null) throw Schema.inaccessible(t.raw, "field " + f.name);
+                    try {
+                        ref(f.getter.invokeExact(o), f.type);
+                    } catch (RuntimeException | Error e) {
+                        throw e;
+                    } catch (Throwable e) {
+                        throw new IllegalStateException("reading " + f.where + " failed", e);
+                    }
+                }
+                return s.objectSize;
+            }
+            case JType.PRIM_ARRAY -> {
+                return ARRAY_DATA_OFFSET + (long) java.lang.reflect.Array.getLength(o) * Shape.PRIM_SIZES[s.element.kind];
+            }
+            case JType.ARRAY_VIEW -> {
+                return ARRAY_DATA_OFFSET + (long) ((ArrayView) o).length() * Shape.PRIM_SIZES[s.element.kind];
+            }
+            case JType.STRING, JType.CHARSEQ -> {
+                CharSequence cs = (CharSequence) o;
+                return STRING_DATA_OFFSET + (long) cs.length() * (isLatin1(cs) ? 1 : 2);
+            }
+            case JType.BOXED -> {
+                return boxSize(s.element.kind);
+            }
+            case JType.REF_ARRAY, JType.LIST -> {
+                typeId(s);
+                JType e = t.element;
+                int n = 0;
+                Iterable<?> it = t.jkind == JType.LIST ? (List<?>) o : Arrays.asList((Object[]) o);
+                for (Object x : it) {
+                    n++;
+                    if (e.jkind != JType.ENUM) ref(x, e);
+                }
+                return ARRAY_DATA_OFFSET + 4L * n;
+            }
+            default -> throw new IllegalStateException("not an object kind: " + t);
+        }
+    }
+
+    static int boxSize(int k) { return Shape.PRIM_SIZES[k] == 8 ? 16 : 4 + Shape.PRIM_SIZES[k]; }
+
+    private static long writeBox(Object o, int k, MemorySegment seg, long pos) {
+        long at = pos + (Shape.PRIM_SIZES[k] == 8 ? 8 : 4);
+        if (Shape.PRIM_SIZES[k] == 8) seg.set(I32, pos + 4, 0);
+        switch (k) {
+            case Shape.BOOL -> seg.set(I8, at, (byte) ((Boolean) o ? 1 : 0));
+            case Shape.I8 -> seg.set(I8, at, (Byte) o);
+            case Shape.U16 -> seg.set(U16, at, (Character) o);
+            case Shape.I16 -> seg.set(I16, at, (Short) o);
+            case Shape.I32 -> seg.set(I32, at, (Integer) o);
+            case Shape.I64 -> seg.set(I64, at, (Long) o);
+            case Shape.F32 -> seg.set(F32, at, (Float) o);
+            default -> seg.set(F64, at, (Double) o);
+        }
+        return boxSize(k);
+    }
+
+    private static boolean isLatin1(CharSequence s) {
+        for (int i = 0, n = s.length(); i < n; i++) if (s.charAt(i) > 0xFF) return false;
+        return true;
+    }
+
+    private static long writeString(CharSequence s, MemorySegment seg, long pos) {
+        int n = s.length();
+        seg.set(I32, pos, T_STRING);
+        long p = pos + STRING_DATA_OFFSET;
+        if (isLatin1(s)) {
+            seg.set(I32, pos + 4, n);
+            for (int i = 0; i < n; i++) seg.set(I8, p + i, (byte) s.charAt(i));
+            return STRING_DATA_OFFSET + n;
+        }
+        seg.set(I32, pos + 4, n | STRING_UTF16_BIT);
+        for (int i = 0; i < n; i++) seg.set(U16, p + 2L * i, s.charAt(i));
+        return STRING_DATA_OFFSET + 2L * n;
+    }
+
+    static ValueLayout elementLayout(int k) {
+        return switch (k) {
+            case Shape.BOOL -> ValueLayout.JAVA_BOOLEAN;
+            case Shape.I8 -> I8;
+            case Shape.U16 -> U16;
+            case Shape.I16 -> I16;
+            case Shape.I32 -> I32;
+            case Shape.I64 -> I64;
+            case Shape.F32 -> F32;
+            default -> F64;
+        };
+    }
+
+    private StructWriter writerOf(JType t) {
+        StructWriter w = t.writer;
+        if (w == null) {
+            w = Codegen.structWriter(t);
+            t.writer = w;
+        }
+        return w;
+    }
+
+    /** The message-local type id of a shape, assigning the next type-table entry on first use. */
+    private int typeId(Shape s) {
+        if (s.builtinId != 0) return s.builtinId;
+        int serial = s.serial;
+        if (serial >= typeStamp.length) {
+            int n = Math.max(serial + 1, typeStamp.length * 2);
+            typeStamp = Arrays.copyOf(typeStamp, n);
+            typeIdBySerial = Arrays.copyOf(typeIdBySerial, n);
+        }
+        if (typeStamp[serial] == stamp) return typeIdBySerial[serial];
+        if (typeCount == MAX_TYPES) throw new IllegalArgumentException("more than " + MAX_TYPES + " types in one message");
+        if (typeCount == typeTable.length) typeTable = Arrays.copyOf(typeTable, typeCount * 2);
+        typeTable[typeCount] = s;
+        int id = FIRST_TABLE_TYPE_ID + typeCount++;
+        typeStamp[serial] = stamp;
+        typeIdBySerial[serial] = id;
+        return id;
+    }
+
+    /** Called by generated writers: the ordinal of an enum value, -1 for null. */
+    int ordinal(Object value, JType declared) {
+        return value == null ? NULL_REF : ((Enum<?>) value).ordinal();
+    }
+
+    /**
+     * Called by generated writers for every reference: the object index of {@code value}, placing it in the
+     * message (to be written after the objects before it) the first time it is seen.
+     */
+    int ref(Object value, JType declared) {
+        if (value == null) return NULL_REF;
+        int i = index.get(value);
+        if (i >= 0) {
+            if (!types[i].shape.equals(declared.shape) && !declared.shape.accepts(types[i].shape)) {
+                throw new IllegalArgumentException("one object is referenced as " + types[i] + " and as " + declared
+                        + ", which have different structures: " + value.getClass().getName());
+            }
+            return i;
+        }
+        return add(value, actualType(value, declared));
+    }
+
+    private int add(Object value, JType t) {
+        int i = count;
+        if (i == objects.length) {
+            int n = i * 2;
+            objects = Arrays.copyOf(objects, n);
+            types = Arrays.copyOf(types, n);
+            offsets = Arrays.copyOf(offsets, n);
+        }
+        objects[i] = value;
+        types[i] = t;
+        index.put(value, i);
+        count = i + 1;
+        return i;
+    }
+
+    /** The Java type to write {@code value} as, where a reference of type {@code declared} holds it. */
+    private JType actualType(Object value, JType declared) {
+        Class<?> c = value.getClass();
+        switch (declared.jkind) {
+            case JType.RECORD, JType.CLASS -> {
+                if (c == declared.raw) return declared;
+                throw new IllegalArgumentException("a reference declared " + declared.raw.getName() + " holds a "
+                        + c.getName() + ": only sealed hierarchies are polymorphic on the wire");
+            }
+            case JType.IFACE -> {
+                if (declared.raw.isInstance(value)) {
+                    JType own = ownType(c);
+                    return own != null && own.shape == declared.shape ? own : declared;
+                }
+            }
+            case JType.SEALED -> {
+                for (JType v : declared.variants) {
+                    if (v.raw.isInstance(value)) {
+                        if (v.jkind == JType.IFACE) {
+                            JType own = ownType(c);
+                            if (own != null && own.shape == v.shape) return own;
+                        }
+                        return v;
+                    }
+                }
+            }
+            case JType.STRING -> { if (value instanceof String) return declared; }
+            case JType.CHARSEQ -> { if (value instanceof CharSequence) return declared; }
+            case JType.BOXED, JType.PRIM_ARRAY -> { if (c == declared.raw) return declared; }
+            case JType.ARRAY_VIEW -> { if (declared.raw.isInstance(value)) return declared; }
+            case JType.REF_ARRAY -> { if (value instanceof Object[] && declared.raw.isInstance(value)) return declared; }
+            case JType.LIST -> { if (value instanceof List<?>) return declared; }
+            default -> { }
+        }
+        throw new IllegalArgumentException("a reference declared " + declared + " holds a " + c.getName());
+    }
+
+    /** The type a root object is written as: its class, or the interface of a view. */
+    private static JType rootType(Object root) {
+        if (root instanceof ViewBase v) return v.viewType();
+        if (root instanceof ArrayView) {
+            for (Class<?> i : root.getClass().getInterfaces()) {
+                if (i.getEnclosingClass() == ArrayView.class) return Schema.of(i);
+            }
+        }
+        JType t = Schema.of(root.getClass());
+        if (t.jkind == JType.ENUM || t.jkind == JType.PRIM) {
+            throw new WireSchemaException("a " + root.getClass().getName() + " cannot be a message root: wrap it in a record");
+        }
+        return t;
+    }
+
+    private static JType ownType(Class<?> c) {
+        if (c.isHidden() || c.isInterface() || c.isArray() || c.isSynthetic()) return null;
+        try {
+            JType t = Schema.of(c);
+            return (t.jkind == JType.RECORD || t.jkind == JType.CLASS) ? t : null;
+        } catch (WireSchemaException e) {
+            return null;
+        }
+    }
+}
