@@ -75,7 +75,6 @@ final class Codegen {
             cb.withMethodBody("write", writeType, ClassFile.ACC_FINAL, code -> {
                 // locals: 0 this, 1 object, 2 segment, 3-4 offset, 5 writer
                 boolean[] covered = new boolean[s.objectSize];
-                for (int b = 0; b < 4; b++) covered[b] = true;
                 for (Shape.Field sf : s.layoutOrder) {
                     JType.JField jf = field(t, sf.name);
                     int k = data.size();
@@ -99,7 +98,7 @@ final class Codegen {
                     }
                     code.invokeinterface(CD_MemorySegment, "set", MethodTypeDesc.of(CD_void, LAYOUT_CD[kind], CD_long, VALUE_CD[kind]));
                 }
-                for (int b = 4; b < s.objectSize; b++) {
+                for (int b = 0; b < s.objectSize; b++) {
                     if (covered[b]) continue; // zero the layout's holes: no stale bytes leak into a message
                     code.aload(2);
                     loadLayout(code, Shape.I8);

@@ -27,6 +27,25 @@ final class IdentityIndex {
         }
     }
 
+    /** The index of {@code key} if present; otherwise inserts it with {@code value} and returns -1. One probe sequence. */
+    int getOrPut(Object key, int value) {
+        if ((size + 1) * 2 > keys.length) grow();
+        Object[] k = keys;
+        int mask = k.length - 1;
+        int i = hash(key) & mask;
+        while (true) {
+            Object cur = k[i];
+            if (cur == key) return values[i];
+            if (cur == null) break;
+            i = (i + 1) & mask;
+        }
+        k[i] = key;
+        values[i] = value;
+        if (size == used.length) used = Arrays.copyOf(used, size * 2);
+        used[size++] = i;
+        return -1;
+    }
+
     /** Inserts {@code key} (not present) with {@code value}. */
     void put(Object key, int value) {
         if ((size + 1) * 2 > keys.length) grow();

@@ -74,9 +74,9 @@ final class Materializer {
 
     /** The references an object holds, with the binding each is read with. */
     private void forEachChild(int i, Binding b, ChildVisitor v) {
-        long o = m.objectOffset(i, 8);
         switch (b.r.jkind) {
             case JType.RECORD, JType.CLASS -> {
+                long o = m.objectOffset(i, b.w);
                 for (int j = 0; j < b.source.length; j++) {
                     Shape.Field src = b.source[j];
                     Binding c = b.children[j];
@@ -87,9 +87,10 @@ final class Materializer {
             }
             case JType.REF_ARRAY, JType.LIST -> {
                 if (b.element.r.jkind == JType.ENUM) return;
-                int n = m.arrayLength(o, 4);
+                long o = m.objectOffset(i, b.w);
+                int n = m.arrayLength(o, b.w);
                 for (int k = 0; k < n; k++) {
-                    int r = seg.get(I32, o + ARRAY_DATA_OFFSET + 4L * k);
+                    int r = seg.get(I32, o + 4 + 4L * k);
                     if (r != NULL_REF) v.visit(r, b.element);
                 }
             }
@@ -100,9 +101,8 @@ final class Materializer {
     /** For a sealed binding, the binding of the case the object actually is. */
     private Binding concrete(int r, Binding b) {
         if (b.r.jkind != JType.SEALED) return b;
-        long o = m.objectOffset(r, 4);
-        Binding vb = b.variantFor(m.shapeAt(o));
-        if (vb == null) throw Message.changed(o, "object of the wrong type");
+        Binding vb = b.variantFor(m.shapeOf(r));
+        if (vb == null) throw Message.changed(-1, "object " + r + " of the wrong type");
         return vb;
     }
 
@@ -117,11 +117,11 @@ final class Materializer {
         JType t = b.r;
         switch (t.jkind) {
             case JType.RECORD -> {
-                checkShape(i, b, b.w.objectSize);
+                m.objectOffset(i, b.w);
                 return PENDING;
             }
             case JType.CLASS -> {
-                checkShape(i, b, b.w.objectSize);
+                m.objectOffset(i, b.w);
                 try {
                     return ctors(t).noArg.invokeExact();
                 } catch (RuntimeException | Error e) {
@@ -131,21 +131,13 @@ final class Materializer {
                 }
             }
             case JType.REF_ARRAY -> {
-                long o = checkShape(i, b, 8);
-                return Array.newInstance(t.element.raw, m.arrayLength(o, 4));
+                return Array.newInstance(t.element.raw, m.arrayLength(m.objectOffset(i, b.w), b.w));
             }
             case JType.LIST -> {
-                long o = checkShape(i, b, 8);
-                return new ArrayList<>(m.arrayLength(o, 4));
+                return new ArrayList<>(m.arrayLength(m.objectOffset(i, b.w), b.w));
             }
             default -> throw new IllegalStateException("not a container: " + t);
         }
-    }
-
-    private long checkShape(int i, Binding b, int size) {
-        long o = m.objectOffset(i, size);
-        if (m.shapeAt(o) != b.w) throw Message.changed(o, "object of the wrong type");
-        return o;
     }
 
     /** Objects without references (strings, boxes, primitive arrays) and views. */
@@ -155,22 +147,22 @@ final class Materializer {
         Object v;
         switch (b.r.jkind) {
             case JType.STRING -> {
-                long o = m.checkedBuiltin(r, T_STRING);
+                long o = m.objectOffset(r, Shape.STRING_SHAPE);
                 int h = m.stringHeader(o);
                 v = StringView.read(seg, o + STRING_DATA_OFFSET, h & ~STRING_UTF16_BIT, (h & STRING_UTF16_BIT) != 0);
             }
             case JType.BOXED -> {
                 int k = b.w.element.kind;
-                long o = m.checkedBuiltin(r, b.w.builtinId);
+                long o = m.objectOffset(r, b.w);
                 if (o + WireWriter.boxSize(k) > m.tail) throw Message.changed(o, "box out of range");
-                v = readPrim(k, o + (Shape.PRIM_SIZES[k] == 8 ? 8 : 4));
+                v = readPrim(k, o);
             }
             case JType.PRIM_ARRAY -> {
                 int k = b.w.element.kind;
-                long o = m.checkedBuiltin(r, b.w.builtinId);
-                int n = m.arrayLength(o, Shape.PRIM_SIZES[k]);
+                long o = m.objectOffset(r, b.w);
+                int n = m.arrayLength(o, b.w);
                 v = Array.newInstance(b.r.raw.getComponentType(), n);
-                MemorySegment.copy(seg, WireWriter.elementLayout(k), o + ARRAY_DATA_OFFSET, v, 0, n);
+                MemorySegment.copy(seg, WireWriter.elementLayout(k), o + b.w.arrayDataOffset(), v, 0, n);
             }
             default -> v = m.readRef(r, b); // views: CharSequence, ArrayView, accessor interfaces
         }
@@ -214,7 +206,7 @@ final class Materializer {
             while (sp > 0) {
                 int j = stack[sp - 1];
                 Binding b = bind[j];
-                long o = m.objectOffset(idx[j], b.w.objectSize);
+                long o = m.objectOffset(idx[j], b.w);
                 int next = -1;
                 while (childCursor[sp - 1] < b.source.length) {
                     int f = childCursor[sp - 1]++;
@@ -255,7 +247,7 @@ final class Materializer {
     private Object construct(int i, Binding b) {
         Ctors c = ctors(b.r);
         Object[] args = new Object[b.r.fields.length];
-        long o = m.objectOffset(i, b.w.objectSize);
+        long o = m.objectOffset(i, b.w);
         for (int j = 0; j < b.r.fields.length; j++) {
             JType.JField f = b.r.fields[j];
             args[f.componentIndex] = fieldValue(o, f, b.source[j], b.children[j]);
@@ -298,7 +290,7 @@ final class Materializer {
         Object target = get(i, b);
         switch (b.r.jkind) {
             case JType.CLASS -> {
-                long o = m.objectOffset(i, b.w.objectSize);
+                long o = m.objectOffset(i, b.w);
                 for (int j = 0; j < b.r.fields.length; j++) {
                     if (b.source[j] == null) continue;
                     JType.JField f = b.r.fields[j];
@@ -314,13 +306,13 @@ final class Materializer {
                 }
             }
             case JType.REF_ARRAY, JType.LIST -> {
-                long o = m.objectOffset(i, 8);
-                int n = m.arrayLength(o, 4);
+                long o = m.objectOffset(i, b.w);
+                int n = m.arrayLength(o, b.w);
                 Binding eb = b.element;
                 Object[] arr = b.r.jkind == JType.REF_ARRAY ? (Object[]) target : null;
                 @SuppressWarnings("unchecked") List<Object> list = arr == null ? (List<Object>) target : null;
                 for (int k = 0; k < n; k++) {
-                    int r = seg.get(I32, o + ARRAY_DATA_OFFSET + 4L * k);
+                    int r = seg.get(I32, o + 4 + 4L * k);
                     Object v;
                     if (r == NULL_REF) v = null;
                     else if (eb.r.jkind == JType.ENUM) v = m.enumAt(r, eb.id);

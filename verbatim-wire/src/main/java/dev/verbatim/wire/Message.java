@@ -19,14 +19,15 @@ public final class Message {
     final int objects;
     final long tail;
     final long objTable;
-    final Shape[] typeShapes;
+    /** Shapes by type id: built-ins below 64, the type table from 64. */
+    final Shape[] ids;
 
-    Message(MemorySegment seg, int objects, long tail, long objTable, Shape[] typeShapes) {
+    Message(MemorySegment seg, int objects, long tail, long objTable, Shape[] ids) {
         this.seg = seg;
         this.objects = objects;
         this.tail = tail;
         this.objTable = objTable;
-        this.typeShapes = typeShapes;
+        this.ids = ids;
     }
 
     /** Number of objects in the message (0 when the root is null). */
@@ -36,7 +37,7 @@ public final class Message {
     public long byteSize() { return seg.byteSize(); }
 
     /** The structural fingerprint of the root's type, or 0 for a null root. */
-    public long rootFingerprint() { return objects == 0 ? 0 : shapeAt(FIRST_OBJECT_OFFSET).fingerprint; }
+    public long rootFingerprint() { return objects == 0 ? 0 : shapeOf(0).fingerprint; }
 
     /**
      * A zero-copy view of the root, as an accessor interface (or {@link ArrayView}, {@link CharSequence}).
@@ -48,7 +49,7 @@ public final class Message {
     public <T> T view(Class<T> type) {
         if (objects == 0) return null;
         JType r = Schema.of(type);
-        Shape w = shapeAt(FIRST_OBJECT_OFFSET);
+        Shape w = shapeOf(0);
         if (r.jkind == JType.SEALED) return type.cast(readRef(0, Binding.of(declaredFor(r, w), r)));
         return type.cast(readRef(0, Binding.of(w, r)));
     }
@@ -61,7 +62,7 @@ public final class Message {
     public <T> T materialize(Class<T> type) {
         if (objects == 0) return null;
         JType r = Schema.of(type);
-        Shape w = shapeAt(FIRST_OBJECT_OFFSET);
+        Shape w = shapeOf(0);
         Binding b = Binding.of(r.jkind == JType.SEALED ? declaredFor(r, w) : w, r);
         return type.cast(new Materializer(this).run(0, b));
     }
@@ -74,29 +75,47 @@ public final class Message {
 
     // ---------------------------------------------------------------- support for views and the materializer
 
-    Shape shapeAt(long off) {
-        Shape s = WireReader.shapeOf(seg.get(I32, off), typeShapes);
-        if (s == null) throw changed(off, "unknown type id");
-        return s;
-    }
-
     static WireFormatException changed(long at, String what) {
         return new WireFormatException(at, "message changed after validation", what);
     }
 
-    /** The offset of object {@code r}, checked to be in the message with room for {@code minSize} bytes. */
-    long objectOffset(int r, long minSize) {
+    /** The object table entry of object {@code r}, checked to be in range. */
+    long entry(int r) {
         if (Integer.compareUnsigned(r, objects) >= 0) throw changed(-1, "reference " + Integer.toUnsignedString(r) + " out of range");
-        long o = Integer.toUnsignedLong(seg.get(I32, objTable + 4L * r));
-        if (o < HEADER_LENGTH || o > tail - minSize || (o & 7) != 0) throw changed(objTable + 4L * r, "object offset out of range");
+        return seg.get(I64, objTable + 8L * r);
+    }
+
+    /** The shape of object {@code r}. */
+    Shape shapeOf(int r) {
+        Shape s = WireReader.shapeOf(entryType(entry(r)), ids);
+        if (s == null) throw changed(objTable + 8L * r + 4, "unknown type id");
+        return s;
+    }
+
+    /** The offset of object {@code r}, checked to leave room for {@code minSize} bytes before the tables. */
+    long objectOffset(int r, long minSize) {
+        long o = Integer.toUnsignedLong(entryOffset(entry(r)));
+        if (o < HEADER_LENGTH || o > tail - minSize) throw changed(objTable + 8L * r, "object offset out of range");
+        return o;
+    }
+
+    /** The offset of object {@code r}, which must be of the shape {@code expected} (size included). */
+    long objectOffset(int r, Shape expected) {
+        long e = entry(r);
+        if (WireReader.shapeOf(entryType(e), ids) != expected) throw changed(objTable + 8L * r + 4, "object of the wrong type");
+        long o = Integer.toUnsignedLong(entryOffset(e));
+        if (o < HEADER_LENGTH || o > tail - expected.objectSize) throw changed(objTable + 8L * r, "object offset out of range");
         return o;
     }
 
     /** Called by generated views: the offset of object {@code r}, which must be of the shape with {@code serial}. */
     long structAt(int r, int serial, int size) {
-        long o = objectOffset(r, size);
-        Shape s = shapeAt(o);
-        if (s.serial != serial) throw changed(o, "object of the wrong type");
+        if (Integer.compareUnsigned(r, objects) >= 0) throw changed(-1, "reference " + Integer.toUnsignedString(r) + " out of range");
+        long e = seg.get(I64, objTable + 8L * r);
+        Shape s = WireReader.shapeOf(entryType(e), ids);
+        long o = Integer.toUnsignedLong(entryOffset(e));
+        if (s == null || s.serial != serial) throw changed(objTable + 8L * r + 4, "object of the wrong type");
+        if (o < HEADER_LENGTH || o > tail - size) throw changed(objTable + 8L * r, "object offset out of range");
         return o;
     }
 
@@ -118,29 +137,23 @@ public final class Message {
         JType t = b.r;
         switch (t.jkind) {
             case JType.IFACE -> {
-                long o = objectOffset(r, b.w.objectSize);
-                Shape s = shapeAt(o);
-                if (s != b.w) throw changed(o, "object of the wrong type");
-                return newView(b, o);
+                return newView(b, objectOffset(r, b.w));
             }
             case JType.SEALED -> {
-                long o = objectOffset(r, 4);
-                Binding vb = b.variantFor(shapeAt(o));
-                if (vb == null) throw changed(o, "object of the wrong type");
-                if (vb.r.jkind == JType.IFACE) {
-                    objectOffset(r, vb.w.objectSize);
-                    return newView(vb, o);
-                }
+                Binding vb = b.variantFor(shapeOf(r));
+                if (vb == null) throw changed(objTable + 8L * r + 4, "object of the wrong type");
+                if (vb.r.jkind == JType.IFACE) return newView(vb, objectOffset(r, vb.w));
                 return new Materializer(this).run(r, vb);
             }
             case JType.CHARSEQ -> {
-                long o = checkedBuiltin(r, T_STRING);
+                long o = objectOffset(r, Shape.STRING_SHAPE);
                 return new StringView(seg, o + STRING_DATA_OFFSET, stringHeader(o));
             }
             case JType.ARRAY_VIEW -> {
-                long o = checkedBuiltin(r, b.w.builtinId);
-                int n = arrayLength(o, Shape.PRIM_SIZES[b.w.element.kind]);
-                return ArrayViews.of(b.w.element.kind, seg.asSlice(o + ARRAY_DATA_OFFSET, (long) n * Shape.PRIM_SIZES[b.w.element.kind]).asReadOnly());
+                long o = objectOffset(r, b.w);
+                int size = Shape.PRIM_SIZES[b.w.element.kind];
+                int n = arrayLength(o, b.w);
+                return ArrayViews.of(b.w.element.kind, seg.asSlice(o + b.w.arrayDataOffset(), (long) n * size).asReadOnly());
             }
             case JType.LIST -> {
                 if (b.element.r.jkind == JType.IFACE || b.element.r.jkind == JType.CHARSEQ) return listView(r, b);
@@ -173,14 +186,9 @@ public final class Message {
         }
     }
 
-    /** Offset of object {@code r} that must have the built-in type {@code tid}. */
-    long checkedBuiltin(int r, int tid) {
-        long o = objectOffset(r, 8);
-        if (seg.get(I32, o) != tid) throw changed(o, "object of the wrong type");
-        return o;
-    }
-
+    /** The header of the string at {@code o}, checked to fit. */
     int stringHeader(long o) {
+        if (o + STRING_DATA_OFFSET > tail) throw changed(o, "string out of range");
         int h = seg.get(I32, o + STRING_LENGTH_OFFSET);
         long chars = h & ~STRING_UTF16_BIT;
         long bytes = chars * ((h & STRING_UTF16_BIT) != 0 ? 2 : 1);
@@ -188,20 +196,20 @@ public final class Message {
         return h;
     }
 
-    int arrayLength(long o, int elemSize) {
+    /** The length of the array of shape {@code s} at {@code o}, checked to fit. */
+    int arrayLength(long o, Shape s) {
+        if (o + 4 > tail) throw changed(o, "array out of range");
         int n = seg.get(I32, o + ARRAY_LENGTH_OFFSET);
-        if (n < 0 || o + ARRAY_DATA_OFFSET + (long) n * elemSize > tail) throw changed(o, "array length out of range");
+        if (n < 0 || o + s.arrayDataOffset() + (long) n * s.elementSize() > tail) throw changed(o, "array length out of range");
         return n;
     }
 
     /** A lazily resolving list over an array or list object whose elements are references. */
     private List<Object> listView(int r, Binding b) {
-        long o = objectOffset(r, 8);
-        Shape s = shapeAt(o);
-        if (s != b.w) throw changed(o, "object of the wrong type");
-        int n = arrayLength(o, 4);
+        long o = objectOffset(r, b.w);
+        int n = arrayLength(o, b.w);
         Binding eb = b.element;
-        long base = o + ARRAY_DATA_OFFSET;
+        long base = o + b.w.arrayDataOffset();
         return new AbstractList<>() {
             @Override public Object get(int i) {
                 java.util.Objects.checkIndex(i, n);

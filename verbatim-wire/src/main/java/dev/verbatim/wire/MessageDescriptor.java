@@ -19,16 +19,18 @@ import java.nio.ByteOrder;
  *  +------------------------------------------------------------------------+  tail = align8(end of last object)
  *  | type table: T x u64 structural fingerprints                            |
  *  +------------------------------------------------------------------------+
- *  | object table: N x u32, the offset of object i                          |
- *  +------------------------------------------------------------------------+  message length = tail + 8T + 4N
+ *  | object table: N x u64 entries: bits 0-31 offset of object i,           |
+ *  |                                bits 32-63 its type id                  |
+ *  +------------------------------------------------------------------------+  message length = tail + 8T + 8N
  *
- * Every object starts with a u32 type id: 1..17 are the built-in types below, 64+k is entry k of the
- * type table. A reference is a u32 object index, or 0xFFFFFFFF for null.
+ * Type ids 1..17 are the built-in types below; 64+k is entry k of the type table. Objects carry no
+ * header: their type is in the object table, so a reference (a u32 object index, 0xFFFFFFFF for null)
+ * is type-checked with one table read.
  *
- *  struct   [u32 type id][fields at the offsets of the type's layout]
- *  array    [u32 type id][u32 length][elements from offset 8, elem size each]
- *  string   [u32 STRING ][u32 length | coder bit 31][chars from offset 8: Latin-1 bytes, or UTF-16LE if coder]
- *  box      [u32 type id][value at offset 4 (8 for long and double)]
+ *  struct   fields at the offsets of the type's layout (sorted by size, then name, each aligned to its size)
+ *  array    [u32 length][4 zero bytes if elements are 8 bytes][elements]
+ *  string   [u32 length | coder bit 31][chars: Latin-1 bytes, or UTF-16LE if coder]
+ *  box      [the value]
  * </pre>
  *
  * <p>Thread-safe: constants only.
@@ -49,7 +51,7 @@ public final class MessageDescriptor {
 
     public static final int OBJECT_ALIGNMENT = 8;
     public static final int TYPE_ENTRY_LENGTH = 8;
-    public static final int OBJECT_ENTRY_LENGTH = 4;
+    public static final int OBJECT_ENTRY_LENGTH = 8;
 
     /** Offsets are u32 but kept below 2^31 so that every offset fits a Java {@code int}. */
     public static final long MAX_MESSAGE_BYTES = 0x7FFF_FFF8L;
@@ -57,11 +59,9 @@ public final class MessageDescriptor {
 
     public static final int NULL_REF = -1;
 
-    public static final int TYPE_ID_OFFSET = 0;
-    public static final int ARRAY_LENGTH_OFFSET = 4;
-    public static final int ARRAY_DATA_OFFSET = 8;
-    public static final int STRING_LENGTH_OFFSET = 4;
-    public static final int STRING_DATA_OFFSET = 8;
+    public static final int ARRAY_LENGTH_OFFSET = 0;
+    public static final int STRING_LENGTH_OFFSET = 0;
+    public static final int STRING_DATA_OFFSET = 4;
     public static final int STRING_UTF16_BIT = 0x8000_0000;
 
     /** Built-in type ids. */
@@ -81,6 +81,16 @@ public final class MessageDescriptor {
     static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     static long align8(long v) { return (v + 7) & ~7L; }
+
+    /** Where the elements of an array start: 4, or 8 for 8-byte elements (kept 8-aligned). */
+    static int arrayDataOffset(int elementSize) { return elementSize == 8 ? 8 : 4; }
+
+    /** An object table entry. */
+    static long objectEntry(int offset, int typeId) { return (offset & 0xFFFF_FFFFL) | ((long) typeId << 32); }
+
+    static int entryOffset(long entry) { return (int) entry; }
+
+    static int entryType(long entry) { return (int) (entry >>> 32); }
 
     /** Length of a message with the given tail (aligned end of objects), types and objects. */
     static long messageLength(long tail, int types, int objects) {

@@ -91,7 +91,7 @@ final class Shape {
     /** Built-in type id, or 0 when the type travels in the type table. */
     int builtinId;
 
-    // Layout (STRUCT): fields in layout order, the object size (unpadded, header included).
+    // Layout (STRUCT): fields in layout order, the object size (unpadded).
     Field[] layoutOrder;
     int objectSize;
     /** Offsets of reference fields and their shapes, in layout order: what the validator checks. */
@@ -100,6 +100,8 @@ final class Shape {
     int[] boolOffsets;
     int[] enumOffsets;
     int[] enumCounts;
+    /** True if objects have booleans or enum ordinals to range-check. */
+    boolean hasScalarChecks;
 
     /** Serial number unique per interned shape, for per-message lookup tables. */
     int serial = -1;
@@ -115,6 +117,9 @@ final class Shape {
     boolean isComposite() { return kind == STRUCT || kind == SEALED; }
 
     boolean isPrimitiveArray() { return kind == ARRAY && element.isPrimitive(); }
+
+    /** Where an array's elements start. */
+    int arrayDataOffset() { return MessageDescriptor.arrayDataOffset(elementSize()); }
 
     /** Element size in bytes for arrays and lists (4 for references). */
     int elementSize() {
@@ -149,19 +154,7 @@ final class Shape {
         List<Field> order = new ArrayList<>(Arrays.asList(fields));
         order.sort(Comparator.comparingInt(Field::size).reversed().thenComparing(f -> f.name));
         List<Field> placed = new ArrayList<>(order.size());
-        int offset = 4;
-        // A 4-byte field fills the hole after the type id when 8-byte fields follow.
-        if (!order.isEmpty() && order.get(0).size() == 8) {
-            for (int i = 0; i < order.size(); i++) {
-                if (order.get(i).size() == 4) {
-                    Field f = order.remove(i);
-                    f.offset = 4;
-                    placed.add(f);
-                    offset = 8;
-                    break;
-                }
-            }
-        }
+        int offset = 0; // sizes descending: every field lands aligned with no hole before it
         for (Field f : order) {
             int sz = f.size();
             offset = (offset + sz - 1) & -sz;
@@ -182,6 +175,7 @@ final class Shape {
         boolOffsets = new int[bools];
         enumOffsets = new int[enums];
         enumCounts = new int[enums];
+        hasScalarChecks = bools + enums > 0;
         refs = bools = enums = 0;
         for (Field f : layoutOrder) {
             if (f.isReference()) {

@@ -22,9 +22,10 @@ import static dev.verbatim.wire.MessageDescriptor.*;
 public final class WireReader {
     private final WireLimits limits;
     /** The last type table seen, resolved: most streams repeat it. Immutable, replaced whole. */
-    private volatile ResolvedTypes last = new ResolvedTypes(new long[0], new Shape[0]);
+    private volatile ResolvedTypes last = new ResolvedTypes(new long[0], Shape.BUILTINS);
 
-    private record ResolvedTypes(long[] fingerprints, Shape[] shapes) {}
+    /** A type table and the id table it gives: index = type id (built-ins below 64, the table's entries from 64). */
+    private record ResolvedTypes(long[] fingerprints, Shape[] ids) {}
 
     public WireReader() { this(WireLimits.DEFAULT); }
 
@@ -61,33 +62,65 @@ public final class WireReader {
             throw new WireFormatException(0, "tables do not fit the message", types + " types, " + objects + " objects, " + len + " bytes");
         }
         if (objects == 0 && tail != HEADER_LENGTH) throw new WireFormatException(HEADER_LENGTH, "bytes after an empty message", null);
-        Shape[] typeShapes = resolveTypes(message, tail, types);
+        Shape[] ids = resolveTypes(message, tail, types);
         long objTable = tail + (long) TYPE_ENTRY_LENGTH * types;
         long pos = HEADER_LENGTH;
         for (int i = 0; i < objects; i++) {
-            long entry = objTable + 4L * i;
-            int declared = message.get(I32, entry);
-            if (declared != pos) {
-                throw new WireFormatException(entry, "object table entry does not match the layout",
-                        "object " + i + " at " + Integer.toUnsignedString(declared) + ", expected " + pos);
+            long at = objTable + 8L * i;
+            long entry = message.get(I64, at);
+            if (entryOffset(entry) != pos) throw badEntry(at, i, entry, pos);
+            int tid = entryType(entry);
+            Shape s = Integer.compareUnsigned(tid, ids.length) < 0 ? ids[tid] : null;
+            if (s == null) throw new WireFormatException(at + 4, "unknown type id", "id " + tid);
+            long size;
+            if (s.kind == Shape.STRUCT) {
+                // The common case, kept small enough to be compiled into this loop.
+                size = s.objectSize;
+                if (pos + size > tail) throw new WireFormatException(pos, "object overruns the tables", s.toString());
+                int[] ro = s.refOffsets;
+                Shape[] rs = s.refShapes;
+                for (int j = 0; j < ro.length; j++) {
+                    long fieldAt = pos + ro[j];
+                    int r = message.get(I32, fieldAt);
+                    if (r == NULL_REF) continue;
+                    if (Integer.compareUnsigned(r, objects) >= 0) throw refOutOfRange(fieldAt, r, objects);
+                    int ttid = entryType(message.get(I64, objTable + 8L * r));
+                    Shape actual = Integer.compareUnsigned(ttid, ids.length) < 0 ? ids[ttid] : null;
+                    if (actual != rs[j] && (actual == null || !rs[j].accepts(actual))) throw wrongType(fieldAt, rs[j], actual);
+                }
+                if (s.hasScalarChecks) checkScalars(message, s, pos);
+            } else {
+                size = validateObject(message, s, pos, tail, objTable, objects, ids);
             }
-            if (pos + 4 > tail) throw new WireFormatException(pos, "object overruns the tables", "object " + i);
-            int tid = message.get(I32, pos);
-            Shape s = shapeOf(tid, typeShapes);
-            if (s == null) throw new WireFormatException(pos, "unknown type id", "id " + tid);
-            long end = pos + validateObject(message, s, pos, tail, objTable, objects, typeShapes);
-            pos = align8(end);
+            pos = align8(pos + size);
         }
         if (objects > 0 && pos != tail) throw new WireFormatException(pos, "bytes between the last object and the tables", (tail - pos) + " bytes");
-        return new Message(message, objects, tail, objTable, typeShapes);
+        return new Message(message, objects, tail, objTable, ids);
     }
 
-    static Shape shapeOf(int tid, Shape[] typeShapes) {
-        if (tid >= FIRST_TABLE_TYPE_ID) {
-            int k = tid - FIRST_TABLE_TYPE_ID;
-            return k < typeShapes.length ? typeShapes[k] : null;
-        }
-        return tid > 0 && tid <= MAX_BUILTIN ? Shape.BUILTINS[tid] : null;
+    private static WireFormatException badEntry(long at, int i, long entry, long pos) {
+        return new WireFormatException(at, "object table entry does not match the layout",
+                "object " + i + " at " + Integer.toUnsignedString(entryOffset(entry)) + ", expected " + pos);
+    }
+
+    private static WireFormatException refOutOfRange(long at, int r, int objects) {
+        return new WireFormatException(at, "reference out of range", Integer.toUnsignedString(r) + " >= " + objects + " objects");
+    }
+
+    private static WireFormatException wrongType(long at, Shape declared, Shape actual) {
+        return new WireFormatException(at, "reference to an object of the wrong type",
+                "expected " + declared + ", found " + (actual == null ? "an unknown type id" : actual.toString()));
+    }
+
+    private static void checkScalars(MemorySegment m, Shape s, long pos) {
+        for (int off : s.boolOffsets) checkBoolean(m, pos + off);
+        int[] eo = s.enumOffsets;
+        for (int j = 0; j < eo.length; j++) checkOrdinal(m, pos + eo[j], s.enumCounts[j]);
+    }
+
+    /** The shape of a type id, given the message's id table (built-ins, then the type table), or null. */
+    static Shape shapeOf(int tid, Shape[] ids) {
+        return Integer.compareUnsigned(tid, ids.length) < 0 ? ids[tid] : null;
     }
 
     private Shape[] resolveTypes(MemorySegment m, long tail, int types) {
@@ -95,7 +128,7 @@ public final class WireReader {
         if (cached.fingerprints.length == types) {
             boolean same = true;
             for (int k = 0; k < types && same; k++) same = m.get(I64, tail + 8L * k) == cached.fingerprints[k];
-            if (same) return cached.shapes;
+            if (same) return cached.ids;
         }
         long[] fps = new long[types];
         Shape[] shapes = new Shape[types];
@@ -113,8 +146,10 @@ public final class WireReader {
             fps[k] = fp;
             shapes[k] = s;
         }
-        if (types <= 16) last = new ResolvedTypes(fps, shapes);
-        return shapes;
+        Shape[] ids = java.util.Arrays.copyOf(Shape.BUILTINS, FIRST_TABLE_TYPE_ID + types);
+        System.arraycopy(shapes, 0, ids, FIRST_TABLE_TYPE_ID, types);
+        if (types <= 16) last = new ResolvedTypes(fps, ids);
+        return ids;
     }
 
     /** Checks one object's contents; returns its size in bytes (unpadded). */
@@ -123,40 +158,36 @@ public final class WireReader {
             case Shape.STRUCT -> {
                 long size = s.objectSize;
                 if (pos + size > tail) throw new WireFormatException(pos, "object overruns the tables", s.toString());
-                for (int off : s.boolOffsets) {
-                    int b = m.get(I8, pos + off);
-                    if (b != 0 && b != 1) throw new WireFormatException(pos + off, "boolean not 0 or 1", "value " + b);
-                }
-                int[] eo = s.enumOffsets;
-                for (int j = 0; j < eo.length; j++) {
-                    checkOrdinal(m, pos + eo[j], s.enumCounts[j]);
-                }
                 int[] ro = s.refOffsets;
                 Shape[] rs = s.refShapes;
                 for (int j = 0; j < ro.length; j++) {
-                    checkRef(m, pos + ro[j], rs[j], tail, objTable, objects, typeShapes);
+                    checkRef(m, pos + ro[j], rs[j], objTable, objects, typeShapes);
                 }
+                for (int off : s.boolOffsets) checkBoolean(m, pos + off);
+                int[] eo = s.enumOffsets;
+                for (int j = 0; j < eo.length; j++) checkOrdinal(m, pos + eo[j], s.enumCounts[j]);
                 return size;
             }
             case Shape.ARRAY, Shape.LIST -> {
-                if (pos + ARRAY_DATA_OFFSET > tail) throw new WireFormatException(pos, "array header overruns the tables", null);
+                if (pos + 4 > tail) throw new WireFormatException(pos, "array length overruns the tables", null);
                 int n = m.get(I32, pos + ARRAY_LENGTH_OFFSET);
                 if (n < 0) throw new WireFormatException(pos + ARRAY_LENGTH_OFFSET, "negative array length", Integer.toString(n));
-                long size = ARRAY_DATA_OFFSET + (long) n * s.elementSize();
+                int data = s.arrayDataOffset();
+                long size = data + (long) n * s.elementSize();
                 if (size > tail - pos) throw new WireFormatException(pos + ARRAY_LENGTH_OFFSET, "array overruns the tables", "length " + n);
                 Shape e = s.element;
                 if (e.kind == Shape.ENUM) {
                     int count = e.constants.length;
-                    for (long p = pos + ARRAY_DATA_OFFSET, stop = pos + size; p < stop; p += 4) checkOrdinal(m, p, count);
+                    for (long p = pos + data, stop = pos + size; p < stop; p += 4) checkOrdinal(m, p, count);
                 } else if (!e.isPrimitive()) {
-                    for (long p = pos + ARRAY_DATA_OFFSET, stop = pos + size; p < stop; p += 4) {
-                        checkRef(m, p, e, tail, objTable, objects, typeShapes);
+                    for (long p = pos + data, stop = pos + size; p < stop; p += 4) {
+                        checkRef(m, p, e, objTable, objects, typeShapes);
                     }
                 }
                 return size;
             }
             case Shape.STRING -> {
-                if (pos + STRING_DATA_OFFSET > tail) throw new WireFormatException(pos, "string header overruns the tables", null);
+                if (pos + 4 > tail) throw new WireFormatException(pos, "string length overruns the tables", null);
                 int n = m.get(I32, pos + STRING_LENGTH_OFFSET);
                 long chars = n & ~STRING_UTF16_BIT;
                 long size = STRING_DATA_OFFSET + chars * ((n & STRING_UTF16_BIT) != 0 ? 2 : 1);
@@ -167,14 +198,16 @@ public final class WireReader {
                 int k = s.element.kind;
                 long size = WireWriter.boxSize(k);
                 if (pos + size > tail) throw new WireFormatException(pos, "box overruns the tables", null);
-                if (k == Shape.BOOL) {
-                    int b = m.get(I8, pos + 4);
-                    if (b != 0 && b != 1) throw new WireFormatException(pos + 4, "boolean not 0 or 1", "value " + b);
-                }
+                if (k == Shape.BOOL) checkBoolean(m, pos);
                 return size;
             }
             default -> throw new WireFormatException(pos, "not an object type", s.toString());
         }
+    }
+
+    private static void checkBoolean(MemorySegment m, long at) {
+        int b = m.get(I8, at);
+        if (b != 0 && b != 1) throw new WireFormatException(at, "boolean not 0 or 1", "value " + b);
     }
 
     private static void checkOrdinal(MemorySegment m, long at, int count) {
@@ -182,20 +215,15 @@ public final class WireReader {
         if (v < -1 || v >= count) throw new WireFormatException(at, "enum ordinal out of range", v + " not in [-1, " + count + ")");
     }
 
-    private static void checkRef(MemorySegment m, long at, Shape declared, long tail, long objTable, int objects, Shape[] typeShapes) {
+    /**
+     * A reference is null or the index of an object whose type (read from its object table entry) the
+     * declared type accepts. The target's offset is checked when the linear walk reaches it.
+     */
+    private static void checkRef(MemorySegment m, long at, Shape declared, long objTable, int objects, Shape[] typeShapes) {
         int r = m.get(I32, at);
         if (r == NULL_REF) return;
-        if (Integer.compareUnsigned(r, objects) >= 0) {
-            throw new WireFormatException(at, "reference out of range", Integer.toUnsignedString(r) + " >= " + objects + " objects");
-        }
-        long target = Integer.toUnsignedLong(m.get(I32, objTable + 4L * r));
-        if (target < HEADER_LENGTH || target > tail - 4 || (target & 7) != 0) {
-            throw new WireFormatException(objTable + 4L * r, "object table entry out of range", Long.toString(target));
-        }
-        Shape actual = shapeOf(m.get(I32, target), typeShapes);
-        if (actual == null || !declared.accepts(actual)) {
-            throw new WireFormatException(at, "reference to an object of the wrong type",
-                    "expected " + declared + ", found " + (actual == null ? "an unknown type id" : actual.toString()));
-        }
+        if (Integer.compareUnsigned(r, objects) >= 0) throw refOutOfRange(at, r, objects);
+        Shape actual = shapeOf(entryType(m.get(I64, objTable + 8L * r)), typeShapes);
+        if (actual != declared && (actual == null || !declared.accepts(actual))) throw wrongType(at, declared, actual);
     }
 }

@@ -19,12 +19,15 @@ public final class WireWriter {
     private Object[] objects = new Object[64];
     private JType[] types = new JType[64];
     private int[] offsets = new int[64];
+    private int[] typeIds = new int[64];
     private int count;
     private final IdentityIndex index = new IdentityIndex();
     /** Message-local type ids by shape serial; valid where {@code typeStamp[serial] == stamp}. */
     private int[] typeIdBySerial = new int[64];
     private int[] typeStamp = new int[64];
     private int stamp;
+    private JType lastType;
+    private int lastTypeId;
     private Shape[] typeTable = new Shape[16];
     private int typeCount;
 
@@ -72,6 +75,12 @@ public final class WireWriter {
                 long rel = pos - base;
                 if (rel > MAX_MESSAGE_BYTES) throw tooLarge(rel);
                 offsets[i] = (int) rel;
+                JType t = types[i];
+                if (t != lastType) {
+                    lastType = t;
+                    lastTypeId = typeId(t.shape);
+                }
+                typeIds[i] = lastTypeId;
                 pos += writeObject(objects[i], types[i], seg, pos);
                 long aligned = base + align8(pos - base);
                 while (pos < aligned) seg.set(I8, pos++, (byte) 0);
@@ -79,8 +88,8 @@ public final class WireWriter {
             long tail = pos;
             for (int t = 0; t < typeCount; t++) seg.set(I64, tail + 8L * t, typeTable[t].fingerprint);
             long objTable = tail + 8L * typeCount;
-            for (int i = 0; i < count; i++) seg.set(I32, objTable + 4L * i, offsets[i]);
-            long end = objTable + 4L * count;
+            for (int i = 0; i < count; i++) seg.set(I64, objTable + 8L * i, objectEntry(offsets[i], typeIds[i]));
+            long end = objTable + 8L * count;
             if (end - base > MAX_MESSAGE_BYTES) throw tooLarge(end - base);
             seg.set(I8, base + VERSION_OFFSET, (byte) VERSION);
             seg.set(I8, base + FLAGS_OFFSET, (byte) 0);
@@ -99,6 +108,7 @@ public final class WireWriter {
             add(root, rootType);
             long pos = HEADER_LENGTH;
             for (int i = 0; i < count; i++) {
+                typeId(types[i].shape);
                 pos = align8(pos + sizeAndDiscover(objects[i], types[i]));
                 if (pos > MAX_MESSAGE_BYTES) throw tooLarge(pos);
             }
@@ -110,6 +120,7 @@ public final class WireWriter {
 
     private void begin() {
         count = 0;
+        lastType = null;
         typeCount = 0;
         if (++stamp == 0) {
             Arrays.fill(typeStamp, 0);
@@ -126,6 +137,7 @@ public final class WireWriter {
             objects = new Object[64];
             types = new JType[64];
             offsets = new int[64];
+            typeIds = new int[64];
         }
     }
 
@@ -138,54 +150,48 @@ public final class WireWriter {
         Shape s = t.shape;
         switch (t.jkind) {
             case JType.RECORD, JType.CLASS, JType.IFACE -> {
-                seg.set(I32, pos, typeId(s));
                 writerOf(t).write(o, seg, pos, this);
                 return s.objectSize;
             }
             case JType.PRIM_ARRAY -> {
                 int k = s.element.kind;
                 int n = java.lang.reflect.Array.getLength(o);
-                seg.set(I32, pos, s.builtinId);
-                seg.set(I32, pos + 4, n);
-                MemorySegment.copy(o, 0, seg, elementLayout(k), pos + ARRAY_DATA_OFFSET, n);
-                return ARRAY_DATA_OFFSET + (long) n * Shape.PRIM_SIZES[k];
+                int data = arrayHeader(seg, pos, n, Shape.PRIM_SIZES[k]);
+                MemorySegment.copy(o, 0, seg, elementLayout(k), pos + data, n);
+                return data + (long) n * Shape.PRIM_SIZES[k];
             }
             case JType.ARRAY_VIEW -> {
                 ArrayView v = (ArrayView) o;
-                int k = s.element.kind;
-                seg.set(I32, pos, s.builtinId);
-                seg.set(I32, pos + 4, v.length());
-                MemorySegment.copy(v.segment(), 0, seg, pos + ARRAY_DATA_OFFSET, (long) v.length() * Shape.PRIM_SIZES[k]);
-                return ARRAY_DATA_OFFSET + (long) v.length() * Shape.PRIM_SIZES[k];
+                int size = Shape.PRIM_SIZES[s.element.kind];
+                int data = arrayHeader(seg, pos, v.length(), size);
+                MemorySegment.copy(v.segment(), 0, seg, pos + data, (long) v.length() * size);
+                return data + (long) v.length() * size;
             }
             case JType.STRING, JType.CHARSEQ -> {
                 return writeString((CharSequence) o, seg, pos);
             }
             case JType.BOXED -> {
-                seg.set(I32, pos, s.builtinId);
                 return writeBox(o, s.element.kind, seg, pos);
             }
             case JType.REF_ARRAY -> {
                 Object[] a = (Object[]) o;
-                seg.set(I32, pos, typeId(s));
-                seg.set(I32, pos + 4, a.length);
+                seg.set(I32, pos, a.length);
                 JType e = t.element;
                 boolean isEnum = e.jkind == JType.ENUM;
-                long p = pos + ARRAY_DATA_OFFSET;
+                long p = pos + 4;
                 for (Object x : a) {
                     seg.set(I32, p, isEnum ? ordinal(x, e) : ref(x, e));
                     p += 4;
                 }
-                return ARRAY_DATA_OFFSET + 4L * a.length;
+                return 4 + 4L * a.length;
             }
             case JType.LIST -> {
                 List<?> l = (List<?>) o;
                 int n = l.size();
-                seg.set(I32, pos, typeId(s));
-                seg.set(I32, pos + 4, n);
+                seg.set(I32, pos, n);
                 JType e = t.element;
                 boolean isEnum = e.jkind == JType.ENUM;
-                long p = pos + ARRAY_DATA_OFFSET;
+                long p = pos + 4;
                 int written = 0;
                 for (Object x : l) {
                     if (written++ == n) break;
@@ -193,10 +199,18 @@ public final class WireWriter {
                     p += 4;
                 }
                 if (written != n) throw new java.util.ConcurrentModificationException("list changed size while being written");
-                return ARRAY_DATA_OFFSET + 4L * n;
+                return 4 + 4L * n;
             }
             default -> throw new IllegalStateException("not an object kind: " + t);
         }
+    }
+
+    /** Writes an array's length (and the zero padding before 8-byte elements); returns the data offset. */
+    private static int arrayHeader(MemorySegment seg, long pos, int n, int elementSize) {
+        seg.set(I32, pos, n);
+        int data = arrayDataOffset(elementSize);
+        if (data == 8) seg.set(I32, pos + 4, 0);
+        return data;
     }
 
     /** Size of one object and discovery of the objects it references (for {@link #sizeOf}). */
@@ -204,7 +218,6 @@ public final class WireWriter {
         Shape s = t.shape;
         switch (t.jkind) {
             case JType.RECORD, JType.CLASS, JType.IFACE -> {
-                typeId(s);
                 JType.JField[] fs = t.fields;
                 for (JType.JField f : fs) {
                     if (f.type.jkind == JType.PRIM || f.type.jkind == JType.ENUM) continue;
@@ -220,10 +233,12 @@ public final class WireWriter {
                 return s.objectSize;
             }
             case JType.PRIM_ARRAY -> {
-                return ARRAY_DATA_OFFSET + (long) java.lang.reflect.Array.getLength(o) * Shape.PRIM_SIZES[s.element.kind];
+                int size = Shape.PRIM_SIZES[s.element.kind];
+                return arrayDataOffset(size) + (long) java.lang.reflect.Array.getLength(o) * size;
             }
             case JType.ARRAY_VIEW -> {
-                return ARRAY_DATA_OFFSET + (long) ((ArrayView) o).length() * Shape.PRIM_SIZES[s.element.kind];
+                int size = Shape.PRIM_SIZES[s.element.kind];
+                return arrayDataOffset(size) + (long) ((ArrayView) o).length() * size;
             }
             case JType.STRING, JType.CHARSEQ -> {
                 CharSequence cs = (CharSequence) o;
@@ -233,7 +248,6 @@ public final class WireWriter {
                 return boxSize(s.element.kind);
             }
             case JType.REF_ARRAY, JType.LIST -> {
-                typeId(s);
                 JType e = t.element;
                 int n = 0;
                 Iterable<?> it = t.jkind == JType.LIST ? (List<?>) o : Arrays.asList((Object[]) o);
@@ -241,17 +255,15 @@ public final class WireWriter {
                     n++;
                     if (e.jkind != JType.ENUM) ref(x, e);
                 }
-                return ARRAY_DATA_OFFSET + 4L * n;
+                return 4 + 4L * n;
             }
             default -> throw new IllegalStateException("not an object kind: " + t);
         }
     }
 
-    static int boxSize(int k) { return Shape.PRIM_SIZES[k] == 8 ? 16 : 4 + Shape.PRIM_SIZES[k]; }
+    static int boxSize(int k) { return Shape.PRIM_SIZES[k]; }
 
-    private static long writeBox(Object o, int k, MemorySegment seg, long pos) {
-        long at = pos + (Shape.PRIM_SIZES[k] == 8 ? 8 : 4);
-        if (Shape.PRIM_SIZES[k] == 8) seg.set(I32, pos + 4, 0);
+    private static long writeBox(Object o, int k, MemorySegment seg, long at) {
         switch (k) {
             case Shape.BOOL -> seg.set(I8, at, (byte) ((Boolean) o ? 1 : 0));
             case Shape.I8 -> seg.set(I8, at, (Byte) o);
@@ -272,14 +284,13 @@ public final class WireWriter {
 
     private static long writeString(CharSequence s, MemorySegment seg, long pos) {
         int n = s.length();
-        seg.set(I32, pos, T_STRING);
         long p = pos + STRING_DATA_OFFSET;
         if (isLatin1(s)) {
-            seg.set(I32, pos + 4, n);
+            seg.set(I32, pos, n);
             for (int i = 0; i < n; i++) seg.set(I8, p + i, (byte) s.charAt(i));
             return STRING_DATA_OFFSET + n;
         }
-        seg.set(I32, pos + 4, n | STRING_UTF16_BIT);
+        seg.set(I32, pos, n | STRING_UTF16_BIT);
         for (int i = 0; i < n; i++) seg.set(U16, p + 2L * i, s.charAt(i));
         return STRING_DATA_OFFSET + 2L * n;
     }
@@ -336,30 +347,36 @@ public final class WireWriter {
      */
     int ref(Object value, JType declared) {
         if (value == null) return NULL_REF;
-        int i = index.get(value);
+        int i = index.getOrPut(value, count);
         if (i >= 0) {
-            if (!types[i].shape.equals(declared.shape) && !declared.shape.accepts(types[i].shape)) {
+            if (types[i].shape != declared.shape && !declared.shape.accepts(types[i].shape)) {
                 throw new IllegalArgumentException("one object is referenced as " + types[i] + " and as " + declared
                         + ", which have different structures: " + value.getClass().getName());
             }
             return i;
         }
-        return add(value, actualType(value, declared));
+        return append(value, actualType(value, declared));
     }
 
-    private int add(Object value, JType t) {
+    /** Places a new object (already entered in the index) at the end of the queue. */
+    private int append(Object value, JType t) {
         int i = count;
         if (i == objects.length) {
             int n = i * 2;
             objects = Arrays.copyOf(objects, n);
             types = Arrays.copyOf(types, n);
             offsets = Arrays.copyOf(offsets, n);
+            typeIds = Arrays.copyOf(typeIds, n);
         }
         objects[i] = value;
         types[i] = t;
-        index.put(value, i);
         count = i + 1;
         return i;
+    }
+
+    private int add(Object value, JType t) {
+        index.put(value, count);
+        return append(value, t);
     }
 
     /** The Java type to write {@code value} as, where a reference of type {@code declared} holds it. */
