@@ -1,0 +1,160 @@
+package dev.verbatim.buffer;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Factories for single, unpooled buffers: each owns its memory, which is freed (or unmapped)
+ * when the buffer ends: on {@link Buffer#release()}, or when the garbage collector finds the
+ * buffer and all its views unreachable (counted by {@link #reclaimedByGc()}).
+ *
+ * <p>Native access: off-heap and mapped buffers re-scope memory with the restricted method
+ * {@link MemorySegment#reinterpret(long, Arena, java.util.function.Consumer)}; run with
+ * {@code --enable-native-access=dev.verbatim.buffer} (or {@code ALL-UNNAMED} on the class path)
+ * to avoid the JDK's warning.
+ *
+ * <p>Thread-safe: all methods may be called from any thread.
+ */
+public final class Buffers {
+
+    private static final LongAdder RECLAIMED = new LongAdder();
+
+    /** Frees the slot of an unpooled buffer when its lease ends. */
+    private static final Owner UNPOOLED = new Owner() {
+        @Override
+        public void dispose(LeaseState lease, int cause) {
+            if (cause == LeaseState.RECLAIMED) {
+                RECLAIMED.increment();
+            }
+            lease.slot.free();
+        }
+
+        @Override
+        public boolean recycles() {
+            return false;
+        }
+    };
+
+    private Buffers() {
+    }
+
+    /**
+     * A zeroed heap buffer of {@code size} bytes, backed by a {@code long[]} (so its segment also
+     * supports aligned accesses of up to 8 bytes).
+     *
+     * @throws IllegalArgumentException if {@code size} is negative or larger than a
+     *         {@code long[]} can hold (about 16 GiB); the message names the size
+     */
+    public static Buffer heap(long size) {
+        return LeaseState.open(UNPOOLED, Slot.heap(size), size);
+    }
+
+    /**
+     * A zeroed off-heap buffer of {@code size} bytes, aligned to 64 bytes.
+     *
+     * @throws IllegalArgumentException if {@code size} is negative (the message names it)
+     * @throws OutOfMemoryError if the memory cannot be allocated
+     */
+    public static Buffer offHeap(long size) {
+        return LeaseState.open(UNPOOLED, Slot.offHeap(size), size);
+    }
+
+    /**
+     * Maps the whole of an existing file.
+     *
+     * @param mode {@link FileChannel.MapMode#READ_ONLY READ_ONLY} (writes throw),
+     *             {@link FileChannel.MapMode#READ_WRITE READ_WRITE} (writes reach the file), or
+     *             {@link FileChannel.MapMode#PRIVATE PRIVATE} (copy-on-write)
+     * @throws IOException if the file cannot be opened or mapped
+     */
+    public static Buffer map(Path file, FileChannel.MapMode mode) throws IOException {
+        return mapExisting(file, mode, 0, 0, true);
+    }
+
+    /**
+     * Maps {@code size} bytes of an existing file from {@code offset}. A read-only mapping must
+     * lie inside the file; a read-write mapping past its end grows the file. The mapping is
+     * unmapped when the buffer ends; accessing a view afterwards throws
+     * {@link IllegalStateException}. (If another process truncates the file under a live
+     * mapping, the JDK reports accesses beyond the new end as {@link InternalError}.)
+     *
+     * @throws IllegalArgumentException if {@code offset} or {@code size} is negative (named in
+     *         the message)
+     * @throws IOException if the file cannot be opened or mapped
+     */
+    public static Buffer map(Path file, FileChannel.MapMode mode, long offset, long size) throws IOException {
+        if (size < 0) {
+            throw new IllegalArgumentException("mapped size must not be negative: " + size);
+        }
+        if (offset < 0) {
+            throw new IllegalArgumentException("mapping offset must not be negative: " + offset);
+        }
+        return mapExisting(file, mode, offset, size, false);
+    }
+
+    private static Buffer mapExisting(Path file, FileChannel.MapMode mode, long offset, long size, boolean whole)
+            throws IOException {
+        Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(mode, "mode");
+        Set<OpenOption> options = mode == FileChannel.MapMode.READ_ONLY
+                ? Set.of(StandardOpenOption.READ)
+                : Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE);
+        try (FileChannel channel = FileChannel.open(file, options)) {
+            return mapChannel(channel, mode, offset, whole ? channel.size() : size);
+        }
+    }
+
+    /**
+     * Creates a new file of {@code size} zero bytes (owner-only permissions where the file system
+     * supports POSIX permissions) and maps it read-write.
+     *
+     * @throws IllegalArgumentException if {@code size} is negative (named in the message)
+     * @throws java.nio.file.FileAlreadyExistsException if the file exists
+     * @throws IOException if the file cannot be created or mapped
+     */
+    public static Buffer mapNew(Path file, long size) throws IOException {
+        if (size < 0) {
+            throw new IllegalArgumentException("mapped size must not be negative: " + size);
+        }
+        Objects.requireNonNull(file, "file");
+        Set<StandardOpenOption> options = EnumSet.of(
+                StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        FileAttribute<?>[] attributes = file.getFileSystem().supportedFileAttributeViews().contains("posix")
+                ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))}
+                : new FileAttribute<?>[0];
+        try (FileChannel channel = FileChannel.open(file, options, attributes)) {
+            return mapChannel(channel, FileChannel.MapMode.READ_WRITE, 0, size);
+        }
+    }
+
+    private static Buffer mapChannel(FileChannel channel, FileChannel.MapMode mode, long offset, long size)
+            throws IOException {
+        Arena arena = Arena.ofShared();
+        try {
+            MemorySegment mapping = channel.map(mode, offset, size, arena);
+            return LeaseState.open(UNPOOLED, Slot.mapped(arena, mapping), size);
+        } catch (IOException | RuntimeException | Error e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    /**
+     * How many unpooled buffers (of any kind) the garbage collector has reclaimed because they
+     * became unreachable without {@link Buffer#release()}; a growing number means a leak.
+     */
+    public static long reclaimedByGc() {
+        return RECLAIMED.sum();
+    }
+}

@@ -1,0 +1,76 @@
+package dev.verbatim.buffer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Unpooled buffers: size checks, and memory freed when a buffer is dropped without release. */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class BuffersTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void negativeAndOverflowingSizesAreRejectedWithTheNumber() {
+        IllegalArgumentException heapNegative = assertThrows(IllegalArgumentException.class, () -> Buffers.heap(-1));
+        assertTrue(heapNegative.getMessage().contains("-1"), heapNegative.getMessage());
+        IllegalArgumentException heapHuge = assertThrows(IllegalArgumentException.class,
+                () -> Buffers.heap(Long.MAX_VALUE));
+        assertTrue(heapHuge.getMessage().contains(String.valueOf(Long.MAX_VALUE)), heapHuge.getMessage());
+        IllegalArgumentException offHeapNegative = assertThrows(IllegalArgumentException.class,
+                () -> Buffers.offHeap(-42));
+        assertTrue(offHeapNegative.getMessage().contains("-42"), offHeapNegative.getMessage());
+    }
+
+    @Test
+    void emptyBuffersWork() throws IOException {
+        for (Buffer b : new Buffer[] {Buffers.heap(0), Buffers.offHeap(0), Buffers.mapNew(dir.resolve("empty"), 0)}) {
+            assertEquals(0, b.capacity());
+            assertThrows(IndexOutOfBoundsException.class, () -> b.getByte(0));
+            assertEquals(0, b.slice(0, 0).capacity());
+            b.release();
+        }
+    }
+
+    /** Makes a buffer with a registration, and drops it without releasing. */
+    private static void leak(Buffer b, AtomicInteger deregistered) {
+        b.putLong(0, 1L);
+        b.register(new BufferContractTest.CountingRegistration("probe", deregistered));
+    }
+
+    @Test
+    void unpooledBuffersDroppedWithoutReleaseAreFreedByTheGarbageCollector() throws Exception {
+        long before = Buffers.reclaimedByGc();
+        AtomicInteger heap = new AtomicInteger();
+        AtomicInteger offHeap = new AtomicInteger();
+        AtomicInteger mapped = new AtomicInteger();
+        leak(Buffers.heap(64), heap);
+        leak(Buffers.offHeap(64), offHeap);
+        leak(Buffers.mapNew(dir.resolve("leaked.bin"), 64), mapped);
+        assertTrue(Gc.until(() -> heap.get() == 1 && offHeap.get() == 1 && mapped.get() == 1),
+                () -> "reclaimed: heap " + heap + ", off-heap " + offHeap + ", mapped " + mapped);
+        assertTrue(Buffers.reclaimedByGc() >= before + 3, "reclaimed count rose by " + (Buffers.reclaimedByGc() - before));
+    }
+
+    @Test
+    void aReleasedBufferIsNotCountedAsReclaimed() throws Exception {
+        AtomicInteger deregistered = new AtomicInteger();
+        Buffer b = Buffers.offHeap(64);
+        b.register(new BufferContractTest.CountingRegistration("probe", deregistered));
+        b.release();
+        b = null;
+        Gc.collectAFewTimes();
+        assertEquals(1, deregistered.get(), "deregistered once, by the release, not again by the cleaner");
+        assertNull(b);
+    }
+}
