@@ -86,13 +86,10 @@ final class Binding {
             case JType.STRING, JType.CHARSEQ -> require(w.kind == Shape.STRING, w, r, where);
             case JType.ENUM -> {
                 require(w.kind == Shape.ENUM, w, r, where);
+                // Matched by name; a writer constant the reader lacks fails when a value with it is read.
                 Object[] map = new Object[w.constants.length];
                 for (int i = 0; i < map.length; i++) {
                     for (Object c : r.enumConstants) if (((Enum<?>) c).name().equals(w.constants[i])) map[i] = c;
-                    if (map[i] == null) {
-                        throw new WireSchemaException(where + ": the writer's enum constant " + w.constants[i] + " does not exist in "
-                                + r.raw.getName() + " " + Arrays.toString(r.enumConstants));
-                    }
                 }
                 b.enumValues = map;
             }
@@ -140,6 +137,16 @@ final class Binding {
             default -> throw new IllegalStateException("unknown kind " + r.jkind);
         }
         return b;
+    }
+
+    /** The reader's enum constant for a writer ordinal (checked in range by the caller's validation). */
+    Object enumValue(int ordinal) {
+        Object v = enumValues[ordinal];
+        if (v == null) {
+            throw new WireSchemaException("the writer's enum constant " + w.constants[ordinal] + " does not exist in "
+                    + r.raw.getName() + " " + Arrays.toString(r.enumConstants));
+        }
+        return v;
     }
 
     /** The binding of a writer case of a sealed type, or null. */

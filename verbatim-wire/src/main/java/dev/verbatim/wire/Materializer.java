@@ -63,7 +63,7 @@ final class Materializer {
             forEachChild(i, b, (r, cb) -> {
                 Binding c = concrete(r, cb);
                 if (isValue(c)) return;
-                if (get(r, c) != null) return;
+                if (has(r, c)) return;
                 put(r, c, create(r, c));
                 push(r, c);
             });
@@ -162,7 +162,12 @@ final class Materializer {
                 long o = m.objectOffset(r, b.w);
                 int n = m.arrayLength(o, b.w);
                 v = Array.newInstance(b.r.raw.getComponentType(), n);
-                MemorySegment.copy(seg, WireWriter.elementLayout(k), o + b.w.arrayDataOffset(), v, 0, n);
+                if (k == Shape.BOOL) {
+                    boolean[] a = (boolean[]) v;
+                    for (int j = 0; j < n; j++) a[j] = seg.get(I8, o + 4 + j) != 0;
+                } else {
+                    MemorySegment.copy(seg, WireWriter.elementLayout(k), o + b.w.arrayDataOffset(), v, 0, n);
+                }
             }
             default -> v = m.readRef(r, b); // views: CharSequence, ArrayView, accessor interfaces
         }
@@ -349,6 +354,12 @@ final class Materializer {
         if (memoBinding[i] == null || extra == null) return null;
         Object o = extra.get(key(i, b));
         return o == PENDING ? null : o;
+    }
+
+    /** True once (i, b) was discovered, built or not. */
+    private boolean has(int i, Binding b) {
+        if (memoBinding[i] == b) return true;
+        return memoBinding[i] != null && extra != null && extra.containsKey(key(i, b));
     }
 
     private void put(int i, Binding b, Object v) {

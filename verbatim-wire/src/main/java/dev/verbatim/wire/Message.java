@@ -127,9 +127,9 @@ public final class Message {
     /** Called by generated views: an enum constant from its ordinal. */
     Object enumAt(int ordinal, int bindingId) {
         if (ordinal == NULL_REF) return null;
-        Object[] values = Binding.byId(bindingId).enumValues;
-        if (ordinal < 0 || ordinal >= values.length) throw changed(-1, "enum ordinal out of range");
-        return values[ordinal];
+        Binding b = Binding.byId(bindingId);
+        if (ordinal < 0 || ordinal >= b.enumValues.length) throw changed(-1, "enum ordinal out of range");
+        return b.enumValue(ordinal);
     }
 
     Object readRef(int r, Binding b) {

@@ -33,6 +33,9 @@ public final class Schema {
     private static final Object LOCK = new Object();
     private static final Map<Class<?>, JType> TYPES = new ConcurrentHashMap<>();
     private static final Map<Long, Shape> SHAPES = new ConcurrentHashMap<>();
+    /** List<T> and T[] per element type, so every usage site shares one Java type (and one binding). */
+    private static final Map<JType, JType> LISTS = new ConcurrentHashMap<>();
+    private static final Map<JType, JType> ARRAYS = new ConcurrentHashMap<>();
     private static volatile Shape[] bySerial = new Shape[256];
     private static int nextSerial;
 
@@ -120,23 +123,27 @@ public final class Schema {
 
     /** Interns fresh shapes by fingerprint (after {@link Fingerprints#assign}); returns fresh → canonical. */
     static Map<Shape, Shape> intern(List<Shape> fresh) {
+        // The canonical instance per fingerprint: the registered one, else the first fresh one (two fresh shapes
+        // of one session can be equal: the element types of two List<Point> fields, a record and its view).
+        Map<Long, Shape> firstFresh = new HashMap<>();
         Map<Shape, Shape> canon = new IdentityHashMap<>();
         for (Shape s : fresh) {
             Shape existing = SHAPES.get(s.fingerprint);
+            if (existing == null) existing = firstFresh.putIfAbsent(s.fingerprint, s);
             canon.put(s, existing != null ? existing : s);
         }
         List<Shape> added = new ArrayList<>();
         for (Shape s : fresh) {
-            if (canon.get(s) != s || SHAPES.containsKey(s.fingerprint)) continue;
+            if (canon.get(s) != s) continue;
             if (s.fields != null) for (Shape.Field f : s.fields) f.type = canon.getOrDefault(f.type, f.type);
             if (s.element != null) s.element = canon.getOrDefault(s.element, s.element);
             if (s.variants != null) for (int i = 0; i < s.variants.length; i++) s.variants[i] = canon.getOrDefault(s.variants[i], s.variants[i]);
-            SHAPES.put(s.fingerprint, s);
             added.add(s);
         }
         for (Shape s : added) {
             s.freeze();
             assignSerial(s);
+            SHAPES.put(s.fingerprint, s);
         }
         return canon;
     }
@@ -144,6 +151,8 @@ public final class Schema {
     /** One analysis: the types it creates become visible together, once their fingerprints are known. */
     private static final class Session {
         private final Map<Class<?>, JType> local = new HashMap<>();
+        private final Map<JType, JType> localLists = new HashMap<>();
+        private final Map<JType, JType> localArrays = new HashMap<>();
         private final List<Shape> freshShapes = new ArrayList<>();
         private final List<JType> freshTypes = new ArrayList<>();
 
@@ -155,10 +164,14 @@ public final class Schema {
                 }
                 JType elem = analyze(bound(p.getActualTypeArguments()[0], where), where + "<element>");
                 if (elem.jkind == JType.PRIM) throw unsupported(where, generic, "a list element must be a reference type");
-                JType t = new JType(JType.LIST, List.class);
+                JType t = LISTS.get(elem);
+                if (t == null) t = localLists.get(elem);
+                if (t != null) return t;
+                t = new JType(JType.LIST, List.class);
                 t.element = elem;
                 t.shape = wrapper(Shape.LIST, elem.shape);
                 freshTypes.add(t);
+                localLists.put(elem, t);
                 return t;
             }
             if (generic instanceof GenericArrayType g) {
@@ -184,7 +197,11 @@ public final class Schema {
         }
 
         private JType refArray(JType elem, Class<?> raw) {
-            JType t = new JType(JType.REF_ARRAY, raw != null ? raw : elem.raw.arrayType());
+            JType t = ARRAYS.get(elem);
+            if (t == null) t = localArrays.get(elem);
+            if (t != null) return t;
+            t = new JType(JType.REF_ARRAY, raw != null ? raw : elem.raw.arrayType());
+            localArrays.put(elem, t);
             t.element = elem;
             t.shape = wrapper(Shape.ARRAY, elem.shape);
             freshTypes.add(t);
@@ -371,6 +388,8 @@ public final class Schema {
             Map<Shape, Shape> canon = intern(freshShapes);
             for (JType t : freshTypes) t.shape = canon.getOrDefault(t.shape, t.shape);
             for (Map.Entry<Class<?>, JType> e : local.entrySet()) TYPES.putIfAbsent(e.getKey(), e.getValue());
+            LISTS.putAll(localLists);
+            ARRAYS.putAll(localArrays);
         }
     }
 

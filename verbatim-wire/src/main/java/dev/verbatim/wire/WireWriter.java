@@ -157,7 +157,12 @@ public final class WireWriter {
                 int k = s.element.kind;
                 int n = java.lang.reflect.Array.getLength(o);
                 int data = arrayHeader(seg, pos, n, Shape.PRIM_SIZES[k]);
-                MemorySegment.copy(o, 0, seg, elementLayout(k), pos + data, n);
+                if (k == Shape.BOOL) {
+                    boolean[] a = (boolean[]) o;
+                    for (int j = 0; j < n; j++) seg.set(I8, pos + data + j, (byte) (a[j] ? 1 : 0));
+                } else {
+                    MemorySegment.copy(o, 0, seg, elementLayout(k), pos + data, n);
+                }
                 return data + (long) n * Shape.PRIM_SIZES[k];
             }
             case JType.ARRAY_VIEW -> {

@@ -1,0 +1,72 @@
+package dev.verbatim.wire;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** Checks the test vectors of docs/wire-format.md against the implementation, both ways. */
+class FingerprintVectorsTest {
+    record Point(int x, int y) {}
+    static final class Node { int value; Node next; }
+    enum Color { RED, GREEN, BLUE }
+    sealed interface Shape permits Circle, Square {}
+    record Circle(double r) implements Shape {}
+    record Square(double side) implements Shape {}
+    record Drawing(List<Shape> shapes, Point origin, Color color, String title, byte[] thumbnail, Long id) {}
+    sealed interface Expr permits Lit, Add {}
+    record Lit(int v) implements Expr {}
+    record Add(Expr l, Expr r) implements Expr {}
+
+    interface PointView { int y(); int x(); }
+
+    private static final Map<String, Class<?>> JAVA = Map.ofEntries(
+            Map.entry("String", String.class), Map.entry("byte[]", byte[].class), Map.entry("Integer", Integer.class),
+            Map.entry("Point", Point.class), Map.entry("Node", Node.class), Map.entry("Circle", Circle.class),
+            Map.entry("Shape", Shape.class), Map.entry("Drawing", Drawing.class), Map.entry("Expr", Expr.class),
+            Map.entry("Add", Add.class), Map.entry("Point[]", Point[].class));
+
+    record Vector(String description, String fingerprint, String javaType) {}
+
+    static List<Vector> vectors() throws IOException {
+        Path doc = Path.of("..", "docs", "wire-format.md");
+        assertTrue(Files.exists(doc), "docs/wire-format.md not found from " + Path.of("").toAbsolutePath());
+        Pattern row = Pattern.compile("^\\| `([^`]+)` \\| `([0-9a-f]{16})` \\| `([^`]+)` \\|$");
+        return Files.readAllLines(doc).stream().map(row::matcher).filter(Matcher::matches)
+                .map(m -> new Vector(m.group(1), m.group(2), m.group(3))).toList();
+    }
+
+    @Test
+    void everyDocumentedVectorHolds() throws IOException {
+        List<Vector> vs = vectors();
+        assertTrue(vs.size() >= 12, "expected the vector table, found " + vs.size() + " rows");
+        for (Vector v : vs) {
+            assertEquals(v.fingerprint(), String.format("%016x", Schema.fingerprintOf(v.description())), v.description());
+            if (v.javaType().equals("Color")) continue; // an enum is a field type, never a message type
+            Class<?> c = JAVA.get(v.javaType());
+            assertNotNull(c, "no Java type for " + v.javaType());
+            assertEquals(v.description(), Schema.describe(c), v.javaType());
+            assertEquals(Long.parseUnsignedLong(v.fingerprint(), 16), Schema.fingerprint(c), v.javaType());
+        }
+    }
+
+    @Test
+    void recordAndInterfaceOfOneStructureAgreeWhateverTheMethodOrder() {
+        assertEquals(Schema.fingerprint(Point.class), Schema.fingerprint(PointView.class));
+        assertEquals("struct{x:i32;y:i32}", Schema.describe(PointView.class));
+    }
+
+    @Test
+    void fingerprintIsSha256PrefixLittleEndian() throws Exception {
+        byte[] d = java.security.MessageDigest.getInstance("SHA-256").digest("struct{x:i32;y:i32}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        long expected = java.nio.ByteBuffer.wrap(d, 0, 8).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
+        assertEquals(expected, Schema.fingerprint(Point.class));
+    }
+}
