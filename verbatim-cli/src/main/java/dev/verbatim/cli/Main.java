@@ -20,6 +20,7 @@ public final class Main {
         String[] rest = Arrays.copyOfRange(args, 1, args.length);
         return switch (args[0]) {
             case "help", "-h", "--help" -> { usage(out); yield 0; }
+            case "bench" -> BenchCommand.run(rest, out, err);
             default -> {
                 err.println("verbatim: unknown command '" + args[0] + "'");
                 usage(err);

@@ -1,0 +1,83 @@
+package dev.verbatim.bench.wire;
+
+import dev.verbatim.bench.Blackhole;
+import org.apache.fory.Fory;
+import org.apache.fory.config.Language;
+import org.apache.fory.logging.LoggerFactory;
+import org.apache.fory.memory.MemoryBuffer;
+
+/**
+ * Apache Fory in Java mode: classes registered (registration required), reference tracking ON so
+ * that sharing and cycles survive as they do in Verbatim, code generation as by default
+ * (synchronous, so the generated serializers are in place before any timing); one
+ * {@link MemoryBuffer} reused for output and one for input.
+ *
+ * <p>Fory's default maximum nesting depth (50) refuses to read a 500-element linked list, which
+ * it reads recursively; it is raised to {@value #MAX_DEPTH} here.
+ */
+public final class ForyCodec implements Codec {
+    static final int MAX_DEPTH = 4096;
+
+    static {
+        LoggerFactory.disableLogging(); // Fory logs to stdout, which would corrupt --json output
+    }
+
+    private final Fory fory = Fory.builder()
+            .withLanguage(Language.JAVA)
+            .withRefTracking(true)
+            .requireClassRegistration(true)
+            .withMaxDepth(MAX_DEPTH)
+            .build();
+    private final MemoryBuffer out = MemoryBuffer.newHeapBuffer(4096);
+    private MemoryBuffer in = MemoryBuffer.fromByteArray(new byte[0]);
+
+    public ForyCodec() {
+        fory.register(Node.class);
+        fory.register(Pso.class);
+        fory.register(Pair.class);
+    }
+
+    @Override
+    public String name() {
+        return "fory";
+    }
+
+    @Override
+    public long marshal(Object root) {
+        out.writerIndex(0);
+        fory.serialize(out, root);
+        return out.writerIndex();
+    }
+
+    @Override
+    public void marshalBatch(Object root, int n, Blackhole bh) {
+        for (int i = 0; i < n; i++) {
+            bh.consume(marshal(root));
+        }
+    }
+
+    @Override
+    public long receive(Object root) {
+        int size = (int) marshal(root);
+        in = MemoryBuffer.fromByteArray(out.getBytes(0, size));
+        return size;
+    }
+
+    @Override
+    public Object decode() {
+        in.readerIndex(0);
+        return fory.deserialize(in);
+    }
+
+    @Override
+    public long unmarshal(Kind kind) {
+        return Graphs.touch(decode());
+    }
+
+    @Override
+    public void unmarshalBatch(Kind kind, int n, Blackhole bh) {
+        for (int i = 0; i < n; i++) {
+            bh.consume(unmarshal(kind));
+        }
+    }
+}

@@ -1,0 +1,318 @@
+package dev.verbatim.bench.wire;
+
+import dev.verbatim.bench.Harness;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.StringJoiner;
+import java.util.function.Predicate;
+
+/**
+ * Prints a {@link WireBench.Run}: the papers' tables with the peers as extra columns, or one JSON
+ * object per line; then the targets, evaluated on this run's figures, and the notes that say what
+ * each column measures. Ratios are always peer / verbatim, so above 1 means Verbatim is faster
+ * (or smaller).
+ *
+ * <p>JSON lines: one per case and figure, {@code {"suite":"wire","case":"list-100/unmarshal",
+ * "unit":"ns/elem","results":{lib: median},"ratios":{lib: lib/verbatim}, ...}}; time lines also carry
+ * {@code "spread"} (interquartile range of the batches over their median), {@code "cpu"} (the
+ * measuring thread's CPU share, see {@link Harness.Result#cpuShare()}), {@code "unstable"}
+ * (libraries whose warm-up hit its time bound) and {@code "mode"} ({@code quick} or {@code full}).
+ * Then one line per target: {@code {"suite":"wire","target":...,"measured":...,"need":...,"pass":...}}.
+ */
+final class WireReport {
+    private WireReport() {}
+
+    // ---- figures --------------------------------------------------------------------------
+
+    /** Median time per reported unit (per message for byte arrays, per element for lists). */
+    static Map<String, Double> times(WireBench.Run run, WireCase c, String op) {
+        Map<String, Harness.Result> results = (op.equals("marshal") ? run.marshal() : run.unmarshal()).get(c.name());
+        Map<String, Double> m = new LinkedHashMap<>();
+        results.forEach((lib, r) -> m.put(lib, r.median() / c.perUnit()));
+        return m;
+    }
+
+    static Map<String, Double> sizes(WireBench.Run run, WireCase c) {
+        Map<String, Double> m = new LinkedHashMap<>();
+        run.size().get(c.name()).forEach((lib, s) -> m.put(lib, (double) s));
+        return m;
+    }
+
+    /** peer / verbatim for every column but verbatim's own. */
+    static Map<String, Double> ratios(Map<String, Double> figures) {
+        double v = figures.get("verbatim");
+        Map<String, Double> m = new LinkedHashMap<>();
+        figures.forEach((lib, x) -> {
+            if (!lib.equals("verbatim")) {
+                m.put(lib, x / v);
+            }
+        });
+        return m;
+    }
+
+    static WireCase find(WireBench.Run run, String name) {
+        return run.cases().stream().filter(c -> c.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    // ---- targets --------------------------------------------------------------------------
+
+    /** One target of the wire suite, evaluated on one run. */
+    record Target(String what, double measured, String need, boolean pass) {}
+
+    static List<Target> targets(WireBench.Run run) {
+        List<Target> t = new ArrayList<>();
+        double big = times(run, find(run, "bytes-1048576"), "unmarshal").get("verbatim");
+        double small = times(run, find(run, "bytes-10"), "unmarshal").get("verbatim");
+        t.add(new Target("bytes-1048576/unmarshal over bytes-10/unmarshal (verbatim)", big / small, "<= 1.5x",
+                big / small <= 1.5));
+        List<WireCase> lists = run.cases().stream().filter(c -> c.kind() == Kind.LIST).toList();
+        for (WireCase c : lists) {
+            Map<String, Double> r = ratios(times(run, c, "unmarshal"));
+            t.add(ratio(c.name() + "/unmarshal jos/verbatim", r.get("jos"), 20));
+            t.add(ratio(c.name() + "/unmarshal kryo/verbatim", r.get("kryo"), 2));
+            t.add(ratio(c.name() + "/unmarshal fory/verbatim", r.get("fory"), 2));
+        }
+        for (WireCase c : lists) {
+            Map<String, Double> r = ratios(times(run, c, "marshal"));
+            t.add(ratio(c.name() + "/marshal jos/verbatim", r.get("jos"), 10));
+            t.add(ratio(c.name() + "/marshal kryo/verbatim", r.get("kryo"), 1));
+        }
+        for (WireCase c : run.cases().stream().filter(c -> c.kind() == Kind.BYTES).toList()) {
+            Map<String, Double> r = ratios(sizes(run, c));
+            t.add(ratio(c.name() + "/size jos/verbatim", r.get("jos"), 1));
+        }
+        return t;
+    }
+
+    private static Target ratio(String what, double measured, double atLeast) {
+        return new Target(what, measured, ">= " + fmtRatio(atLeast), measured >= atLeast);
+    }
+
+    // ---- human form -----------------------------------------------------------------------
+
+    static void printTables(WireBench.Run run, PrintStream out) {
+        Harness.Settings s = run.settings();
+        out.println("Verbatim wire benchmark: J-RPC Tables 3-4 and Jaguar Figure 8, side by side with peers");
+        out.printf(Locale.ROOT, "JVM %s (%s), %s, %d CPUs; %s run: median of %d batches of ~%d ms after"
+                        + " warm-up until stable (%d-%d ms)%n",
+                System.getProperty("java.vm.version"), System.getProperty("java.vm.name"),
+                System.getProperty("os.arch"), Runtime.getRuntime().availableProcessors(), s.name(),
+                s.batches(), s.batchNanos() / 1_000_000, s.minWarmupNanos() / 1_000_000,
+                s.maxWarmupNanos() / 1_000_000);
+        out.println("Round trips verified for every library and case; every library preserved sharing and cycles.");
+        out.println("Ratios are peer / verbatim: above 1 means Verbatim is faster (smaller).");
+        out.println();
+
+        Predicate<WireCase> bytes = c -> c.kind() == Kind.BYTES;
+        Predicate<WireCase> lists = c -> c.kind() != Kind.BYTES;
+        table(out, run, "Table 3a. Byte arrays, marshal (ns per message)", "bytes", bytes, "marshal");
+        table(out, run, "Table 3b. Byte arrays, unmarshal (ns per message)", "bytes", bytes, "unmarshal");
+        table(out, run, "Table 3c. Linked lists, marshal (ns per element)", "case", lists, "marshal");
+        table(out, run, "Table 3d. Linked lists, unmarshal (ns per element)", "case", lists, "unmarshal");
+        table(out, run, "Table 4. Message size (bytes)", "case", c -> true, "size");
+
+        out.println("Targets (evaluated on this run)");
+        for (Target t : targets(run)) {
+            out.printf(Locale.ROOT, "  %-4s  %-60s %8s  (need %s)%n", t.pass() ? "PASS" : "MISS", t.what(),
+                    fmtRatio(t.measured()), t.need());
+        }
+        out.println();
+        unstableNote(run, out);
+        out.println("Notes");
+        for (String n : notes()) {
+            out.println("  - " + n);
+        }
+        out.printf(Locale.ROOT, "%nfinished in %.1f s%n", run.seconds());
+    }
+
+    private static void table(PrintStream out, WireBench.Run run, String title, String firstColumn,
+                              Predicate<WireCase> rows, String op) {
+        List<WireCase> cases = run.cases().stream().filter(rows).toList();
+        List<String> libs = new ArrayList<>(op.equals("size") || op.equals("marshal")
+                ? List.of("verbatim", "jos", "kryo", "fory")
+                : WireBench.LIBRARIES);
+        out.println(title);
+        StringBuilder head = new StringBuilder(String.format(Locale.ROOT, "  %-10s", firstColumn));
+        for (String lib : libs) {
+            head.append(String.format(Locale.ROOT, " %11s", lib.equals("verbatim-materialize") ? "v-materialize" : lib));
+        }
+        for (String lib : libs.subList(1, libs.size())) {
+            head.append(String.format(Locale.ROOT, " %8s", (lib.equals("verbatim-materialize") ? "mat" : lib) + "/v"));
+        }
+        out.println(head);
+        for (WireCase c : cases) {
+            Map<String, Double> f = op.equals("size") ? sizes(run, c) : times(run, c, op);
+            Map<String, Harness.Result> results = op.equals("size") ? Map.of()
+                    : (op.equals("marshal") ? run.marshal() : run.unmarshal()).get(c.name());
+            String label = c.kind() == Kind.BYTES && !op.equals("size") ? Integer.toString(c.n()) : c.name();
+            StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "  %-10s", label));
+            for (String lib : libs) {
+                Harness.Result r = results.get(lib);
+                String mark = r == null ? "" : (r.stable() ? "" : "*") + (r.cpuShare() < Harness.BUSY_SHARE ? "!" : "");
+                row.append(String.format(Locale.ROOT, " %11s",
+                        (op.equals("size") ? Long.toString(Math.round(f.get(lib))) : fmtTime(f.get(lib))) + mark));
+            }
+            Map<String, Double> r = ratios(f);
+            for (String lib : libs.subList(1, libs.size())) {
+                row.append(String.format(Locale.ROOT, " %8s", fmtRatio(r.get(lib))));
+            }
+            out.println(row);
+        }
+        out.println();
+    }
+
+    private static void unstableNote(WireBench.Run run, PrintStream out) {
+        List<String> unstable = new ArrayList<>();
+        double worst = 0;
+        String worstName = "";
+        for (var byOp : List.of(run.marshal(), run.unmarshal())) {
+            for (var byLib : byOp.values()) {
+                for (Harness.Result r : byLib.values()) {
+                    if (!r.stable()) {
+                        unstable.add(r.name());
+                    }
+                    if (r.relativeSpread() > worst) {
+                        worst = r.relativeSpread();
+                        worstName = r.name();
+                    }
+                }
+            }
+        }
+        List<Harness.Result> all = new ArrayList<>();
+        run.marshal().values().forEach(m -> all.addAll(m.values()));
+        run.unmarshal().values().forEach(m -> all.addAll(m.values()));
+        double[] shares = all.stream().mapToDouble(Harness.Result::cpuShare).filter(x -> !Double.isNaN(x)).sorted().toArray();
+        if (shares.length > 0) {
+            double median = shares[shares.length / 2];
+            Harness.Result lowest = all.stream().filter(r -> !Double.isNaN(r.cpuShare()))
+                    .min(Comparator.comparingDouble(Harness.Result::cpuShare)).orElseThrow();
+            out.printf(Locale.ROOT, "The measuring thread was on a CPU for %.0f%% of the measured time (median over"
+                            + " workloads; lowest %.0f%%, %s).%n", median * 100, lowest.cpuShare() * 100, lowest.name());
+            if (median < 0.9) {
+                out.println("WARNING: the machine was busy (other processes, or GC): the figures are inflated and"
+                        + " noisy; rerun on a quiet machine before quoting them.");
+            }
+        }
+        if (!unstable.isEmpty()) {
+            out.println("* warm-up hit its time bound before the last batches agreed within "
+                    + Math.round(run.settings().stableSpread() * 100) + "% with the JIT quiet: "
+                    + names(unstable));
+        }
+        List<String> busy = all.stream().filter(r -> r.cpuShare() < Harness.BUSY_SHARE).map(Harness.Result::name).toList();
+        if (!busy.isEmpty()) {
+            out.printf(Locale.ROOT, "! the measuring thread had less than %.0f%% of a CPU in every attempt (busy machine,"
+                    + " or GC pauses): %s%n", Harness.BUSY_SHARE * 100, names(busy));
+        }
+        out.printf(Locale.ROOT, "Largest batch spread (interquartile range / median): %.1f%% (%s)%n%n",
+                worst * 100, worstName);
+    }
+
+    private static String names(List<String> names) {
+        return names.size() <= 8 ? String.join(", ", names)
+                : String.join(", ", names.subList(0, 8)) + ", ... (" + names.size() + " in all)";
+    }
+
+    static List<String> notes() {
+        return List.of(
+                "verbatim marshal: WireWriter.write into a reused off-heap segment already large enough (no"
+                        + " sizeOf pass; the peers likewise write into already-grown buffers).",
+                "verbatim unmarshal: WireReader.validate of the received message (its own off-heap segment),"
+                        + " then every field read through views, walking the list; for byte arrays the view's"
+                        + " length and first and last byte, no copy.",
+                "v-materialize (verbatim-materialize): validate, materialize to heap objects, read every field.",
+                "peers' unmarshal: deserialize to heap objects, read every field (byte arrays: length, first and"
+                        + " last byte of the deserialized copy).",
+                "jos: one ObjectOutputStream and one ObjectInputStream per connection over reused byte arrays;"
+                        + " a message is reset() (TC_RESET) + writeObject, so class descriptors travel in every"
+                        + " message and the 4-byte stream header is not counted.",
+                "kryo 5.6.2: registration required, references ON (setReferences(true): sharing and cycles"
+                        + " preserved, as in Verbatim), writeClassAndObject/readClassAndObject, Output/Input reused.",
+                "fory 1.6.0: Java mode, registration required, ref tracking ON (sharing and cycles preserved, as"
+                        + " in Verbatim), codegen on (default, synchronous), max depth raised from 50 to "
+                        + ForyCodec.MAX_DEPTH + " (list-500 nests 500 deep), MemoryBuffers reused.",
+                "pso-128: Jaguar Figure 8's list element (four bytes, four ints, next), 128 elements.",
+                "Same JVM for all libraries, measured one after another, case by case; every workload ran once"
+                        + " before timing began. Single figures, no confidence interval: see the JSON spread"
+                        + " or the JMH benchmarks (dev.verbatim.bench.jmh) for rigour.");
+    }
+
+    // ---- JSON -----------------------------------------------------------------------------
+
+    static void printJson(WireBench.Run run, PrintStream out) {
+        for (WireCase c : run.cases()) {
+            for (String op : List.of("marshal", "unmarshal")) {
+                Map<String, Harness.Result> results = (op.equals("marshal") ? run.marshal() : run.unmarshal()).get(c.name());
+                Map<String, Double> f = times(run, c, op);
+                StringBuilder line = caseLine(c.name() + "/" + op, c.timeUnit(), f, ratios(f));
+                StringJoiner spread = new StringJoiner(",", "{", "}");
+                StringJoiner cpu = new StringJoiner(",", "{", "}");
+                StringJoiner unstable = new StringJoiner(",", "[", "]");
+                results.forEach((lib, r) -> {
+                    spread.add(quote(lib) + ":" + String.format(Locale.ROOT, "%.4f", r.relativeSpread()));
+                    if (!Double.isNaN(r.cpuShare())) {
+                        cpu.add(quote(lib) + ":" + String.format(Locale.ROOT, "%.3f", r.cpuShare()));
+                    }
+                    if (!r.stable()) {
+                        unstable.add(quote(lib));
+                    }
+                });
+                line.append(",\"spread\":").append(spread).append(",\"cpu\":").append(cpu)
+                        .append(",\"unstable\":").append(unstable)
+                        .append(",\"mode\":").append(quote(run.settings().name())).append('}');
+                out.println(line);
+            }
+            Map<String, Double> s = sizes(run, c);
+            out.println(caseLine(c.name() + "/size", "bytes", s, ratios(s))
+                    .append(",\"mode\":").append(quote(run.settings().name())).append('}'));
+        }
+        for (Target t : targets(run)) {
+            out.println("{\"suite\":\"wire\",\"target\":" + quote(t.what()) + ",\"measured\":"
+                    + String.format(Locale.ROOT, "%.3f", t.measured()) + ",\"need\":" + quote(t.need())
+                    + ",\"pass\":" + t.pass() + "}");
+        }
+    }
+
+    /** The common part of a case line, without its closing brace. */
+    private static StringBuilder caseLine(String name, String unit, Map<String, Double> figures, Map<String, Double> ratios) {
+        StringBuilder b = new StringBuilder("{\"suite\":\"wire\",\"case\":").append(quote(name))
+                .append(",\"unit\":").append(quote(unit)).append(",\"results\":");
+        StringJoiner r = new StringJoiner(",", "{", "}");
+        figures.forEach((lib, x) -> r.add(quote(lib) + ":" + (unit.equals("bytes")
+                ? Long.toString(Math.round(x)) : String.format(Locale.ROOT, "%.3f", x))));
+        StringJoiner q = new StringJoiner(",", "{", "}");
+        ratios.forEach((lib, x) -> q.add(quote(lib) + ":" + String.format(Locale.ROOT, "%.3f", x)));
+        return b.append(r).append(",\"ratios\":").append(q);
+    }
+
+    private static String quote(String s) {
+        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    }
+
+    // ---- formatting -----------------------------------------------------------------------
+
+    static String fmtTime(double ns) {
+        if (ns >= 100) {
+            return String.format(Locale.ROOT, "%.0f", ns);
+        }
+        if (ns >= 10) {
+            return String.format(Locale.ROOT, "%.1f", ns);
+        }
+        return String.format(Locale.ROOT, "%.2f", ns);
+    }
+
+    static String fmtRatio(double r) {
+        if (r >= 100) {
+            return String.format(Locale.ROOT, "%.0fx", r);
+        }
+        if (r >= 10) {
+            return String.format(Locale.ROOT, "%.1fx", r);
+        }
+        return String.format(Locale.ROOT, "%.2fx", r);
+    }
+}
