@@ -103,6 +103,18 @@ final class Binding {
                 JType.JField[] rf = r.fields;
                 b.source = new Shape.Field[rf.length];
                 b.children = new Binding[rf.length];
+                if (w != r.shape) {
+                    int common = 0;
+                    for (JType.JField f : rf) if (w.field(f.name) != null) common++;
+                    if (common == 0 && rf.length > 0 && w.fields.length > 0) {
+                        throw new WireSchemaException(where + ": the writer's " + w.displayName() + " and " + r.raw.getName()
+                                + " have no field in common: not versions of one type");
+                    }
+                    if (w.variantName != null && r.shape.variantName != null && !w.variantName.equals(r.shape.variantName)) {
+                        throw new WireSchemaException(where + ": the writer's case " + w.variantName + " cannot be read as case "
+                                + r.shape.variantName);
+                    }
+                }
                 for (int i = 0; i < rf.length; i++) {
                     Shape.Field sf = w.field(rf[i].name);
                     b.source[i] = sf;
