@@ -21,6 +21,7 @@ public final class Main {
         return switch (args[0]) {
             case "help", "-h", "--help" -> { usage(out); yield 0; }
             case "bench" -> BenchCommand.run(rest, out, err);
+            case "demo" -> DemoCommand.run(rest, out);
             default -> {
                 err.println("verbatim: unknown command '" + args[0] + "'");
                 usage(err);
