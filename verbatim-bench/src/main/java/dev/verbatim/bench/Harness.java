@@ -146,6 +146,30 @@ public final class Harness {
         }
     }
 
+    /**
+     * Waits (sleeping) until the JIT has compiled nothing for {@code quietNanos}, or {@code maxNanos}
+     * passed: after a pass that touched many workloads, the compile queue is long, and compiler
+     * threads competing with the measuring thread for the CPUs would inflate the first measurements.
+     *
+     * @return whether the JIT went quiet in time
+     */
+    public boolean awaitJitQuiet(long quietNanos, long maxNanos) throws InterruptedException {
+        long start = System.nanoTime();
+        long last = compileMillis();
+        long quietSince = start;
+        while (System.nanoTime() - start < maxNanos) {
+            Thread.sleep(10);
+            long now = compileMillis();
+            if (now != last) {
+                last = now;
+                quietSince = System.nanoTime();
+            } else if (System.nanoTime() - quietSince >= quietNanos) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Warms {@code w} up and measures it as described in the class comment. */
     public Result measure(String name, Workload w) throws Exception {
         long start = System.nanoTime();

@@ -6,6 +6,7 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -15,9 +16,10 @@ import java.util.Map;
  *
  * <p>Order of a run: every codec's round trip is verified on every case (and on a shared, cyclic
  * graph) and the run stops with exit code 1 at the first mismatch; every workload is then run
- * briefly once, so that no library is timed on a JIT profile that a later case would invalidate;
- * then each case is measured library by library with {@link Harness}; last the tables, the targets
- * and the notes are printed ({@link WireReport}).
+ * briefly once, so that no library is timed on a JIT profile that a later case would invalidate,
+ * and the run waits for the JIT's compile queue to drain; then each case is measured library by
+ * library with {@link Harness}; last the tables, the targets and the notes are printed
+ * ({@link WireReport}).
  *
  * <p>Each case gets fresh codec instances. A codec that once marshalled a large graph keeps a
  * large reference table that it clears on every later message: a Kryo instance that wrote one
@@ -77,6 +79,11 @@ public final class WireBench {
                 harness.touch((n, bh) -> codec.unmarshalBatch(c.kind(), n, bh), touchNanos);
             }
         }
+
+        long waited = System.nanoTime();
+        boolean quiet = harness.awaitJitQuiet(200_000_000L, quick ? 3_000_000_000L : 20_000_000_000L);
+        err.printf(Locale.ROOT, "verbatim bench wire: %s after %.1f s; measuring ...%n",
+                quiet ? "JIT quiet" : "JIT still compiling", (System.nanoTime() - waited) / 1e9);
 
         Map<String, Map<String, Harness.Result>> marshal = new LinkedHashMap<>();
         Map<String, Map<String, Harness.Result>> unmarshal = new LinkedHashMap<>();
