@@ -66,7 +66,7 @@ public final class Harness {
 
         /** The default: a few seconds per workload at most. */
         public static Settings full() {
-            return new Settings("full", ms(400), ms(3000), ms(40), 15, 5, 0.05, 2);
+            return new Settings("full", ms(400), ms(3000), ms(40), 15, 5, 0.10, 2);
         }
 
         private static long ms(long millis) {
