@@ -140,42 +140,51 @@ final class Materializer {
         }
     }
 
-    /** Objects without references (strings, boxes, primitive arrays) and views. */
+    /** Objects without references (strings, boxes, primitive arrays) and views, memoized for sharing. */
     private Object value(int r, Binding b) {
         Object cached = get(r, b);
         if (cached != null) return cached;
-        Object v;
+        int k = b.r.jkind;
+        Object v = k == JType.STRING || k == JType.BOXED || k == JType.PRIM_ARRAY ? readValue(m, r, b) : m.readRef(r, b);
+        put(r, b, v);
+        return v;
+    }
+
+    /** A string, box or primitive array copied out of the message. */
+    static Object readValue(Message m, int r, Binding b) {
+        MemorySegment seg = m.seg;
         switch (b.r.jkind) {
             case JType.STRING -> {
                 long o = m.objectOffset(r, Shape.STRING_SHAPE);
                 int h = m.stringHeader(o);
-                v = StringView.read(seg, o + STRING_DATA_OFFSET, h & ~STRING_UTF16_BIT, (h & STRING_UTF16_BIT) != 0);
+                return StringView.read(seg, o + STRING_DATA_OFFSET, h & ~STRING_UTF16_BIT, (h & STRING_UTF16_BIT) != 0);
             }
             case JType.BOXED -> {
                 int k = b.w.element.kind;
                 long o = m.objectOffset(r, b.w);
                 if (o + WireWriter.boxSize(k) > m.tail) throw Message.changed(o, "box out of range");
-                v = readPrim(k, o);
+                return readPrim(seg, k, o);
             }
             case JType.PRIM_ARRAY -> {
                 int k = b.w.element.kind;
                 long o = m.objectOffset(r, b.w);
                 int n = m.arrayLength(o, b.w);
-                v = Array.newInstance(b.r.raw.getComponentType(), n);
+                Object v = Array.newInstance(b.r.raw.getComponentType(), n);
                 if (k == Shape.BOOL) {
                     boolean[] a = (boolean[]) v;
                     for (int j = 0; j < n; j++) a[j] = seg.get(I8, o + 4 + j) != 0;
                 } else {
                     MemorySegment.copy(seg, WireWriter.elementLayout(k), o + b.w.arrayDataOffset(), v, 0, n);
                 }
+                return v;
             }
-            default -> v = m.readRef(r, b); // views: CharSequence, ArrayView, accessor interfaces
+            default -> throw new IllegalStateException("not a value type: " + b.r);
         }
-        put(r, b, v);
-        return v;
     }
 
-    private Object readPrim(int kind, long at) {
+    private Object readPrim(int kind, long at) { return readPrim(seg, kind, at); }
+
+    static Object readPrim(MemorySegment seg, int kind, long at) {
         return switch (kind) {
             case Shape.BOOL -> {
                 int x = seg.get(I8, at);

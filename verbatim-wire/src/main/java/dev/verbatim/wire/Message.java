@@ -168,6 +168,9 @@ public final class Message {
                 }
                 return new Materializer(this).run(r, b);
             }
+            case JType.STRING, JType.BOXED, JType.PRIM_ARRAY -> {
+                return Materializer.readValue(this, r, b); // no graph to copy: no materializer state
+            }
             default -> {
                 return new Materializer(this).run(r, b);
             }

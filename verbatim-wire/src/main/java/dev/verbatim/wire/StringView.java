@@ -33,9 +33,10 @@ final class StringView implements CharSequence {
 
     @Override public String toString() { return read(seg, data, length, utf16); }
 
+    /** Decodes exactly: every char as written, unpaired surrogates included (a charset decoder would replace them). */
     static String read(MemorySegment seg, long data, int length, boolean utf16) {
-        byte[] b = seg.asSlice(data, (long) length * (utf16 ? 2 : 1)).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-        return new String(b, utf16 ? StandardCharsets.UTF_16LE : StandardCharsets.ISO_8859_1);
+        if (utf16) return new String(seg.asSlice(data, 2L * length).toArray(U16));
+        return new String(seg.asSlice(data, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), StandardCharsets.ISO_8859_1);
     }
 
     @Override public boolean equals(Object o) {

@@ -1,0 +1,169 @@
+package dev.verbatim.wire;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Consumer;
+
+import org.junit.jupiter.api.Test;
+
+import static dev.verbatim.wire.MessageDescriptor.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+/** Each validation rule of docs/wire-format.md §4, broken on purpose: the exception names that rule and where. */
+class ValidatorRulesTest {
+    public record Flags(boolean on, Level level, int n) {}
+    public enum Level { A, B }
+    public static final class Node { int value; Node next; }
+    public record Pair(Node node, String name) {}
+    public record Strings(List<String> names) {}
+
+    private static final WireWriter W = new WireWriter();
+
+    static byte[] bytes(Object o) { return W.toByteArray(o); }
+
+    static MemorySegment seg(byte[] b) { return MemorySegment.ofArray(b); }
+
+    static long tail(byte[] b) {
+        MemorySegment s = seg(b);
+        return b.length - 8L * (s.get(I16, TYPE_COUNT_OFFSET) & 0xFFFF) - 8L * s.get(I32, OBJECT_COUNT_OFFSET);
+    }
+
+    static long objTable(byte[] b) {
+        return tail(b) + 8L * (seg(b).get(I16, TYPE_COUNT_OFFSET) & 0xFFFF);
+    }
+
+    static void expect(String rule, byte[] b, Consumer<MemorySegment> damage) {
+        byte[] copy = b.clone();
+        MemorySegment s = seg(copy);
+        damage.accept(s);
+        WireFormatException e = assertThrows(WireFormatException.class, () -> new WireReader().validate(s));
+        assertEquals(rule, e.rule(), e.getMessage());
+    }
+
+    @Test
+    void header() {
+        byte[] b = bytes(new Flags(true, Level.B, 1));
+        expect("message shorter than its header", new byte[7], s -> { });
+        expect("unsupported format version", b, s -> s.set(I8, 0, (byte) 2));
+        expect("unknown flags", b, s -> s.set(I8, 1, (byte) 1));
+        expect("too many objects", b, s -> s.set(I32, 4, -5));
+        expect("tables do not fit the message", b, s -> s.set(I32, 4, 1000));
+        expect("tables do not fit the message", b, s -> s.set(I16, 2, (short) 7));
+        WireFormatException big = assertThrows(WireFormatException.class,
+                () -> new WireReader(WireLimits.DEFAULT.withMaxMessageBytes(16)).validate(seg(b)));
+        assertEquals("message larger than the limit", big.rule());
+        WireFormatException many = assertThrows(WireFormatException.class,
+                () -> new WireReader(WireLimits.DEFAULT.withMaxObjects(0)).validate(seg(b)));
+        assertEquals("too many objects", many.rule());
+    }
+
+    @Test
+    void typeTable() {
+        byte[] b = bytes(new Flags(true, Level.B, 1));
+        long tail = tail(b);
+        expect("unknown type fingerprint", b, s -> s.set(I64, tail, 0x1234_5678_9abc_def0L));
+        expect("type table names a type that is not an object type", b, s -> s.set(I64, tail, Schema.fingerprint(String.class)));
+    }
+
+    @Test
+    void objectTableAndLayout() {
+        byte[] b = bytes(new Pair(new Node(), "abcdefghijkl"));
+        long ot = objTable(b);
+        expect("object table entry does not match the layout", b, s -> s.set(I32, ot, 16));
+        expect("unknown type id", b, s -> s.set(I32, ot + 4, 0));
+        expect("unknown type id", b, s -> s.set(I32, ot + 4, 20));
+        expect("unknown type id", b, s -> s.set(I32, ot + 4, FIRST_TABLE_TYPE_ID + 9));
+        // Find the string through its object-table entry and make its length claim more than the message holds.
+        long strAt = -1;
+        for (int i = 0; i < seg(b).get(I32, 4); i++) {
+            if (seg(b).get(I32, ot + 8L * i + 4) == T_STRING) strAt = seg(b).get(I32, ot + 8L * i);
+        }
+        assertTrue(strAt > 0);
+        long stringAt = strAt;
+        boolean stringIsLast = seg(b).get(I32, ot + 8L * (seg(b).get(I32, 4) - 1) + 4) == T_STRING;
+        expect("string overruns the tables", b, s -> s.set(I32, stringAt, 1 << 30));
+        // Shortening the string leaves a gap: before the next object, or before the tables if it is the last.
+        expect(stringIsLast ? "bytes between the last object and the tables" : "object table entry does not match the layout",
+                b, s -> s.set(I32, stringAt, 0));
+        // Eight bytes more: the tables are looked for 8 bytes later, and what is found there is refused.
+        byte[] extra = Arrays.copyOf(b, b.length + 8);
+        assertThrows(WireFormatException.class, () -> new WireReader().validate(seg(extra)));
+        expect("tables do not fit the message", Arrays.copyOf(b, b.length + 4), s -> { });
+    }
+
+    @Test
+    void values() {
+        byte[] b = bytes(new Flags(true, Level.B, 1));
+        Shape s = Schema.of(Flags.class).shape;
+        int onAt = HEADER_LENGTH + s.field("on").offset;
+        int levelAt = HEADER_LENGTH + s.field("level").offset;
+        expect("boolean not 0 or 1", b, m -> m.set(I8, onAt, (byte) 2));
+        expect("enum ordinal out of range", b, m -> m.set(I32, levelAt, 2));
+        expect("enum ordinal out of range", b, m -> m.set(I32, levelAt, -2));
+        Flags ok = new WireReader().validate(seg(b)).materialize(Flags.class);
+        assertEquals(new Flags(true, Level.B, 1), ok);
+    }
+
+    @Test
+    void references() {
+        byte[] b = bytes(new Pair(new Node(), "abcdefghijkl"));
+        Shape s = Schema.of(Pair.class).shape;
+        int nodeAt = HEADER_LENGTH + s.field("node").offset;
+        int nameAt = HEADER_LENGTH + s.field("name").offset;
+        expect("reference out of range", b, m -> m.set(I32, nodeAt, 3));
+        expect("reference out of range", b, m -> m.set(I32, nodeAt, -2));
+        // Point the Node field at the String object and the String field at the Node: both wrong types.
+        int nodeRef = seg(b).get(I32, nodeAt);
+        int nameRef = seg(b).get(I32, nameAt);
+        expect("reference to an object of the wrong type", b, m -> m.set(I32, nodeAt, nameRef));
+        expect("reference to an object of the wrong type", b, m -> m.set(I32, nameAt, nodeRef));
+        expect("reference to an object of the wrong type", b, m -> m.set(I32, nodeAt, 0));
+        // null is always fine
+        byte[] c = b.clone();
+        seg(c).set(I32, nodeAt, NULL_REF);
+        assertNull(new WireReader().validate(seg(c)).materialize(Pair.class).node());
+    }
+
+    @Test
+    void elementsOfReferenceArraysAreChecked() {
+        byte[] b = bytes(new Strings(List.of("a", "b")));
+        long ot = objTable(b);
+        long listAt = seg(b).get(I32, ot + 8);
+        expect("reference to an object of the wrong type", b, m -> m.set(I32, listAt + 4, 0));
+        expect("reference out of range", b, m -> m.set(I32, listAt + 8, 99));
+        expect("negative array length", b, m -> m.set(I32, listAt, -1));
+        expect("array overruns the tables", b, m -> m.set(I32, listAt, 1 << 28));
+    }
+
+    @Test
+    void validationIsOverObjectsNotBytes() {
+        // A huge array is validated by its length alone: the check cannot depend on its contents.
+        byte[] big = bytes(new byte[1 << 20]);
+        Arrays.fill(big, 8 + 4, 8 + 4 + (1 << 20), (byte) 0x5A);
+        Message m = new WireReader().validate(seg(big));
+        assertEquals(1 << 20, m.view(ArrayView.OfByte.class).length());
+        assertEquals(0x5A, m.view(ArrayView.OfByte.class).get(1 << 19));
+    }
+
+    @Test
+    void viewsRecheckWhatTheyFollowWhenMemoryChangesAfterValidation() {
+        Node a = new Node();
+        a.next = new Node();
+        a.next.value = 7;
+        byte[] b = bytes(a);
+        MemorySegment s = seg(b);
+        Message m = new WireReader().validate(s);
+        RoundTripTest.NodeView v = m.view(RoundTripTest.NodeView.class);
+        // A shared-memory peer scribbles after validation: the root's next now points out of range.
+        int nextAt = HEADER_LENGTH + Schema.of(Node.class).shape.field("next").offset;
+        s.set(I32, nextAt, 12345);
+        WireFormatException e = assertThrows(WireFormatException.class, v::next);
+        assertEquals("message changed after validation", e.rule());
+        s.set(I32, nextAt, 1);
+        assertEquals(7, v.next().value());
+        long ot = objTable(b);
+        s.set(I32, ot + 8, 1 << 30); // object 1's offset, far outside
+        assertEquals("message changed after validation", assertThrows(WireFormatException.class, v::next).rule());
+    }
+}
