@@ -50,8 +50,7 @@ public final class Message {
         if (objects == 0) return null;
         JType r = Schema.of(type);
         Shape w = shapeOf(0);
-        if (r.jkind == JType.SEALED) return type.cast(readRef(0, Binding.of(declaredFor(r, w), r)));
-        return type.cast(readRef(0, Binding.of(w, r)));
+        return type.cast(readRef(0, rootBinding(w, r)));
     }
 
     /**
@@ -63,8 +62,15 @@ public final class Message {
         if (objects == 0) return null;
         JType r = Schema.of(type);
         Shape w = shapeOf(0);
-        Binding b = Binding.of(r.jkind == JType.SEALED ? declaredFor(r, w) : w, r);
-        return type.cast(new Materializer(this).run(0, b));
+        return type.cast(new Materializer(this).run(0, rootBinding(w, r)));
+    }
+
+    private Binding rootBinding(Shape w, JType r) {
+        Binding b = r.lastRoot;
+        if (b != null && (b.w == w || r.jkind == JType.SEALED && b.w.accepts(w))) return b;
+        b = Binding.of(r.jkind == JType.SEALED ? declaredFor(r, w) : w, r);
+        r.lastRoot = b;
+        return b;
     }
 
     /** For a sealed reader type: the writer's sealed shape is the reader's if the fingerprints agree. */

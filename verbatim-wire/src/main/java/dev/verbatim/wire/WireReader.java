@@ -65,37 +65,63 @@ public final class WireReader {
         Shape[] ids = resolveTypes(message, tail, types);
         long objTable = tail + (long) TYPE_ENTRY_LENGTH * types;
         long pos = HEADER_LENGTH;
+        // What the last struct type needs, in locals: runs of one type (lists, arrays of records) validate
+        // without re-reading the type's description for every object.
+        Shape last = null;
+        long size = 0;
+        int nrefs = 0, off0 = 0, off1 = 0;
+        Shape ref0 = null, ref1 = null;
+        boolean scalars = false;
         for (int i = 0; i < objects; i++) {
             long at = objTable + 8L * i;
             long entry = message.get(I64, at);
             if (entryOffset(entry) != pos) throw badEntry(at, i, entry, pos);
             int tid = entryType(entry);
             Shape s = Integer.compareUnsigned(tid, ids.length) < 0 ? ids[tid] : null;
-            if (s == null) throw new WireFormatException(at + 4, "unknown type id", "id " + tid);
-            long size;
-            if (s.kind == Shape.STRUCT) {
-                // The common case, kept small enough to be compiled into this loop.
-                size = s.objectSize;
-                if (pos + size > tail) throw new WireFormatException(pos, "object overruns the tables", s.toString());
-                int[] ro = s.refOffsets;
-                Shape[] rs = s.refShapes;
-                for (int j = 0; j < ro.length; j++) {
-                    long fieldAt = pos + ro[j];
-                    int r = message.get(I32, fieldAt);
-                    if (r == NULL_REF) continue;
-                    if (Integer.compareUnsigned(r, objects) >= 0) throw refOutOfRange(fieldAt, r, objects);
-                    int ttid = entryType(message.get(I64, objTable + 8L * r));
-                    Shape actual = Integer.compareUnsigned(ttid, ids.length) < 0 ? ids[ttid] : null;
-                    if (actual != rs[j] && (actual == null || !rs[j].accepts(actual))) throw wrongType(fieldAt, rs[j], actual);
+            if (s != last || s == null) {
+                if (s == null) throw new WireFormatException(at + 4, "unknown type id", "id " + tid);
+                if (s.kind == Shape.STRUCT) {
+                    last = s;
+                    size = s.objectSize;
+                    nrefs = s.refOffsets.length;
+                    off0 = nrefs > 0 ? s.refOffsets[0] : 0;
+                    ref0 = nrefs > 0 ? s.refShapes[0] : null;
+                    off1 = nrefs > 1 ? s.refOffsets[1] : 0;
+                    ref1 = nrefs > 1 ? s.refShapes[1] : null;
+                    scalars = s.hasScalarChecks;
+                } else {
+                    last = null;
+                    pos = align8(pos + validateObject(message, s, pos, tail, objTable, objects, ids));
+                    continue;
                 }
-                if (s.hasScalarChecks) checkScalars(message, s, pos);
-            } else {
-                size = validateObject(message, s, pos, tail, objTable, objects, ids);
             }
+            if (pos + size > tail) throw new WireFormatException(pos, "object overruns the tables", s.toString());
+            if (nrefs > 0) {
+                checkRefFast(message, pos + off0, ref0, objTable, objects, ids);
+                if (nrefs > 1) {
+                    checkRefFast(message, pos + off1, ref1, objTable, objects, ids);
+                    for (int j = 2; j < nrefs; j++) checkRefFast(message, pos + s.refOffsets[j], s.refShapes[j], objTable, objects, ids);
+                }
+            }
+            if (scalars) checkScalars(message, s, pos);
             pos = align8(pos + size);
         }
         if (objects > 0 && pos != tail) throw new WireFormatException(pos, "bytes between the last object and the tables", (tail - pos) + " bytes");
         return new Message(message, objects, tail, objTable, ids);
+    }
+
+    /** One reference check; failures leave through methods of their own so that this one stays small enough to inline. */
+    private static void checkRefFast(MemorySegment m, long at, Shape declared, long objTable, int objects, Shape[] ids) {
+        int r = m.get(I32, at);
+        if (r == NULL_REF) return;
+        if (Integer.compareUnsigned(r, objects) >= 0) throw refOutOfRange(at, r, objects);
+        int ttid = entryType(m.get(I64, objTable + 8L * r));
+        Shape actual = Integer.compareUnsigned(ttid, ids.length) < 0 ? ids[ttid] : null;
+        if (actual != declared && !acceptsSlow(declared, actual)) throw wrongType(at, declared, actual);
+    }
+
+    private static boolean acceptsSlow(Shape declared, Shape actual) {
+        return actual != null && declared.accepts(actual);
     }
 
     private static WireFormatException badEntry(long at, int i, long entry, long pos) {

@@ -27,6 +27,7 @@ public final class WireWriter {
     private int[] typeStamp = new int[64];
     private int stamp;
     private JType lastType;
+    private StructWriter lastWriter;
     private int lastTypeId;
     private Shape[] typeTable = new Shape[16];
     private int typeCount;
@@ -79,9 +80,15 @@ public final class WireWriter {
                 if (t != lastType) {
                     lastType = t;
                     lastTypeId = typeId(t.shape);
+                    lastWriter = t.writer;
                 }
                 typeIds[i] = lastTypeId;
-                pos += writeObject(objects[i], types[i], seg, pos);
+                if (lastWriter != null) { // a struct whose writer exists: the common case, kept in this loop
+                    lastWriter.write(objects[i], seg, pos, this);
+                    pos += t.shape.objectSize;
+                } else {
+                    pos += writeObject(objects[i], t, seg, pos);
+                }
                 long aligned = base + align8(pos - base);
                 while (pos < aligned) seg.set(I8, pos++, (byte) 0);
             }
@@ -121,6 +128,7 @@ public final class WireWriter {
     private void begin() {
         count = 0;
         lastType = null;
+        lastWriter = null;
         typeCount = 0;
         if (++stamp == 0) {
             Arrays.fill(typeStamp, 0);
