@@ -39,6 +39,8 @@ final class Binding {
 
     /** (Message, MemorySegment, long)Object: builds a view; set once the view class is generated. */
     volatile MethodHandle viewCtor;
+    /** A view instance (over nothing) whose {@code make} builds views; set with {@link #viewCtor}. */
+    volatile ViewBase prototype;
     /** Materializer support, set on first use. */
     volatile Object materializer;
 

@@ -153,6 +153,9 @@ final class Codegen {
                         .invokespecial(CD_ViewBase, ConstantDescs.INIT_NAME, MTD_VIEW_INIT).return_());
                 cb.withMethodBody("viewType", MethodTypeDesc.of(CD_JType), ClassFile.ACC_FINAL, code -> code
                         .ldc(classDataAt(CD_JType, 0)).areturn());
+                cb.withMethodBody("make", MethodTypeDesc.of(CD_ViewBase, CD_Message, CD_MemorySegment, CD_long), ClassFile.ACC_FINAL,
+                        code -> code.new_(self).dup().aload(1).aload(2).lload(3)
+                                .invokespecial(self, ConstantDescs.INIT_NAME, MTD_VIEW_INIT).areturn());
                 for (int i = 0; i < r.fields.length; i++) {
                     JType.JField f = r.fields[i];
                     Shape.Field src = b.source[i];
@@ -167,11 +170,16 @@ final class Codegen {
                 MethodHandle ctor = hidden.findConstructor(hidden.lookupClass(),
                         java.lang.invoke.MethodType.methodType(void.class, Message.class, MemorySegment.class, long.class));
                 ctor = ctor.asType(java.lang.invoke.MethodType.methodType(Object.class, Message.class, MemorySegment.class, long.class));
+                b.prototype = (ViewBase) (Object) ctor.invokeExact((Message) null, (MemorySegment) null, 0L);
                 b.viewCtor = ctor;
                 return ctor;
             } catch (ReflectiveOperationException | LinkageError e) {
                 throw new WireSchemaException("cannot generate a view of " + r.raw.getName() + " (is it public and visible to "
                         + "module dev.verbatim.wire?): " + e, e);
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new IllegalStateException("constructing the view prototype of " + r.raw.getName() + " failed", e);
             }
         }
     }

@@ -184,15 +184,12 @@ public final class Message {
     }
 
     private Object newView(Binding b, long o) {
-        try {
-            java.lang.invoke.MethodHandle ctor = b.viewCtor;
-            if (ctor == null) ctor = Codegen.viewCtor(b);
-            return ctor.invokeExact(this, seg, o);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable e) {
-            throw new IllegalStateException(e);
+        ViewBase p = b.prototype;
+        if (p == null) {
+            Codegen.viewCtor(b);
+            p = b.prototype;
         }
+        return p.make(this, seg, o);
     }
 
     /** The header of the string at {@code o}, checked to fit. */

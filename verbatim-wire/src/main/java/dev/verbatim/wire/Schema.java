@@ -79,7 +79,15 @@ public final class Schema {
     /** The fingerprint of a canonical description: SHA-256 of its UTF-8 bytes, first 8 bytes little-endian. */
     public static long fingerprintOf(String canonicalDescription) { return Fingerprints.of(canonicalDescription); }
 
-    static JType of(Class<?> c) {
+    /** Per-class front cache: a field load after the first lookup. */
+    private static final ClassValue<JType> BY_CLASS = new ClassValue<>() {
+        @Override
+        protected JType computeValue(Class<?> c) { return analyzeOrGet(c); }
+    };
+
+    static JType of(Class<?> c) { return BY_CLASS.get(c); }
+
+    private static JType analyzeOrGet(Class<?> c) {
         JType t = TYPES.get(c);
         if (t != null) return t;
         synchronized (LOCK) {

@@ -19,6 +19,9 @@ abstract class ViewBase {
         this.off = off;
     }
 
+    /** A new view of the same class: the prototype of a binding makes the root views (one virtual call, no handle). */
+    abstract ViewBase make(Message msg, MemorySegment seg, long off);
+
     /** The view interface's type, for writing a view back into a message. */
     abstract JType viewType();
 

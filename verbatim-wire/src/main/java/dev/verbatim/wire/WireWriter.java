@@ -368,7 +368,8 @@ public final class WireWriter {
             }
             return i;
         }
-        return append(value, actualType(value, declared));
+        // The exact declared class (records, final classes, strings, boxes, arrays) needs no further look.
+        return append(value, value.getClass() == declared.raw ? declared : actualType(value, declared));
     }
 
     /** Places a new object (already entered in the index) at the end of the queue. */
