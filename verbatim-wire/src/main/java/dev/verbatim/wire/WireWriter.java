@@ -43,7 +43,19 @@ public final class WireWriter {
      * @throws IllegalArgumentException if the graph is larger than the format allows
      */
     public long write(Object root, MemorySegment dst, long offset) {
-        return write(root, root == null ? null : rootType(root), dst, offset);
+        return write(root, root == null ? null : rootTypeCached(root), dst, offset);
+    }
+
+    private Class<?> lastRootClass;
+    private JType lastRootType;
+
+    private JType rootTypeCached(Object root) {
+        Class<?> c = root.getClass();
+        if (c == lastRootClass) return lastRootType;
+        JType t = rootType(root);
+        lastRootClass = c;
+        lastRootType = t;
+        return t;
     }
 
     /** Writes {@code root} as the given type (an accessor interface, say, for an object of another class). */
@@ -54,7 +66,7 @@ public final class WireWriter {
     /** The exact number of bytes {@link #write} produces for this graph. */
     public long sizeOf(Object root) {
         if (root == null) return HEADER_LENGTH;
-        return layout(root, rootType(root));
+        return layout(root, rootTypeCached(root));
     }
 
     /** Writes the graph into a new array of exactly its size. */
