@@ -32,6 +32,9 @@ final class Materializer {
 
     // Work lists: (object index, concrete binding).
     private int[] idx = new int[16];
+    /** Array and list lengths as read when their objects were created: checked again when they are filled. */
+    private int[] lens = new int[16];
+    private int lastLength;
     private Binding[] bind = new Binding[16];
     private int size;
 
@@ -48,7 +51,7 @@ final class Materializer {
         discover(root, b);
         buildRecords();
         int n = size;
-        for (int j = 0; j < n; j++) fill(idx[j], bind[j]);
+        for (int j = 0; j < n; j++) fill(idx[j], bind[j], lens[j]);
         return get(root, b);
     }
 
@@ -131,10 +134,12 @@ final class Materializer {
                 }
             }
             case JType.REF_ARRAY -> {
-                return Array.newInstance(t.element.raw, m.arrayLength(m.objectOffset(i, b.w), b.w));
+                lastLength = m.arrayLength(m.objectOffset(i, b.w), b.w);
+                return Array.newInstance(t.element.raw, lastLength);
             }
             case JType.LIST -> {
-                return new ArrayList<>(m.arrayLength(m.objectOffset(i, b.w), b.w));
+                lastLength = m.arrayLength(m.objectOffset(i, b.w), b.w);
+                return new ArrayList<>(lastLength);
             }
             default -> throw new IllegalStateException("not a container: " + t);
         }
@@ -231,7 +236,9 @@ final class Materializer {
                     if (r == NULL_REF) continue;
                     Binding c = concrete(r, cb);
                     if (c.r.jkind != JType.RECORD) continue;
-                    int cj = pos.get(key(r, c));
+                    Integer known = pos.get(key(r, c));
+                    if (known == null) throw Message.changed(-1, "reference to object " + r + " that was not there when the graph was discovered");
+                    int cj = known;
                     if (state[cj] == 2) continue;
                     if (state[cj] == 1) {
                         throw new WireSchemaException("the graph has a cycle through record " + c.r.raw.getName()
@@ -282,7 +289,7 @@ final class Materializer {
         if (v == NULL_REF) return null;
         if (f.type.jkind == JType.ENUM) return m.enumAt(v, child.id);
         Binding c = concrete(v, child);
-        return isValue(c) ? value(v, c) : get(v, c);
+        return isValue(c) ? value(v, c) : built(v, c);
     }
 
     private static Object defaultOf(int kind) {
@@ -300,7 +307,7 @@ final class Materializer {
 
     // ------------------------------------------------------------------ phase 3: contents of containers
 
-    private void fill(int i, Binding b) {
+    private void fill(int i, Binding b, int createdLength) {
         Object target = get(i, b);
         switch (b.r.jkind) {
             case JType.CLASS -> {
@@ -325,6 +332,9 @@ final class Materializer {
                 Binding eb = b.element;
                 Object[] arr = b.r.jkind == JType.REF_ARRAY ? (Object[]) target : null;
                 @SuppressWarnings("unchecked") List<Object> list = arr == null ? (List<Object>) target : null;
+                if (n != createdLength || list != null && !list.isEmpty()) {
+                    throw Message.changed(o, "array length changed while materializing");
+                }
                 for (int k = 0; k < n; k++) {
                     int r = seg.get(I32, o + 4 + 4L * k);
                     Object v;
@@ -332,7 +342,7 @@ final class Materializer {
                     else if (eb.r.jkind == JType.ENUM) v = m.enumAt(r, eb.id);
                     else {
                         Binding c = concrete(r, eb);
-                        v = isValue(c) ? value(r, c) : get(r, c);
+                        v = isValue(c) ? value(r, c) : built(r, c);
                     }
                     if (arr != null) arr[k] = v;
                     else list.add(v);
@@ -348,14 +358,29 @@ final class Materializer {
         if (size == idx.length) {
             idx = Arrays.copyOf(idx, size * 2);
             bind = Arrays.copyOf(bind, size * 2);
+            lens = Arrays.copyOf(lens, size * 2);
         }
+        lens[size] = lastLength;
         idx[size] = i;
         bind[size++] = b;
     }
 
     private static long key(int i, Binding b) { return ((long) i << 32) | (b.id & 0xFFFFFFFFL); }
 
+    /** An object index read from the message again: re-checked, the memory may have changed since validation. */
+    private int checked(int i) {
+        if (Integer.compareUnsigned(i, memo.length) >= 0) throw Message.changed(-1, "reference " + Integer.toUnsignedString(i) + " out of range");
+        return i;
+    }
+
+    /** The object built for (i, b), which discovery must have reached. */
+    private Object built(int i, Binding b) {
+        if (!has(i, b)) throw Message.changed(-1, "reference to object " + i + " that was not there when the graph was discovered");
+        return get(i, b);
+    }
+
     private Object get(int i, Binding b) {
+        checked(i);
         if (memoBinding[i] == b) {
             Object o = memo[i];
             return o == PENDING ? null : o;
@@ -367,11 +392,13 @@ final class Materializer {
 
     /** True once (i, b) was discovered, built or not. */
     private boolean has(int i, Binding b) {
+        checked(i);
         if (memoBinding[i] == b) return true;
         return memoBinding[i] != null && extra != null && extra.containsKey(key(i, b));
     }
 
     private void put(int i, Binding b, Object v) {
+        checked(i);
         if (memoBinding[i] == null || memoBinding[i] == b) {
             memoBinding[i] = b;
             memo[i] = v;
