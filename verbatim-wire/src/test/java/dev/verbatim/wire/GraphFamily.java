@@ -103,7 +103,16 @@ public final class GraphFamily {
         List<NodeView> list(); BagView bag(); Shape shape(); Integer boxed();
     }
 
-    /** The accessor-interface twin of a graph's root class, for {@link Message#view}. */
+    /** The accessor-interface twin of a graph's root class (same structure, same fingerprint). */
+    static Class<?> twinOf(Class<?> c) {
+        if (c == Circle.class) return CircleView.class;
+        if (c == Rect.class) return RectView.class;
+        if (c == Poly.class) return PolyView.class;
+        if (c == Leaf[].class) return LeafView[].class;
+        return viewTypeOf(c);
+    }
+
+    /** The type a graph's root is viewed as with {@link Message#view}: its twin, or for a sealed case the sealed view. */
     static Class<?> viewTypeOf(Class<?> c) {
         if (c == Bag.class) return BagView.class;
         if (c == Node.class) return NodeView.class;
@@ -132,6 +141,10 @@ public final class GraphFamily {
         private final List<Prims> primsPool = new ArrayList<>();
         private final List<int[]> intArrays = new ArrayList<>();
         private final List<List<Shape>> shapeLists = new ArrayList<>();
+        private final List<List<Node>> nodeLists = new ArrayList<>();
+        private final List<List<String>> stringLists = new ArrayList<>();
+        private final List<List<Leaf>> leafLists = new ArrayList<>();
+        private final List<List<Color>> colorLists = new ArrayList<>();
 
         Builder(List<Integer> choices, int budget) {
             this.choices = choices.stream().mapToInt(Integer::intValue).toArray();
@@ -152,11 +165,22 @@ public final class GraphFamily {
             return true;
         }
 
-        /** 0: null, 1: shared (when there is one), else a fresh object while the budget lasts. */
+        /** 0: null, 1: a list shared with another field (when there is one), else a fresh list of up to max - 1 elements. */
+        private <T> List<T> list(List<List<T>> pool, java.util.function.Supplier<T> element, int max) {
+            int c = next(4);
+            if (c == 0) return null;
+            if (c == 1 && !pool.isEmpty()) return pool.get(next(pool.size()));
+            List<T> l = new ArrayList<>();
+            pool.add(l);
+            for (int i = next(max); i > 0; i--) l.add(element.get());
+            return l;
+        }
+
+        /** 0: null, 1 and 2: shared (when there is one), else a fresh object while the budget lasts. */
         private <T> T ref(List<T> pool, java.util.function.Supplier<T> make) {
             int c = next(5);
             if (c == 0) return null;
-            if (c == 1 && !pool.isEmpty()) return pool.get(next(pool.size()));
+            if (c <= 2 && !pool.isEmpty()) return pool.get(next(pool.size()));
             if (!fresh()) return pool.isEmpty() ? null : pool.get(next(pool.size()));
             return make.get();
         }
@@ -164,17 +188,17 @@ public final class GraphFamily {
         Object root() {
             int nodeCount = next(5);
             for (int i = 0; i < nodeCount; i++) nodes.add(new Node());
-            Object root = switch (next(12)) {
-                case 0, 1, 2, 3, 4 -> bag();
-                case 5, 6 -> nodes.isEmpty() ? newNode() : nodes.get(next(nodes.size()));
-                case 7 -> shape();
-                case 8 -> leafArray();
-                case 9 -> switch (next(3)) {
+            Object root = switch (next(16)) {
+                case 0, 1, 2, 3, 4, 5, 6, 7, 8 -> bag();
+                case 9, 10 -> nodes.isEmpty() ? newNode() : nodes.get(next(nodes.size()));
+                case 11 -> shape();
+                case 12 -> leafArray();
+                case 13 -> switch (next(3)) {
                     case 0 -> prims();
                     case 1 -> boxes();
                     default -> arrays();
                 };
-                case 10 -> string();
+                case 14 -> string();
                 default -> next(2) == 0 ? ints() : bytes();
             };
             if (root == null) root = new Leaf(raw(), null);
@@ -206,10 +230,7 @@ public final class GraphFamily {
                 n.kids = new Node[next(4)];
                 for (int i = 0; i < n.kids.length; i++) n.kids[i] = nodeRef();
             }
-            if (next(3) != 0) {
-                n.list = new ArrayList<>();
-                for (int i = next(4); i > 0; i--) n.list.add(nodeRef());
-            }
+            n.list = list(nodeLists, this::nodeRef, 4);
             n.bag = ref(bags, this::bag);
             n.shape = ref(shapes, this::shape);
             n.boxed = next(3) == 0 ? null : raw();
@@ -225,42 +246,26 @@ public final class GraphFamily {
                 texts = new String[next(4)];
                 for (int i = 0; i < texts.length; i++) texts[i] = stringRef();
             }
-            List<String> textList = null;
-            if (next(3) != 0) {
-                textList = new ArrayList<>();
-                for (int i = next(4); i > 0; i--) textList.add(stringRef());
-            }
+            List<String> textList = list(stringLists, this::stringRef, 4);
             Color color = color();
             Color[] colors = null;
             if (next(3) != 0) {
                 colors = new Color[next(5)];
                 for (int i = 0; i < colors.length; i++) colors[i] = color();
             }
-            List<Color> colorList = null;
-            if (next(3) != 0) {
-                colorList = new ArrayList<>();
-                for (int i = next(5); i > 0; i--) colorList.add(color());
-            }
+            List<Color> colorList = list(colorLists, this::color, 5);
             Leaf leaf = ref(leaves, this::leaf);
             Leaf[] leafArray = next(3) == 0 ? null : leafArray();
-            List<Leaf> leafList = null;
-            if (next(3) != 0) {
-                leafList = new ArrayList<>();
-                for (int i = next(4); i > 0; i--) leafList.add(ref(leaves, this::leaf));
-            }
+            List<Leaf> leafList = list(leafLists, () -> ref(leaves, this::leaf), 4);
             Shape shape = ref(shapes, this::shape);
             Shape[] shapeArray = null;
             if (next(3) != 0) {
                 shapeArray = new Shape[next(4)];
                 for (int i = 0; i < shapeArray.length; i++) shapeArray[i] = ref(shapes, this::shape);
             }
-            List<Shape> shapeList = next(3) == 0 ? null : shapeList();
+            List<Shape> shapeList = list(shapeLists, () -> ref(shapes, this::shape), 4);
             Node node = nodeRef();
-            List<Node> nodeList = null;
-            if (next(3) != 0) {
-                nodeList = new ArrayList<>();
-                for (int i = next(4); i > 0; i--) nodeList.add(nodeRef());
-            }
+            List<Node> nodeList = list(nodeLists, this::nodeRef, 4);
             Bag inner = next(3) == 0 || bags.isEmpty() ? (next(2) == 1 && fresh() ? bag() : null) : bags.get(next(bags.size()));
             List<Bag> bagList = next(3) == 0 ? null : new ArrayList<>();
             Integer count = next(3) == 0 ? null : raw();
@@ -343,19 +348,10 @@ public final class GraphFamily {
             Shape s = switch (next(3)) {
                 case 0 -> new Circle(dbl(), color());
                 case 1 -> new Rect(flt(), flt(), stringRef());
-                default -> new Poly(next(3) == 0 ? null : ints(), next(2) == 0 ? null : shapeList());
+                default -> new Poly(next(3) == 0 ? null : ints(), list(shapeLists, () -> ref(shapes, this::shape), 4));
             };
             shapes.add(s);
             return s;
-        }
-
-        /** A list of shapes, possibly shared; a shared list can hold the Poly that holds it (a cycle through a list). */
-        List<Shape> shapeList() {
-            if (next(4) == 0 && !shapeLists.isEmpty()) return shapeLists.get(next(shapeLists.size()));
-            List<Shape> l = new ArrayList<>();
-            shapeLists.add(l);
-            for (int i = next(4); i > 0; i--) l.add(ref(shapes, this::shape));
-            return l;
         }
 
         Color color() {
