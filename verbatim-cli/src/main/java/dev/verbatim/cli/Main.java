@@ -22,6 +22,7 @@ public final class Main {
             case "help", "-h", "--help" -> { usage(out); yield 0; }
             case "bench" -> BenchCommand.run(rest, out, err);
             case "demo" -> DemoCommand.run(rest, out);
+            case "fuzz" -> FuzzCommand.run(rest, out, err);
             default -> {
                 err.println("verbatim: unknown command '" + args[0] + "'");
                 usage(err);
@@ -39,8 +40,8 @@ public final class Main {
                   demo                     a tour of the wire format (the RPC demo comes with J-RPC)
                   bench wire [--quick] [--json]
                                            the J-RPC Tables 3-4 with Java serialization, Kryo and Fory
-                  fuzz [--seconds N] [--seed S]
-                                           the validator fuzz campaign, for longer than the test suite runs it
+                  fuzz [--seconds N] [--iterations N] [--seed S] [--threads T] [--heap] [--replay I] [--out DIR]
+                                           the validator fuzz campaign (the test suite runs 200,000 messages of it)
                 """);
     }
 }
