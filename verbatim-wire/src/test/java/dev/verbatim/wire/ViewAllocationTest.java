@@ -1,0 +1,54 @@
+package dev.verbatim.wire;
+
+import java.lang.foreign.MemorySegment;
+import java.util.function.LongSupplier;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.*;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** A primitive field read through a view allocates nothing (once compiled): it is a load from the segment. */
+class ViewAllocationTest {
+    public record Sample(int a, long b, double c, boolean d, char e) {}
+    public interface SampleView { int a(); long b(); double c(); boolean d(); char e(); }
+
+    @Test
+    void primitiveAccessorsAllocateNothing() {
+        LongSupplier allocated = allocationCounter();
+        assumeTrue(allocated != null, "per-thread allocation counters (com.sun.management)");
+        byte[] bytes = new WireWriter().toByteArray(new Sample(1, 2, 3.5, true, 'x'));
+        SampleView v = new WireReader().validate(MemorySegment.ofArray(bytes)).view(SampleView.class);
+        long sink = 0;
+        for (int i = 0; i < 2_000_000; i++) sink += read(v); // let the JIT compile the accessors
+        int calls = 1_000_000;
+        long before = allocated.getAsLong();
+        for (int i = 0; i < calls; i++) sink += read(v);
+        long after = allocated.getAsLong();
+        assertEquals(3_000_000L * 123, sink); // 1 + 2 + 3 + 1 + 'x' (120) - 4 per round
+        // The counter itself may allocate a little; one byte per call would be a million bytes.
+        assertTrue(after - before < 64 * 1024, (after - before) + " bytes allocated by " + calls + " rounds of 5 reads");
+    }
+
+    private static long read(SampleView v) {
+        return v.a() + v.b() + (long) v.c() + (v.d() ? 1 : 0) + v.e() - 4;
+    }
+
+    static LongSupplier allocationCounter() {
+        try {
+            Object mx = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean").invoke(null);
+            Class<?> ext = Class.forName("com.sun.management.ThreadMXBean");
+            if (!ext.isInstance(mx) || !(boolean) ext.getMethod("isThreadAllocatedMemoryEnabled").invoke(mx)) return null;
+            java.lang.reflect.Method m = ext.getMethod("getCurrentThreadAllocatedBytes");
+            return () -> {
+                try {
+                    return (long) m.invoke(mx);
+                } catch (ReflectiveOperationException e) {
+                    throw new IllegalStateException(e);
+                }
+            };
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
+}
