@@ -110,10 +110,8 @@ public final class WireWriter {
             for (int i = 0; i < count; i++) seg.set(I64, objTable + 8L * i, objectEntry(offsets[i], typeIds[i]));
             long end = objTable + 8L * count;
             if (end - base > MAX_MESSAGE_BYTES) throw tooLarge(end - base);
-            seg.set(I8, base + VERSION_OFFSET, (byte) VERSION);
-            seg.set(I8, base + FLAGS_OFFSET, (byte) 0);
-            seg.set(I16, base + TYPE_COUNT_OFFSET, (short) typeCount);
-            seg.set(I32, base + OBJECT_COUNT_OFFSET, count);
+            // version (byte 0), flags (byte 1), type count (bytes 2-3), object count (bytes 4-7): one store.
+            seg.set(I64, base, VERSION | (long) typeCount << (8 * TYPE_COUNT_OFFSET) | (long) count << (8 * OBJECT_COUNT_OFFSET));
             return end - base;
         } finally {
             end();
