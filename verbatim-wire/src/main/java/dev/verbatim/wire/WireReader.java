@@ -77,7 +77,7 @@ public final class WireReader {
             long entry = message.get(I64, at);
             if (entryOffset(entry) != pos) throw badEntry(at, i, entry, pos);
             int tid = entryType(entry);
-            Shape s = Integer.compareUnsigned(tid, ids.length) < 0 ? ids[tid] : null;
+            Shape s = shapeOf(tid, ids);
             if (s != last || s == null) {
                 if (s == null) throw new WireFormatException(at + 4, "unknown type id", "id " + tid);
                 if (s.kind == Shape.STRUCT) {
@@ -97,10 +97,10 @@ public final class WireReader {
             }
             if (pos + size > tail) throw new WireFormatException(pos, "object overruns the tables", s.toString());
             if (nrefs > 0) {
-                checkRefFast(message, pos + off0, ref0, objTable, objects, ids);
+                checkRef(message, pos + off0, ref0, objTable, objects, ids);
                 if (nrefs > 1) {
-                    checkRefFast(message, pos + off1, ref1, objTable, objects, ids);
-                    for (int j = 2; j < nrefs; j++) checkRefFast(message, pos + s.refOffsets[j], s.refShapes[j], objTable, objects, ids);
+                    checkRef(message, pos + off1, ref1, objTable, objects, ids);
+                    for (int j = 2; j < nrefs; j++) checkRef(message, pos + s.refOffsets[j], s.refShapes[j], objTable, objects, ids);
                 }
             }
             if (scalars) checkScalars(message, s, pos);
@@ -108,20 +108,6 @@ public final class WireReader {
         }
         if (objects > 0 && pos != tail) throw new WireFormatException(pos, "bytes between the last object and the tables", (tail - pos) + " bytes");
         return new Message(message, objects, tail, objTable, ids);
-    }
-
-    /** One reference check; failures leave through methods of their own so that this one stays small enough to inline. */
-    private static void checkRefFast(MemorySegment m, long at, Shape declared, long objTable, int objects, Shape[] ids) {
-        int r = m.get(I32, at);
-        if (r == NULL_REF) return;
-        if (Integer.compareUnsigned(r, objects) >= 0) throw refOutOfRange(at, r, objects);
-        int ttid = entryType(m.get(I64, objTable + 8L * r));
-        Shape actual = Integer.compareUnsigned(ttid, ids.length) < 0 ? ids[ttid] : null;
-        if (actual != declared && !acceptsSlow(declared, actual)) throw wrongType(at, declared, actual);
-    }
-
-    private static boolean acceptsSlow(Shape declared, Shape actual) {
-        return actual != null && declared.accepts(actual);
     }
 
     private static WireFormatException badEntry(long at, int i, long entry, long pos) {
@@ -178,22 +164,9 @@ public final class WireReader {
         return ids;
     }
 
-    /** Checks one object's contents; returns its size in bytes (unpadded). */
-    private static long validateObject(MemorySegment m, Shape s, long pos, long tail, long objTable, int objects, Shape[] typeShapes) {
+    /** Checks one object that is not a struct (structs are checked in the main loop); returns its size in bytes (unpadded). */
+    private static long validateObject(MemorySegment m, Shape s, long pos, long tail, long objTable, int objects, Shape[] ids) {
         switch (s.kind) {
-            case Shape.STRUCT -> {
-                long size = s.objectSize;
-                if (pos + size > tail) throw new WireFormatException(pos, "object overruns the tables", s.toString());
-                int[] ro = s.refOffsets;
-                Shape[] rs = s.refShapes;
-                for (int j = 0; j < ro.length; j++) {
-                    checkRef(m, pos + ro[j], rs[j], objTable, objects, typeShapes);
-                }
-                for (int off : s.boolOffsets) checkBoolean(m, pos + off);
-                int[] eo = s.enumOffsets;
-                for (int j = 0; j < eo.length; j++) checkOrdinal(m, pos + eo[j], s.enumCounts[j]);
-                return size;
-            }
             case Shape.ARRAY, Shape.LIST -> {
                 if (pos + 4 > tail) throw new WireFormatException(pos, "array length overruns the tables", null);
                 int n = m.get(I32, pos + ARRAY_LENGTH_OFFSET);
@@ -207,7 +180,7 @@ public final class WireReader {
                     for (long p = pos + data, stop = pos + size; p < stop; p += 4) checkOrdinal(m, p, count);
                 } else if (!e.isPrimitive()) {
                     for (long p = pos + data, stop = pos + size; p < stop; p += 4) {
-                        checkRef(m, p, e, objTable, objects, typeShapes);
+                        checkRef(m, p, e, objTable, objects, ids);
                     }
                 }
                 return size;
@@ -243,13 +216,18 @@ public final class WireReader {
 
     /**
      * A reference is null or the index of an object whose type (read from its object table entry) the
-     * declared type accepts. The target's offset is checked when the linear walk reaches it.
+     * declared type accepts. The target's offset is checked when the linear walk reaches it. Failures
+     * leave through methods of their own so that this one stays small enough to be inlined.
      */
-    private static void checkRef(MemorySegment m, long at, Shape declared, long objTable, int objects, Shape[] typeShapes) {
+    private static void checkRef(MemorySegment m, long at, Shape declared, long objTable, int objects, Shape[] ids) {
         int r = m.get(I32, at);
         if (r == NULL_REF) return;
         if (Integer.compareUnsigned(r, objects) >= 0) throw refOutOfRange(at, r, objects);
-        Shape actual = shapeOf(entryType(m.get(I64, objTable + 8L * r)), typeShapes);
-        if (actual != declared && (actual == null || !declared.accepts(actual))) throw wrongType(at, declared, actual);
+        Shape actual = shapeOf(entryType(m.get(I64, objTable + 8L * r)), ids);
+        if (actual != declared && !acceptsSlow(declared, actual)) throw wrongType(at, declared, actual);
+    }
+
+    private static boolean acceptsSlow(Shape declared, Shape actual) {
+        return actual != null && declared.accepts(actual);
     }
 }
