@@ -14,19 +14,6 @@ final class IdentityIndex {
     private int[] used = new int[32];
     private int size;
 
-    /** The index of {@code key}, or -1. */
-    int get(Object key) {
-        Object[] k = keys;
-        int mask = k.length - 1;
-        int i = hash(key) & mask;
-        while (true) {
-            Object cur = k[i];
-            if (cur == key) return values[i];
-            if (cur == null) return -1;
-            i = (i + 1) & mask;
-        }
-    }
-
     /** The index of {@code key} if present; otherwise inserts it with {@code value} and returns -1. One probe sequence. */
     int getOrPut(Object key, int value) {
         if ((size + 1) * 2 > keys.length) grow();
@@ -44,12 +31,6 @@ final class IdentityIndex {
         if (size == used.length) used = Arrays.copyOf(used, size * 2);
         used[size++] = i;
         return -1;
-    }
-
-    /** Inserts {@code key} (not present) with {@code value}. */
-    void put(Object key, int value) {
-        if ((size + 1) * 2 > keys.length) grow();
-        insert(key, value);
     }
 
     private void insert(Object key, int value) {

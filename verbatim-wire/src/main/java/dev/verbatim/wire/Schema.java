@@ -314,7 +314,7 @@ public final class Schema {
                         String name = comp.getName();
                         JType.JField f = new JType.JField(name, analyze(comp.getGenericType(), c.getName() + "." + name), c.getName() + "." + name);
                         f.componentIndex = i;
-                        f.getter = handle(() -> lookup.unreflect(comp.getAccessor()), c, name);
+                        f.getter = handle(() -> lookup.unreflect(comp.getAccessor()));
                         fs.add(f);
                     }
                 }
@@ -326,11 +326,11 @@ public final class Schema {
                             String name = fd.getName();
                             String w = k.getName() + "." + name;
                             JType.JField f = new JType.JField(name, analyze(fd.getGenericType(), w), w);
-                            f.getter = handle(() -> lookup.unreflectGetter(fd), c, name);
+                            f.getter = handle(() -> lookup.unreflectGetter(fd));
                             f.setter = handle(() -> {
                                 if (Modifier.isFinal(m)) fd.setAccessible(true);
                                 return lookup.unreflectSetter(fd);
-                            }, c, name);
+                            });
                             fs.add(f);
                         }
                     }
@@ -351,7 +351,7 @@ public final class Schema {
                         if (dup) continue; // the same accessor inherited twice
                         String w = c.getName() + "." + name + "()";
                         JType.JField f = new JType.JField(name, analyze(md.getGenericReturnType(), w), w);
-                        f.getter = handle(() -> lookup.unreflect(md), c, name);
+                        f.getter = handle(() -> lookup.unreflect(md));
                         fs.add(f);
                     }
                 }
@@ -405,7 +405,7 @@ public final class Schema {
         MethodHandle make() throws ReflectiveOperationException;
     }
 
-    private static MethodHandle handle(HandleMaker m, Class<?> c, String name) {
+    private static MethodHandle handle(HandleMaker m) {
         try {
             return m.make();
         } catch (ReflectiveOperationException | RuntimeException e) {

@@ -398,8 +398,9 @@ public final class WireWriter {
         return i;
     }
 
+    /** Places the root (the index is empty). */
     private int add(Object value, JType t) {
-        index.put(value, count);
+        index.getOrPut(value, count);
         return append(value, t);
     }
 
