@@ -1,0 +1,25 @@
+package dev.verbatim.transport;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Space claimed for one message (buffer API, send side): write the message into
+ * {@link #segment()}, then {@link #commit()} it, or {@link #abort()} to send nothing.
+ *
+ * <p>On {@code shm} the segment lies in the receiver's receive area (the sender writes straight
+ * into the peer's memory); on {@code tcp} it lies in the connection's send buffer. A connection
+ * hands out one claim at a time and reuses the object: it is valid until {@code commit} or
+ * {@code abort}, and the segment must not be used afterwards. Not thread-safe: used by the one
+ * thread that is sending on the connection.
+ */
+public interface Claim {
+
+    /** The claimed bytes, exactly the length asked for; contents are unspecified until written. */
+    MemorySegment segment();
+
+    /** Publishes the message to the receiver, in order after everything committed before. */
+    void commit();
+
+    /** Gives the space back without delivering anything. */
+    void abort();
+}

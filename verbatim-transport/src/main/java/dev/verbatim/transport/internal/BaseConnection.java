@@ -1,0 +1,452 @@
+package dev.verbatim.transport.internal;
+
+import dev.verbatim.transport.Claim;
+import dev.verbatim.transport.Connection;
+import dev.verbatim.transport.ConnectionOptions;
+import dev.verbatim.transport.ConnectionStats;
+import dev.verbatim.transport.Delivery;
+import dev.verbatim.transport.DeliveryHandler;
+import dev.verbatim.transport.TransportException;
+import dev.verbatim.transport.TransportException.Reason;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.Objects;
+
+import static dev.verbatim.transport.internal.AreaDescriptor.TYPE_DATA;
+import static dev.verbatim.transport.internal.AreaDescriptor.TYPE_REGION;
+
+/**
+ * What both transports share: the two API levels on top of four primitives (reserve space, the
+ * segment to write, publish, read the next record), bounded waiting (spin, then park), the claim
+ * flyweight, failure states and counters. Fields are grouped by the thread that writes them.
+ */
+public abstract class BaseConnection implements Connection {
+    private static final long PARK_SLICE_NANOS = 100_000_000L;
+    static final int PEER_OPEN = 0;
+    static final int PEER_CLOSED = 1;
+    static final int PEER_GONE = 2;
+
+    protected final ConnectionOptions options;
+    protected final String description;
+    protected final AreaReader reader;
+
+    // any thread
+    private volatile boolean closed;
+    private volatile int peerState = PEER_OPEN;
+    private volatile String peerReason;
+    private volatile String protocolFailure;
+    protected volatile long parks;
+
+    // sending thread
+    private final ClaimImpl claim = new ClaimImpl();
+    private int pendingRegions;
+    private long messagesSent;
+    private long bytesSent;
+    private long regionsSent;
+    private long backPressured;
+
+    protected BaseConnection(ConnectionOptions options, String description, AreaReader reader) {
+        this.options = options;
+        this.description = description;
+        this.reader = reader;
+    }
+
+    // ------------------------------------------------------------------ what a transport provides
+
+    /** Makes room for a record of {@code payload} bytes at the peer; false when back-pressured. */
+    protected abstract boolean tryReserve(int payload);
+
+    /** Where the payload of the reserved record is written. */
+    protected abstract MemorySegment reservedSegment(int length);
+
+    /** Publishes the reserved record. */
+    protected abstract void publish(int type, int length);
+
+    /** Reads the next record of this side's window: {@link AreaReader#next()} plus what the transport needs. */
+    protected abstract int readNext() throws ProtocolViolation;
+
+    /** Sleeps up to {@code nanos} unless a record is already readable. */
+    protected abstract void parkReceiver(long nanos);
+
+    /** Sleeps up to {@code nanos} unless the peer already freed an area. */
+    protected abstract void parkSender(long nanos);
+
+    /** Releases the transport's resources; called once, by {@link #close()}. */
+    protected abstract void closeTransport(boolean peerStillThere);
+
+    /** Wakes this side's threads waiting in {@link #parkReceiver} / {@link #parkSender}. */
+    protected abstract void wakeLocalWaiters();
+
+    /** The peer's largest message. */
+    @Override
+    public abstract int maxMessageLength();
+
+    // ------------------------------------------------------------------ state
+
+    @Override
+    public String description() {
+        return description;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return !closed && peerState == PEER_OPEN && protocolFailure == null;
+    }
+
+    /** The peer closed cleanly ({@code clean}) or vanished; wakes waiters so they see it. */
+    public void peerEnded(boolean clean, String reason) {
+        if (peerState == PEER_OPEN) {
+            peerReason = reason;
+            peerState = clean ? PEER_CLOSED : PEER_GONE;
+        }
+        wakeLocalWaiters();
+    }
+
+    protected boolean isClosed() {
+        return closed;
+    }
+
+    protected TransportException protocolFailed(ProtocolViolation v) {
+        protocolFailure = v.getMessage();
+        TransportException e = new TransportException(Reason.PROTOCOL, description + ": " + v.getMessage()
+                + "; the connection was closed");
+        close();
+        return e;
+    }
+
+    private void checkSendable() {
+        if (closed) {
+            throw new TransportException(Reason.CLOSED, description + " is closed");
+        }
+        if (protocolFailure != null) {
+            throw new TransportException(Reason.PROTOCOL, description + ": " + protocolFailure);
+        }
+        int p = peerState;
+        if (p != PEER_OPEN) {
+            throw peerFailure(p);
+        }
+    }
+
+    private TransportException peerFailure(int p) {
+        return p == PEER_CLOSED
+                ? new TransportException(Reason.PEER_CLOSED, description + ": the peer closed the connection"
+                        + (peerReason == null ? "" : " (" + peerReason + ")"))
+                : new TransportException(Reason.PEER_GONE, description + ": the peer is gone"
+                        + (peerReason == null ? "" : " (" + peerReason + ")"));
+    }
+
+    // ------------------------------------------------------------------ send
+
+    @Override
+    public Claim tryClaim(int length) {
+        checkLength(length);
+        checkSendable();
+        if (claim.open) {
+            throw new IllegalStateException("a claim is already open on " + description + "; commit or abort it first");
+        }
+        try {
+            if (!tryReserve(length)) {
+                backPressured++;
+                return null;
+            }
+            return claim.open(reservedSegment(length), TYPE_DATA);
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
+        }
+    }
+
+    @Override
+    public Claim claim(int length) {
+        Claim c = tryClaim(length);
+        if (c != null) {
+            return c;
+        }
+        try {
+            awaitSpace(length);
+            return claim.open(reservedSegment(length), TYPE_DATA);
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
+        }
+    }
+
+    private void awaitSpace(int length) {
+        long start = System.nanoTime();
+        long deadline = start + options.sendTimeout().toNanos();
+        for (int i = 1; ; i++) {
+            if (tryReserve(length)) {
+                return;
+            }
+            if ((i & 63) == 0) {
+                checkSendable();
+                long now = System.nanoTime();
+                if (now - deadline >= 0) {
+                    throw new TransportException(Reason.TIMEOUT, description + ": the receiver freed no space for "
+                            + options.sendTimeout().toMillis() + " ms (it holds " + "its receive areas or is not reading)");
+                }
+                if (!options.spinOnly() && now - start > options.spinNanos()) {
+                    parkSender(Math.min(deadline - now, PARK_SLICE_NANOS));
+                    continue;
+                }
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    @Override
+    public int writeRegion(MemorySegment src) {
+        Objects.requireNonNull(src, "src");
+        if (claim.open) {
+            throw new IllegalStateException("a claim is open on " + description + "; commit or abort it first");
+        }
+        if (pendingRegions == AreaReader.MAX_REGIONS) {
+            throw new IllegalStateException(AreaReader.MAX_REGIONS + " regions are already waiting for a message on "
+                    + description);
+        }
+        checkLength(src.byteSize());
+        int length = (int) src.byteSize();
+        try {
+            checkSendable();
+            if (!tryReserve(length)) {
+                backPressured++;
+                awaitSpace(length);
+            }
+            writeRegionPayload(src, length);
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
+        }
+        regionsSent++;
+        bytesSent += length;
+        return pendingRegions++;
+    }
+
+    /** Puts a reserved region's bytes at the peer: by default a copy into the reserved space and a publish. */
+    protected void writeRegionPayload(MemorySegment src, int length) {
+        MemorySegment.copy(src, 0, reservedSegment(length), 0, length);
+        publish(TYPE_REGION, length);
+    }
+
+    /** An {@link IllegalStateException} from memory unmapped by a concurrent close becomes {@code CLOSED}. */
+    protected RuntimeException closedOr(IllegalStateException e) {
+        if (closed) {
+            return new TransportException(Reason.CLOSED, description + " is closed");
+        }
+        return e;
+    }
+
+    @Override
+    public void send(byte[] src, int offset, int length) {
+        Objects.checkFromIndexSize(offset, length, src.length);
+        Claim c = claim(length);
+        MemorySegment.copy(src, offset, c.segment(), ValueLayout.JAVA_BYTE, 0, length);
+        c.commit();
+    }
+
+    @Override
+    public void send(MemorySegment src) {
+        if (src.byteSize() > maxMessageLength()) {
+            checkLength(src.byteSize());
+        }
+        int length = (int) src.byteSize();
+        Claim c = claim(length);
+        MemorySegment.copy(src, 0, c.segment(), 0, length);
+        c.commit();
+    }
+
+    private void checkLength(long length) {
+        if (length < 0) {
+            throw new IllegalArgumentException("message length must not be negative: " + length);
+        }
+        if (length > maxMessageLength()) {
+            throw new IllegalArgumentException("a message of " + length + " bytes exceeds the peer's maximum of "
+                    + maxMessageLength() + " (its receive area size; raise ConnectionOptions.areaSize on the receiver)");
+        }
+    }
+
+    private final class ClaimImpl implements Claim {
+        boolean open;
+        int type;
+        MemorySegment segment;
+
+        Claim open(MemorySegment s, int t) {
+            segment = s;
+            type = t;
+            open = true;
+            return this;
+        }
+
+        @Override
+        public MemorySegment segment() {
+            if (!open) {
+                throw new IllegalStateException("the claim was already committed or aborted");
+            }
+            return segment;
+        }
+
+        @Override
+        public void commit() {
+            if (!open) {
+                throw new IllegalStateException("the claim was already committed or aborted");
+            }
+            open = false;
+            checkSendable();
+            int length = (int) segment.byteSize();
+            segment = null;
+            try {
+                publish(type, length);
+            } catch (IllegalStateException e) {
+                throw closedOr(e);
+            }
+            if (type == TYPE_REGION) {
+                regionsSent++;
+            } else {
+                messagesSent++;
+                pendingRegions = 0;
+            }
+            bytesSent += length;
+        }
+
+        @Override
+        public void abort() {
+            if (!open) {
+                throw new IllegalStateException("the claim was already committed or aborted");
+            }
+            open = false;
+            segment = null;
+        }
+    }
+
+    // ------------------------------------------------------------------ receive
+
+    private int next() {
+        if (closed) {
+            throw new TransportException(Reason.CLOSED, description + " is closed");
+        }
+        if (protocolFailure != null) {
+            throw new TransportException(Reason.PROTOCOL, description + ": " + protocolFailure);
+        }
+        int r;
+        try {
+            r = readNext();
+            if (r == AreaReader.NONE && peerState != PEER_OPEN) {
+                r = readNext(); // what the peer committed before it closed or died is still delivered
+                if (r == AreaReader.NONE) {
+                    throw peerFailure(peerState);
+                }
+            }
+        } catch (ProtocolViolation v) {
+            throw protocolFailed(v);
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
+        }
+        return r;
+    }
+
+    @Override
+    public Delivery poll() {
+        if (next() != AreaReader.MESSAGE) {
+            return null;
+        }
+        Delivery d = reader.retainCurrent();
+        reader.afterCallback();
+        return d;
+    }
+
+    @Override
+    public int poll(DeliveryHandler handler, int limit) {
+        Objects.requireNonNull(handler, "handler");
+        int n = 0;
+        while (n < limit) {
+            int r;
+            try {
+                r = next();
+            } catch (TransportException e) {
+                if (n > 0 && e.reason() != Reason.PROTOCOL) {
+                    return n;
+                }
+                throw e;
+            }
+            if (r != AreaReader.MESSAGE) {
+                break;
+            }
+            try {
+                handler.onDelivery(reader.current());
+            } finally {
+                reader.afterCallback();
+            }
+            n++;
+        }
+        return n;
+    }
+
+    @Override
+    public Delivery take(Duration timeout) {
+        Delivery d = poll();
+        if (d != null) {
+            return d;
+        }
+        long start = System.nanoTime();
+        long deadline = start + Math.max(0, timeout.toNanos());
+        for (int i = 1; ; i++) {
+            d = poll();
+            if (d != null) {
+                return d;
+            }
+            if ((i & 63) == 0) {
+                long now = System.nanoTime();
+                if (now - deadline >= 0) {
+                    return null;
+                }
+                if (!options.spinOnly() && now - start > options.spinNanos()) {
+                    try {
+                        parkReceiver(Math.min(deadline - now, PARK_SLICE_NANOS));
+                    } catch (IllegalStateException e) {
+                        throw closedOr(e);
+                    }
+                    continue;
+                }
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    @Override
+    public byte[] receive(Duration timeout) {
+        Delivery d = take(timeout);
+        if (d == null) {
+            return null;
+        }
+        try {
+            return d.payload().toArray(ValueLayout.JAVA_BYTE);
+        } finally {
+            d.release();
+        }
+    }
+
+    // ------------------------------------------------------------------ life
+
+    @Override
+    public ConnectionStats stats() {
+        return new ConnectionStats(messagesSent, bytesSent, reader.messages.get(), reader.bytes.get(), regionsSent,
+                backPressured, parks, reader.heldMessages(), reader.heldBytes(), reader.heldAreas(),
+                options.areaCount(), options.areaSize());
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        wakeLocalWaiters();
+        closeTransport(peerState == PEER_OPEN);
+    }
+
+    @Override
+    public String toString() {
+        return description;
+    }
+}

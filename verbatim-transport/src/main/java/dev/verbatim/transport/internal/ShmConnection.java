@@ -1,0 +1,185 @@
+package dev.verbatim.transport.internal;
+
+import dev.verbatim.buffer.Buffer;
+import dev.verbatim.transport.ConnectionOptions;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+
+import static dev.verbatim.transport.internal.AreaDescriptor.RECEIVER_PARKED_OFFSET;
+import static dev.verbatim.transport.internal.AreaDescriptor.SENDER_PARKED_OFFSET;
+import static dev.verbatim.transport.internal.AreaDescriptor.STATE_FREE;
+import static dev.verbatim.transport.internal.AreaDescriptor.STATE_SENDER;
+import static dev.verbatim.transport.internal.AreaDescriptor.areaStateOffset;
+
+/**
+ * A connection over shared memory. Each side maps its own receive window (which it created) and
+ * the peer's (into which it writes messages directly); the files were unlinked at the handshake,
+ * so nothing is left behind whatever happens to either process. No system call on the critical
+ * path: a send is a copy and a release store, plus a futex wake only when the receiver sleeps.
+ * The peer's liveness comes from the {@link ShmWatchdog}.
+ */
+public final class ShmConnection extends BaseConnection {
+    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
+
+    private final Buffer own;
+    private final Buffer peer;
+    private final MemorySegment ownWindow;
+    private final MemorySegment peerWindow;
+    private final AreaWriter writer;
+    private final int peerMaxMessage;
+    private final SocketChannel control;
+
+    public ShmConnection(ConnectionOptions options, String description, Buffer own, Buffer peer,
+                         int peerAreaCount, int peerAreaSize, SocketChannel control) throws IOException {
+        this(options, description, own, own.segment(), peer, peerAreaCount, peerAreaSize, control);
+    }
+
+    private ShmConnection(ConnectionOptions options, String description, Buffer own, MemorySegment ownWindow,
+                          Buffer peer, int peerAreaCount, int peerAreaSize, SocketChannel control) throws IOException {
+        super(options, description, new AreaReader(ownWindow, options.areaCount(), options.areaSize(),
+                area -> freed(ownWindow, area)));
+        this.own = own;
+        this.peer = peer;
+        this.ownWindow = ownWindow;
+        this.peerWindow = peer.segment();
+        this.writer = new AreaWriter(peerWindow, peerAreaCount, peerAreaSize);
+        this.peerMaxMessage = AreaDescriptor.maxPayload(peerAreaSize);
+        this.control = control;
+        ShmWatchdog.instance().watch(control, this);
+    }
+
+    /** The receiver's side of flow control: the area is the sender's again; wake it if it waits. */
+    private static void freed(MemorySegment window, int area) {
+        INT.setRelease(window, areaStateOffset(area), STATE_FREE);
+        VarHandle.fullFence();
+        if ((int) INT.getVolatile(window, SENDER_PARKED_OFFSET) != 0
+                && INT.compareAndSet(window, SENDER_PARKED_OFFSET, 1, 0)) {
+            Futex.wake(window, SENDER_PARKED_OFFSET, Integer.MAX_VALUE);
+        }
+    }
+
+    @Override
+    public int maxMessageLength() {
+        return peerMaxMessage;
+    }
+
+    // ------------------------------------------------------------------ send
+
+    @Override
+    protected boolean tryReserve(int payload) {
+        Placement p = writer.placement;
+        if (p.fits(payload)) {
+            return true;
+        }
+        int free = takeFreeArea();
+        if (free < 0) {
+            return false;
+        }
+        writer.next(free);
+        return true;
+    }
+
+    private int takeFreeArea() {
+        Placement p = writer.placement;
+        for (int i = 1; i < p.areaCount; i++) {
+            int k = (p.area() + i) % p.areaCount;
+            if ((int) INT.getAcquire(peerWindow, areaStateOffset(k)) == STATE_FREE) {
+                INT.setRelease(peerWindow, areaStateOffset(k), STATE_SENDER);
+                return k;
+            }
+        }
+        return -1;
+    }
+
+    private boolean anyFreeArea() {
+        Placement p = writer.placement;
+        for (int k = 0; k < p.areaCount; k++) {
+            if (k != p.area() && (int) INT.getAcquire(peerWindow, areaStateOffset(k)) == STATE_FREE) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    protected MemorySegment reservedSegment(int length) {
+        return peerWindow.asSlice(writer.payloadOffset(), length);
+    }
+
+    @Override
+    protected void publish(int type, int length) {
+        writer.publish(type, length);
+        VarHandle.fullFence();
+        if ((int) INT.getVolatile(peerWindow, RECEIVER_PARKED_OFFSET) != 0
+                && INT.compareAndSet(peerWindow, RECEIVER_PARKED_OFFSET, 1, 0)) {
+            Futex.wake(peerWindow, RECEIVER_PARKED_OFFSET, Integer.MAX_VALUE);
+        }
+    }
+
+    @Override
+    protected void parkSender(long nanos) {
+        INT.setVolatile(peerWindow, SENDER_PARKED_OFFSET, 1);
+        VarHandle.fullFence();
+        if (!anyFreeArea() && isOpen()) {
+            parks++;
+            Futex.await(peerWindow, SENDER_PARKED_OFFSET, 1, nanos);
+        }
+        INT.setVolatile(peerWindow, SENDER_PARKED_OFFSET, 0);
+    }
+
+    // ------------------------------------------------------------------ receive
+
+    @Override
+    protected int readNext() throws ProtocolViolation {
+        return reader.next();
+    }
+
+    @Override
+    protected void parkReceiver(long nanos) {
+        INT.setVolatile(ownWindow, RECEIVER_PARKED_OFFSET, 1);
+        VarHandle.fullFence();
+        if (!reader.hasData() && isOpen()) {
+            parks++;
+            Futex.await(ownWindow, RECEIVER_PARKED_OFFSET, 1, nanos);
+        }
+        INT.setVolatile(ownWindow, RECEIVER_PARKED_OFFSET, 0);
+    }
+
+    // ------------------------------------------------------------------ life
+
+    @Override
+    protected void wakeLocalWaiters() {
+        try {
+            INT.setVolatile(ownWindow, RECEIVER_PARKED_OFFSET, 0);
+            Futex.wake(ownWindow, RECEIVER_PARKED_OFFSET, Integer.MAX_VALUE);
+            INT.setVolatile(peerWindow, SENDER_PARKED_OFFSET, 0);
+            Futex.wake(peerWindow, SENDER_PARKED_OFFSET, Integer.MAX_VALUE);
+        } catch (IllegalStateException alreadyUnmapped) {
+            // closed concurrently: nobody can be waiting on an unmapped window
+        }
+    }
+
+    @Override
+    protected void closeTransport(boolean peerStillThere) {
+        ShmWatchdog.instance().forget(control);
+        try {
+            if (peerStillThere) {
+                try {
+                    control.write(ByteBuffer.wrap(new byte[] {ShmWatchdog.CLOSE}));
+                } catch (IOException ignored) {
+                    // the peer is gone already; it learns nothing more from us
+                }
+            }
+            control.close();
+        } catch (IOException ignored) {
+            // closing a socket we are done with
+        }
+        peer.release();
+        own.release();
+    }
+}

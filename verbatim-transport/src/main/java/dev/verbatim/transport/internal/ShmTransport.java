@@ -1,0 +1,248 @@
+package dev.verbatim.transport.internal;
+
+import dev.verbatim.buffer.Buffer;
+import dev.verbatim.transport.Connection;
+import dev.verbatim.transport.ConnectionOptions;
+import dev.verbatim.transport.Listener;
+import dev.verbatim.transport.TransportException;
+import dev.verbatim.transport.TransportException.Reason;
+
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Opening {@code shm:NAME} connections. The rendezvous is a Unix-domain socket
+ * {@code NAME.sock} in the {@link ShmDirectory}; over it the two sides exchange {@link Hello}s naming
+ * their receive window files, map each other's, unlink their own, and keep the socket open as the
+ * liveness and close channel watched by the {@link ShmWatchdog}.
+ */
+public final class ShmTransport {
+    private ShmTransport() {}
+
+    private static final byte ACK = 6;
+
+    public static Connection connect(String name, ConnectionOptions options) {
+        ShmDirectory.checkName(name);
+        Path dir = ShmDirectory.directory();
+        ShmDirectory.sweep(dir);
+        Path socket = ShmDirectory.socket(dir, name);
+        long deadline = System.nanoTime() + options.connectTimeout().toNanos();
+        SocketChannel channel;
+        try {
+            channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+        } catch (IOException e) {
+            throw new TransportException(Reason.IO, "cannot open a socket: " + e.getMessage(), e);
+        }
+        String areaName = ShmDirectory.newAreaName(name);
+        Path ownFile = dir.resolve(areaName);
+        Buffer own = null;
+        Buffer peer = null;
+        try {
+            try {
+                channel.connect(UnixDomainSocketAddress.of(socket));
+            } catch (IOException e) {
+                throw new TransportException(Reason.CONNECT, "no listener at shm:" + name + " (" + socket + ": "
+                        + e.getMessage() + ")", e);
+            }
+            channel.configureBlocking(false);
+            own = ShmWindows.create(ownFile, options.areaCount(), options.areaSize());
+            Hello hello = new Hello(Hello.KIND_HELLO, ProcessHandle.current().pid(), options.areaCount(),
+                    options.areaSize(), areaName);
+            ChannelIO.writeFully(channel, hello.encode(), deadline, "the shm handshake");
+            Hello welcome = readHello(channel, Hello.KIND_WELCOME, deadline);
+            peer = ShmWindows.mapPeer(dir.resolve(welcome.name()), welcome);
+            Files.deleteIfExists(ownFile); // the listener mapped it before welcoming us
+            ChannelIO.writeFully(channel, ByteBuffer.wrap(new byte[] {ACK}), deadline, "the shm handshake");
+            return new ShmConnection(options, "shm:" + name + " (connector)", own, peer,
+                    welcome.areaCount(), welcome.areaSize(), channel);
+        } catch (ProtocolViolation v) {
+            fail(channel, own, peer, ownFile);
+            throw new TransportException(Reason.CONNECT, "shm:" + name + " refused the handshake: " + v.getMessage());
+        } catch (IOException e) {
+            fail(channel, own, peer, ownFile);
+            throw new TransportException(Reason.IO, "connecting to shm:" + name + " failed: " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            fail(channel, own, peer, ownFile);
+            throw e;
+        }
+    }
+
+    static Hello readHello(SocketChannel channel, int kind, long deadline) throws IOException, ProtocolViolation {
+        ByteBuffer head = ByteBuffer.allocate(Hello.HEAD);
+        ChannelIO.readFully(channel, head, deadline, "the handshake");
+        int n = Hello.nameLength(head);
+        ByteBuffer nameBytes = ByteBuffer.allocate(n);
+        ChannelIO.readFully(channel, nameBytes, deadline, "the handshake");
+        nameBytes.flip();
+        return Hello.decode(head, nameBytes, kind);
+    }
+
+    private static void fail(SocketChannel channel, Buffer own, Buffer peer, Path ownFile) {
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // failing anyway
+        }
+        if (peer != null) {
+            peer.release();
+        }
+        if (own != null) {
+            own.release();
+        }
+        try {
+            Files.deleteIfExists(ownFile);
+        } catch (IOException ignored) {
+            // the sweep removes it once this process is gone
+        }
+    }
+
+    public static Listener listen(String name, ConnectionOptions options) {
+        ShmDirectory.checkName(name);
+        Path dir = ShmDirectory.directory();
+        ShmDirectory.sweep(dir);
+        Path socket = ShmDirectory.socket(dir, name);
+        if (socket.toString().length() > 100) {
+            throw new IllegalArgumentException("the shm socket path " + socket + " is too long for a Unix-domain socket"
+                    + " (set -Dverbatim.shm.dir to a shorter directory)");
+        }
+        try {
+            if (Files.exists(socket)) {
+                try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+                    probe.connect(UnixDomainSocketAddress.of(socket));
+                    throw new TransportException(Reason.CONNECT, "shm:" + name + " is already served by a live listener");
+                } catch (IOException stale) {
+                    Files.deleteIfExists(socket); // left by a listener that died
+                }
+            }
+            ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+            server.bind(UnixDomainSocketAddress.of(socket), 128);
+            server.configureBlocking(false);
+            return new ShmListener(name, socket, server, dir, options);
+        } catch (IOException e) {
+            throw new TransportException(Reason.IO, "cannot listen at shm:" + name + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** A listener at {@code shm:NAME}. */
+    static final class ShmListener implements Listener {
+        private final String name;
+        private final Path socket;
+        private final ServerSocketChannel server;
+        private final Path dir;
+        private final ConnectionOptions options;
+        private final Selector selector;
+        private final AtomicLong accepted = new AtomicLong();
+        private volatile boolean closed;
+
+        ShmListener(String name, Path socket, ServerSocketChannel server, Path dir, ConnectionOptions options)
+                throws IOException {
+            this.name = name;
+            this.socket = socket;
+            this.server = server;
+            this.dir = dir;
+            this.options = options;
+            this.selector = Selector.open();
+            server.register(selector, SelectionKey.OP_ACCEPT);
+        }
+
+        @Override
+        public String address() {
+            return "shm:" + name;
+        }
+
+        @Override
+        public synchronized Connection accept(Duration timeout) {
+            long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
+            while (true) {
+                if (closed) {
+                    throw new TransportException(Reason.CLOSED, "the listener at shm:" + name + " is closed");
+                }
+                SocketChannel channel;
+                try {
+                    channel = server.accept();
+                    if (channel == null) {
+                        long left = deadline - System.nanoTime();
+                        if (left <= 0) {
+                            return null;
+                        }
+                        selector.select(Math.max(1, Math.min(left / 1_000_000, 200)));
+                        selector.selectedKeys().clear();
+                        continue;
+                    }
+                } catch (IOException e) {
+                    if (closed) {
+                        throw new TransportException(Reason.CLOSED, "the listener at shm:" + name + " is closed");
+                    }
+                    throw new TransportException(Reason.IO, "accept at shm:" + name + " failed: " + e.getMessage(), e);
+                }
+                Connection c = handshake(channel);
+                if (c != null) {
+                    return c;
+                }
+            }
+        }
+
+        /** Completes one connector's handshake, or drops it (returning null) with the reason logged. */
+        private Connection handshake(SocketChannel channel) {
+            long deadline = System.nanoTime() + options.connectTimeout().toNanos();
+            String areaName = ShmDirectory.newAreaName(name);
+            Path ownFile = dir.resolve(areaName);
+            Buffer own = null;
+            Buffer peer = null;
+            try {
+                channel.configureBlocking(false);
+                Hello hello = readHello(channel, Hello.KIND_HELLO, deadline);
+                if (!ShmDirectory.isAreaName(hello.name())) {
+                    throw new ProtocolViolation("a hello naming '" + hello.name() + "', which is not a window file");
+                }
+                peer = ShmWindows.mapPeer(dir.resolve(hello.name()), hello);
+                own = ShmWindows.create(ownFile, options.areaCount(), options.areaSize());
+                Hello welcome = new Hello(Hello.KIND_WELCOME, ProcessHandle.current().pid(), options.areaCount(),
+                        options.areaSize(), areaName);
+                ChannelIO.writeFully(channel, welcome.encode(), deadline, "the shm handshake");
+                ByteBuffer ack = ByteBuffer.allocate(1);
+                ChannelIO.readFully(channel, ack, deadline, "the shm handshake");
+                Files.deleteIfExists(ownFile);
+                if (ack.get(0) != ACK) {
+                    throw new ProtocolViolation("a malformed handshake acknowledgement");
+                }
+                return new ShmConnection(options, "shm:" + name + " (accepted #" + accepted.incrementAndGet() + ")",
+                        own, peer, hello.areaCount(), hello.areaSize(), channel);
+            } catch (ProtocolViolation | IOException | TransportException e) {
+                fail(channel, own, peer, ownFile);
+                Rejections.record("shm:" + name, e.getMessage());
+                return null;
+            }
+        }
+
+        @Override
+        public void close() {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            try {
+                selector.wakeup();
+                server.close();
+                selector.close();
+            } catch (IOException ignored) {
+                // closing
+            }
+            try {
+                Files.deleteIfExists(socket);
+            } catch (IOException ignored) {
+                // the next listener at this name replaces a stale socket file
+            }
+        }
+    }
+}

@@ -1,0 +1,596 @@
+package dev.verbatim.transport.internal;
+
+import dev.verbatim.buffer.Buffer;
+import dev.verbatim.buffer.Buffers;
+import dev.verbatim.transport.ConnectionOptions;
+import dev.verbatim.transport.TransportException;
+import dev.verbatim.transport.TransportException.Reason;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+import static dev.verbatim.transport.internal.AreaDescriptor.STATE_FREE;
+import static dev.verbatim.transport.internal.AreaDescriptor.STATE_SENDER;
+import static dev.verbatim.transport.internal.FrameDescriptor.CLOSE;
+import static dev.verbatim.transport.internal.FrameDescriptor.HEADER;
+import static dev.verbatim.transport.internal.FrameDescriptor.NEXT;
+import static dev.verbatim.transport.internal.FrameDescriptor.NEXT_PAYLOAD;
+import static dev.verbatim.transport.internal.FrameDescriptor.NOTICE;
+
+/**
+ * A connection over TCP (Java NIO, non-blocking, {@code TCP_NODELAY}). The sender mirrors the
+ * peer's receive window with a {@link Placement} and spends the areas the peer announced free; the
+ * receiver reads frames into its own off-heap window with an {@link AreaWriter} (large payloads
+ * straight from the socket into place) and reads records from it exactly as on {@code shm}. No
+ * thread of its own: the receiving thread reads the socket when it polls; a sender short of areas
+ * reads it too, for the notices. Two locks: {@code pumpLock} (reading the socket) is always taken
+ * before {@code sendLock} (writing it), never the other way round.
+ */
+public final class TcpConnection extends BaseConnection {
+    private static final int STAGING = 64 * 1024;
+    private static final int NEXT_SPAN = HEADER + NEXT_PAYLOAD;
+    private static final long WAIT_SLICE_MS = 10;
+
+    private final SocketChannel channel;
+    private final Buffer own;
+    private final MemorySegment ownWindow;
+    private final int ownMax;
+    private final AtomicIntegerArray ownState;
+    /** Areas of our window freed since our last frame: the next frame carries them (piggy-back). */
+    private final AtomicLong noticesRef;
+
+    // sending (under sendLock for the socket; placement by the sending thread)
+    private final ReentrantLock sendLock = new ReentrantLock();
+    private final Placement placement;
+    private final AtomicLong remoteFree;
+    private final int peerMax;
+    private final Buffer send;
+    private final MemorySegment sendWindow;
+    private final Selector writeSelector;
+    private final Selector creditSelector;
+    private int pendingNext = -1;
+
+    // receiving (under pumpLock)
+    private final ReentrantLock pumpLock = new ReentrantLock();
+    private final ByteBuffer staging = ByteBuffer.allocateDirect(STAGING).order(ByteOrder.LITTLE_ENDIAN);
+    private final MemorySegment stagingSegment = MemorySegment.ofBuffer(staging);
+    private final AreaWriter pumpWriter;
+    private final Selector readSelector;
+    private long partialOffset;
+    private long partialRemaining;
+    private int partialType;
+    private int partialLength;
+    private boolean eof;
+
+    public TcpConnection(ConnectionOptions options, String description, SocketChannel channel,
+                         int peerAreaCount, int peerAreaSize) throws IOException {
+        this(options, description, channel, Buffers.offHeap(AreaDescriptor.windowSize(options.areaCount(),
+                options.areaSize())), peerAreaCount, peerAreaSize);
+    }
+
+    private TcpConnection(ConnectionOptions options, String description, SocketChannel channel, Buffer own,
+                          int peerAreaCount, int peerAreaSize) throws IOException {
+        this(options, description, channel, own, own.segment(), new AtomicIntegerArray(options.areaCount()),
+                new AtomicLong(), peerAreaCount, peerAreaSize);
+    }
+
+    private TcpConnection(ConnectionOptions options, String description, SocketChannel channel, Buffer own,
+                          MemorySegment ownWindow, AtomicIntegerArray ownState, AtomicLong notices,
+                          int peerAreaCount, int peerAreaSize) throws IOException {
+        super(options, description, new AreaReader(ownWindow, options.areaCount(), options.areaSize(), area -> {
+            ownState.set(area, STATE_FREE);
+            notices.getAndUpdate(m -> m | (1L << area));
+        }));
+        this.channel = channel;
+        this.own = own;
+        this.ownWindow = ownWindow;
+        this.ownMax = AreaDescriptor.maxPayload(options.areaSize());
+        this.ownState = ownState;
+        ownState.set(0, STATE_SENDER);
+        this.placement = new Placement(peerAreaCount, peerAreaSize);
+        long all = peerAreaCount == 64 ? -1L : (1L << peerAreaCount) - 1;
+        this.remoteFree = new AtomicLong(all & ~1L);
+        this.peerMax = AreaDescriptor.maxPayload(peerAreaSize);
+        this.send = Buffers.offHeap(NEXT_SPAN + HEADER + ((peerMax + 7L) & ~7L));
+        this.sendWindow = send.segment();
+        this.pumpWriter = new AreaWriter(ownWindow, options.areaCount(), options.areaSize());
+        this.readSelector = Selector.open();
+        this.writeSelector = Selector.open();
+        this.creditSelector = Selector.open();
+        channel.register(readSelector, SelectionKey.OP_READ);
+        channel.register(writeSelector, SelectionKey.OP_WRITE);
+        channel.register(creditSelector, SelectionKey.OP_READ);
+        this.noticesRef = notices;
+    }
+
+    @Override
+    public int maxMessageLength() {
+        return peerMax;
+    }
+
+    // ------------------------------------------------------------------ send
+
+    @Override
+    protected boolean tryReserve(int payload) {
+        if (placement.fits(payload)) {
+            return true;
+        }
+        int k = takeRemoteFree();
+        if (k < 0) {
+            pumpForCredits();
+            k = takeRemoteFree();
+            if (k < 0) {
+                return false;
+            }
+        }
+        if (pendingNext >= 0) {
+            writeFrames(-1, 0); // an aborted claim left a NEXT unsent: it goes first
+        }
+        pendingNext = k;
+        placement.moveTo(k);
+        return true;
+    }
+
+    private int takeRemoteFree() {
+        while (true) {
+            long all = remoteFree.get();
+            long m = all & ~(1L << placement.area());
+            if (m == 0) {
+                return -1;
+            }
+            long bit = Long.lowestOneBit(m);
+            if (remoteFree.compareAndSet(all, all & ~bit)) {
+                return Long.numberOfTrailingZeros(bit);
+            }
+        }
+    }
+
+    @Override
+    protected MemorySegment reservedSegment(int length) {
+        return sendWindow.asSlice(NEXT_SPAN + HEADER, length);
+    }
+
+    @Override
+    protected void publish(int type, int length) {
+        writeFrames(type, length);
+        placement.advance(length);
+    }
+
+    /**
+     * Writes the pending NEXT frame (if any) and a frame of {@code type} whose payload of
+     * {@code length} bytes is already in the send buffer ({@code type < 0}: only the NEXT).
+     */
+    private void writeFrames(int type, int length) {
+        sendLock.lock();
+        try {
+            long notices = noticesRef.getAndSet(0);
+            int start = NEXT_SPAN;
+            if (pendingNext >= 0) {
+                start = 0;
+                header(0, NEXT_PAYLOAD, NEXT, notices);
+                sendWindow.set(ValueLayout.JAVA_LONG, HEADER, pendingNext);
+                notices = 0;
+                pendingNext = -1;
+            }
+            int end = NEXT_SPAN;
+            if (type >= 0) {
+                header(NEXT_SPAN, length, type, notices);
+                int padded = (length + 7) & ~7;
+                sendWindow.asSlice(NEXT_SPAN + HEADER + length, padded - length).fill((byte) 0);
+                end = NEXT_SPAN + HEADER + padded;
+            }
+            writeFully(sendWindow.asSlice(start, end - start).asByteBuffer());
+        } finally {
+            sendLock.unlock();
+        }
+        flushNotices();
+    }
+
+    private void header(long at, long length, int type, long notices) {
+        sendWindow.set(ValueLayout.JAVA_LONG, at, (length & 0xFFFF_FFFFL) | ((long) type << 32));
+        sendWindow.set(ValueLayout.JAVA_LONG, at + 8, notices);
+    }
+
+    @Override
+    protected void writeRegionPayload(MemorySegment src, int length) {
+        // one-sided write: the region goes from the caller's memory to the socket (gathering write),
+        // without a copy into the send buffer
+        sendLock.lock();
+        try {
+            long notices = noticesRef.getAndSet(0);
+            int start = NEXT_SPAN;
+            if (pendingNext >= 0) {
+                start = 0;
+                header(0, NEXT_PAYLOAD, NEXT, notices);
+                sendWindow.set(ValueLayout.JAVA_LONG, HEADER, pendingNext);
+                notices = 0;
+                pendingNext = -1;
+            }
+            header(NEXT_SPAN, length, FrameDescriptor.REGION, notices);
+            int padded = (length + 7) & ~7;
+            ByteBuffer[] parts = {
+                    sendWindow.asSlice(start, NEXT_SPAN + HEADER - start).asByteBuffer(),
+                    src.asByteBuffer(),
+                    ByteBuffer.allocate(padded - length)
+            };
+            long total = NEXT_SPAN + HEADER - start + padded;
+            long deadline = System.nanoTime() + options.sendTimeout().toNanos();
+            long written = 0;
+            while (written < total) {
+                long n = channel.write(parts);
+                written += n;
+                if (n == 0) {
+                    awaitWritable(deadline);
+                }
+            }
+        } catch (IOException e) {
+            throw lost(e);
+        } finally {
+            sendLock.unlock();
+        }
+        flushNotices();
+        placement.advance(length);
+    }
+
+    private void writeFully(ByteBuffer b) {
+        try {
+            long deadline = 0;
+            while (true) {
+                channel.write(b);
+                if (!b.hasRemaining()) {
+                    return;
+                }
+                if (deadline == 0) {
+                    deadline = System.nanoTime() + options.sendTimeout().toNanos();
+                }
+                awaitWritable(deadline);
+            }
+        } catch (IOException e) {
+            throw lost(e);
+        }
+    }
+
+    private void awaitWritable(long deadline) throws IOException {
+        checkNotClosed();
+        if (System.nanoTime() - deadline >= 0) {
+            throw new TransportException(Reason.TIMEOUT, description + ": the peer read nothing for "
+                    + options.sendTimeout().toMillis() + " ms (stalled)");
+        }
+        if (pumpLock.tryLock()) { // read what the peer sends us meanwhile, so two writers never block each other
+            try {
+                pump();
+            } catch (ProtocolViolation v) {
+                throw protocolFailed(v);
+            } finally {
+                pumpLock.unlock();
+            }
+        }
+        writeSelector.select(WAIT_SLICE_MS);
+        writeSelector.selectedKeys().clear();
+    }
+
+    private void checkNotClosed() {
+        if (isClosed()) {
+            throw new TransportException(Reason.CLOSED, description + " is closed");
+        }
+    }
+
+    private TransportException lost(IOException e) {
+        if (isClosed()) {
+            return new TransportException(Reason.CLOSED, description + " is closed");
+        }
+        peerEnded(false, "the connection failed: " + e.getMessage());
+        return new TransportException(Reason.PEER_GONE, description + ": the connection failed: " + e.getMessage(), e);
+    }
+
+    /** Sends the freed areas of our window as a NOTICE unless a frame being written carries them. */
+    private void flushNotices() {
+        while (noticesRef.get() != 0 && !isClosed() && sendLock.tryLock()) {
+            try {
+                long m = noticesRef.getAndSet(0);
+                if (m != 0) {
+                    header(NEXT_SPAN, 0, NOTICE, m);
+                    writeFully(sendWindow.asSlice(NEXT_SPAN, HEADER).asByteBuffer());
+                }
+            } catch (TransportException e) {
+                return; // the failure reaches the next operation on the connection
+            } finally {
+                sendLock.unlock();
+            }
+        }
+    }
+
+    private void pumpForCredits() {
+        if (pumpLock.tryLock()) {
+            boolean deposited;
+            try {
+                deposited = pump();
+            } catch (ProtocolViolation v) {
+                throw protocolFailed(v);
+            } finally {
+                pumpLock.unlock();
+            }
+            if (deposited) {
+                readSelector.wakeup(); // the receiving thread may be waiting for what we just read
+            }
+        }
+    }
+
+    @Override
+    protected void parkSender(long nanos) {
+        try {
+            parks++;
+            creditSelector.select(Math.max(1, Math.min(nanos / 1_000_000, 1)));
+            creditSelector.selectedKeys().clear();
+        } catch (IOException e) {
+            throw lost(e);
+        }
+    }
+
+    // ------------------------------------------------------------------ receive
+
+    @Override
+    protected int readNext() throws ProtocolViolation {
+        int r = reader.next();
+        if (r != AreaReader.NONE) {
+            return r;
+        }
+        pumpLock.lock();
+        try {
+            pump();
+        } finally {
+            pumpLock.unlock();
+        }
+        flushNotices();
+        return reader.next();
+    }
+
+    /** Reads what the socket has and files complete frames into the window; true if any record was published. */
+    private boolean pump() throws ProtocolViolation {
+        if (eof || isClosed()) {
+            return false;
+        }
+        boolean published = false;
+        try {
+            if (partialRemaining > STAGING / 2 && staging.position() == 0) {
+                ByteBuffer direct = ownWindow.asSlice(partialOffset, partialRemaining).asByteBuffer();
+                int n = channel.read(direct);
+                if (n < 0) {
+                    ended();
+                    return false;
+                }
+                partialOffset += n;
+                partialRemaining -= n;
+                if (partialRemaining == 0) {
+                    pumpWriter.publish(partialType, partialLength);
+                    published = true;
+                }
+                return published;
+            }
+            int n = channel.read(staging);
+            if (n < 0) {
+                ended();
+            }
+            staging.flip();
+            try {
+                published = parse();
+            } finally {
+                staging.compact();
+            }
+            return published;
+        } catch (IOException e) {
+            if (!isClosed()) {
+                peerEnded(false, "the connection failed: " + e.getMessage());
+            }
+            eof = true;
+            return published;
+        }
+    }
+
+    private void ended() {
+        eof = true;
+        peerEnded(false, "the connection was lost without a close (the peer process died or the network failed)");
+    }
+
+    private boolean parse() throws ProtocolViolation {
+        boolean published = false;
+        while (true) {
+            if (partialRemaining > 0) {
+                int n = (int) Math.min(partialRemaining, staging.remaining());
+                MemorySegment.copy(stagingSegment, staging.position(), ownWindow, partialOffset, n);
+                staging.position(staging.position() + n);
+                partialOffset += n;
+                partialRemaining -= n;
+                if (partialRemaining > 0) {
+                    return published;
+                }
+                pumpWriter.publish(partialType, partialLength);
+                published = true;
+                continue;
+            }
+            if (staging.remaining() < HEADER) {
+                return published;
+            }
+            int p = staging.position();
+            long length = staging.getInt(p) & 0xFFFF_FFFFL;
+            int type = staging.get(p + 4) & 0xFF;
+            long notices = staging.getLong(p + 8);
+            if (staging.get(p + 5) != 0 || staging.getShort(p + 6) != 0) {
+                throw frameViolation("a malformed frame header");
+            }
+            switch (type) {
+                case FrameDescriptor.DATA, FrameDescriptor.REGION -> {
+                    if (length > ownMax) {
+                        throw frameViolation("a frame of " + length + " bytes, above this side's maximum of " + ownMax);
+                    }
+                    if (!pumpWriter.placement.fits(length)) {
+                        throw frameViolation("a frame of " + length + " bytes that overruns receive area "
+                                + pumpWriter.placement.area());
+                    }
+                    applyNotices(notices);
+                    staging.position(p + HEADER);
+                    partialOffset = pumpWriter.payloadOffset();
+                    partialRemaining = (length + 7) & ~7L;
+                    partialType = type;
+                    partialLength = (int) length;
+                    if (partialRemaining == 0) {
+                        pumpWriter.publish(type, 0);
+                        published = true;
+                    }
+                }
+                case NEXT -> {
+                    if (length != NEXT_PAYLOAD) {
+                        throw frameViolation("a NEXT frame of " + length + " bytes");
+                    }
+                    if (staging.remaining() < HEADER + NEXT_PAYLOAD) {
+                        return published;
+                    }
+                    long next = staging.getLong(p + HEADER);
+                    int current = pumpWriter.placement.area();
+                    if (next < 0 || next >= options.areaCount() || next == current
+                            || ownState.get((int) next) != STATE_FREE || !reader.isClear((int) next)) {
+                        throw frameViolation("a NEXT frame to area " + next + ", which was not free");
+                    }
+                    applyNotices(notices);
+                    ownState.set((int) next, STATE_SENDER);
+                    pumpWriter.next((int) next);
+                    staging.position(p + HEADER + NEXT_PAYLOAD);
+                }
+                case NOTICE -> {
+                    if (length != 0) {
+                        throw frameViolation("a NOTICE frame with a payload");
+                    }
+                    applyNotices(notices);
+                    staging.position(p + HEADER);
+                }
+                case CLOSE -> {
+                    if (length > FrameDescriptor.MAX_REASON) {
+                        throw frameViolation("a CLOSE frame of " + length + " bytes");
+                    }
+                    int span = (int) FrameDescriptor.frameSpan(length);
+                    if (staging.remaining() < span) {
+                        return published;
+                    }
+                    byte[] reason = new byte[(int) length];
+                    staging.get(p + HEADER, reason);
+                    staging.position(p + span);
+                    eof = true;
+                    peerEnded(true, reason.length == 0 ? null : new String(reason, StandardCharsets.UTF_8));
+                    return published;
+                }
+                default -> throw frameViolation("a frame of unknown type " + type);
+            }
+        }
+    }
+
+    private void applyNotices(long notices) throws ProtocolViolation {
+        if (notices == 0) {
+            return;
+        }
+        if (placement.areaCount < 64 && (notices >>> placement.areaCount) != 0) {
+            throw frameViolation("a notice for areas it does not have (0x" + Long.toHexString(notices) + ")");
+        }
+        remoteFree.getAndUpdate(m -> m | notices);
+    }
+
+    private ProtocolViolation frameViolation(String what) {
+        return new ProtocolViolation("the peer sent " + what);
+    }
+
+    @Override
+    protected TransportException protocolFailed(ProtocolViolation v) {
+        sendClose("protocol violation: " + v.getMessage());
+        return super.protocolFailed(v);
+    }
+
+    @Override
+    protected void parkReceiver(long nanos) {
+        if (reader.hasData()) {
+            return;
+        }
+        try {
+            parks++;
+            readSelector.select(Math.max(1, nanos / 1_000_000));
+            readSelector.selectedKeys().clear();
+        } catch (IOException e) {
+            throw lost(e);
+        }
+    }
+
+    // ------------------------------------------------------------------ life
+
+    @Override
+    protected void wakeLocalWaiters() {
+        readSelector.wakeup();
+        writeSelector.wakeup();
+        creditSelector.wakeup();
+    }
+
+    private void sendClose(String reason) {
+        try {
+            if (!sendLock.tryLock(1, TimeUnit.SECONDS)) {
+                return;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        try {
+            byte[] r = reason.getBytes(StandardCharsets.UTF_8);
+            int n = Math.min(r.length, FrameDescriptor.MAX_REASON);
+            int padded = (n + 7) & ~7;
+            ByteBuffer b = ByteBuffer.allocate(HEADER + padded).order(ByteOrder.LITTLE_ENDIAN);
+            b.putInt(n).put((byte) CLOSE).put((byte) 0).putShort((short) 0).putLong(0).put(r, 0, n);
+            b.position(0).limit(HEADER + padded);
+            long deadline = System.nanoTime() + 1_000_000_000L;
+            while (b.hasRemaining() && System.nanoTime() - deadline < 0) {
+                if (channel.write(b) == 0) {
+                    writeSelector.select(WAIT_SLICE_MS);
+                    writeSelector.selectedKeys().clear();
+                }
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // the peer learns of the close from the end of the stream instead
+        } finally {
+            sendLock.unlock();
+        }
+    }
+
+    @Override
+    protected void closeTransport(boolean peerStillThere) {
+        if (peerStillThere) {
+            sendClose("closed by the peer");
+        }
+        try {
+            channel.close();
+            readSelector.close();
+            writeSelector.close();
+            creditSelector.close();
+        } catch (IOException ignored) {
+            // closing
+        }
+        pumpLock.lock();
+        try {
+            own.release();
+        } finally {
+            pumpLock.unlock();
+        }
+        sendLock.lock();
+        try {
+            send.release();
+        } finally {
+            sendLock.unlock();
+        }
+    }
+}

@@ -1,0 +1,10 @@
+/**
+ * Connections between processes: {@code shm:NAME} (shared memory on one host, no system call on
+ * the critical path) and {@code tcp://HOST:PORT} (Java NIO), one {@link dev.verbatim.transport.Connection}
+ * interface with receive areas owned by the receiver, sender-managed flow control and one-sided
+ * writes.
+ */
+module dev.verbatim.transport {
+    requires dev.verbatim.buffer;
+    exports dev.verbatim.transport;
+}
