@@ -295,11 +295,8 @@ public final class AreaReader {
         @Override
         public void release() {
             check();
-            if (retained == null) {
-                throw new IllegalStateException("a callback's delivery is released when the callback returns; "
-                        + "release() is for retained deliveries");
-            }
-            retained.release();
+            throw new IllegalStateException("a callback's delivery is released when the callback returns; "
+                    + "release() the delivery retain() returned");
         }
     }
 
@@ -347,6 +344,9 @@ public final class AreaReader {
         private void check() {
             if (released != 0) {
                 throw new IllegalStateException("the delivery was released");
+            }
+            if (!window.scope().isAlive()) {
+                throw new IllegalStateException("the connection was closed: its received messages are gone");
             }
         }
 

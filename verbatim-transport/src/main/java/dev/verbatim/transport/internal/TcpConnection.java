@@ -82,16 +82,20 @@ public final class TcpConnection extends BaseConnection {
     private TcpConnection(ConnectionOptions options, String description, SocketChannel channel, Buffer own,
                           int peerAreaCount, int peerAreaSize) throws IOException {
         this(options, description, channel, own, own.segment(), new AtomicIntegerArray(options.areaCount()),
-                new AtomicLong(), peerAreaCount, peerAreaSize);
+                new AtomicLong(), new TcpConnection[1], peerAreaCount, peerAreaSize);
     }
 
     private TcpConnection(ConnectionOptions options, String description, SocketChannel channel, Buffer own,
                           MemorySegment ownWindow, AtomicIntegerArray ownState, AtomicLong notices,
-                          int peerAreaCount, int peerAreaSize) throws IOException {
+                          TcpConnection[] self, int peerAreaCount, int peerAreaSize) throws IOException {
         super(options, description, new AreaReader(ownWindow, options.areaCount(), options.areaSize(), area -> {
             ownState.set(area, STATE_FREE);
             notices.getAndUpdate(m -> m | (1L << area));
+            if (self[0] != null) {
+                self[0].flushNotices(); // a frame going out carries it; else a NOTICE of its own
+            }
         }));
+        self[0] = this;
         this.channel = channel;
         this.own = own;
         this.ownWindow = ownWindow;
@@ -204,6 +208,14 @@ public final class TcpConnection extends BaseConnection {
 
     @Override
     protected void writeRegionPayload(MemorySegment src, int length) {
+        if (src.isNative() || src.heapBase().orElse(null) instanceof byte[]) {
+            writeRegionDirect(src, length);
+        } else { // a heap segment over another array type cannot be a ByteBuffer: copy it
+            super.writeRegionPayload(src, length);
+        }
+    }
+
+    private void writeRegionDirect(MemorySegment src, int length) {
         // one-sided write: the region goes from the caller's memory to the socket (gathering write),
         // without a copy into the send buffer
         sendLock.lock();
@@ -296,7 +308,8 @@ public final class TcpConnection extends BaseConnection {
 
     /** Sends the freed areas of our window as a NOTICE unless a frame being written carries them. */
     private void flushNotices() {
-        while (noticesRef.get() != 0 && !isClosed() && sendLock.tryLock()) {
+        // never from inside a frame this thread is writing (a pump while waiting to write)
+        while (noticesRef.get() != 0 && !isClosed() && !sendLock.isHeldByCurrentThread() && sendLock.tryLock()) {
             try {
                 long m = noticesRef.getAndSet(0);
                 if (m != 0) {
@@ -346,15 +359,26 @@ public final class TcpConnection extends BaseConnection {
         if (r != AreaReader.NONE) {
             return r;
         }
+        if (deferred != null) {
+            throw deferred;
+        }
         pumpLock.lock();
         try {
             pump();
+        } catch (ProtocolViolation v) {
+            deferred = v; // the frames before the bad one are delivered first
         } finally {
             pumpLock.unlock();
         }
         flushNotices();
-        return reader.next();
+        r = reader.next();
+        if (r == AreaReader.NONE && deferred != null) {
+            throw deferred;
+        }
+        return r;
     }
+
+    private ProtocolViolation deferred;
 
     /** Reads what the socket has and files complete frames into the window; true if any record was published. */
     private boolean pump() throws ProtocolViolation {
@@ -538,6 +562,9 @@ public final class TcpConnection extends BaseConnection {
     }
 
     private void sendClose(String reason) {
+        if (sendLock.isHeldByCurrentThread()) {
+            return; // a frame of ours is half written: the peer learns from the end of the stream
+        }
         try {
             if (!sendLock.tryLock(1, TimeUnit.SECONDS)) {
                 return;

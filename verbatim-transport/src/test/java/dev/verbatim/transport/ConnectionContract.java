@@ -1,0 +1,508 @@
+package dev.verbatim.transport;
+
+import dev.verbatim.transport.TransportException.Reason;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * The behaviour every {@link Connection} must have, run against each transport (DESIGN §9: one
+ * contract, every implementation). Tests that cross a process boundary start a {@link TransportPeer}.
+ */
+@Timeout(60)
+abstract class ConnectionContract {
+    static final Duration WAIT = Duration.ofSeconds(20);
+    static final ConnectionOptions SMALL = ConnectionOptions.DEFAULT.withAreas(2, 64 * 1024);
+
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+
+    /** A fresh listening address for this transport ({@code shm:UNIQUE} or {@code tcp://:0}). */
+    abstract String listenAddress();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = toClose.size() - 1; i >= 0; i--) {
+            toClose.get(i).close();
+        }
+        toClose.clear();
+    }
+
+    <T extends AutoCloseable> T closing(T c) {
+        toClose.add(c);
+        return c;
+    }
+
+    Listener listen(ConnectionOptions options) {
+        return closing(Transport.listen(listenAddress(), options));
+    }
+
+    /** [accepted, connector]. */
+    Connection[] pair(ConnectionOptions acceptorOptions, ConnectionOptions connectorOptions) throws Exception {
+        Listener l = listen(acceptorOptions);
+        CompletableFuture<Connection> connector = CompletableFuture.supplyAsync(
+                () -> Transport.connect(l.address(), connectorOptions));
+        Connection accepted = l.accept(WAIT);
+        assertNotNull(accepted, "no connection accepted");
+        return new Connection[] {closing(accepted), closing(connector.get())};
+    }
+
+    Connection[] pair() throws Exception {
+        return pair(ConnectionOptions.DEFAULT, ConnectionOptions.DEFAULT);
+    }
+
+    static byte[] bytes(int n, int seed) {
+        byte[] b = new byte[n];
+        for (int i = 0; i < n; i++) {
+            b[i] = (byte) (seed * 31 + i);
+        }
+        return b;
+    }
+
+    // ------------------------------------------------------------------ both levels, both directions
+
+    @Test
+    void copyingApiDeliversBytesBothWays() throws Exception {
+        Connection[] c = pair();
+        for (int i = 0; i < 100; i++) {
+            byte[] m = bytes(i * 13, i);
+            c[1].send(m, 0, m.length);
+            assertArrayEquals(m, c[0].receive(WAIT), "message " + i);
+            c[0].send(m, 0, m.length);
+            assertArrayEquals(m, c[1].receive(WAIT), "reply " + i);
+        }
+        assertNull(c[0].receive(Duration.ofMillis(50)), "nothing more was sent");
+        assertEquals(100, c[0].stats().messagesReceived());
+        assertEquals(100, c[0].stats().messagesSent());
+    }
+
+    @Test
+    void bufferApiWritesInPlaceAndDeliversInPlace() throws Exception {
+        Connection[] c = pair();
+        Claim claim = c[1].claim(16);
+        assertEquals(16, claim.segment().byteSize());
+        claim.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 42L);
+        claim.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 8, -7L);
+        assertNull(c[0].poll(), "nothing is visible before commit");
+        claim.commit();
+        Delivery d = c[0].take(WAIT);
+        assertNotNull(d);
+        assertEquals(16, d.length());
+        assertEquals(42L, d.payload().get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
+        assertEquals(-7L, d.payload().get(ValueLayout.JAVA_LONG_UNALIGNED, 8));
+        assertTrue(d.payload().isReadOnly(), "received bytes are read-only");
+        d.release();
+        assertThrows(IllegalStateException.class, d::payload, "a released delivery is unusable");
+        assertThrows(IllegalStateException.class, d::release, "double release is a bug");
+    }
+
+    @Test
+    void abortedClaimSendsNothing() throws Exception {
+        Connection[] c = pair();
+        Claim claim = c[1].claim(100);
+        claim.abort();
+        assertThrows(IllegalStateException.class, claim::commit);
+        c[1].send(new byte[] {9}, 0, 1);
+        Delivery d = c[0].take(WAIT);
+        assertEquals(1, d.length(), "the aborted claim was not delivered");
+        d.release();
+    }
+
+    @Test
+    void oneClaimAtATime() throws Exception {
+        Connection[] c = pair();
+        c[1].claim(8);
+        assertThrows(IllegalStateException.class, () -> c[1].claim(8));
+    }
+
+    @Test
+    void zeroLengthMessagesAreMessages() throws Exception {
+        Connection[] c = pair();
+        c[1].send(new byte[0], 0, 0);
+        c[1].send(new byte[] {1}, 0, 1);
+        assertArrayEquals(new byte[0], c[0].receive(WAIT));
+        assertArrayEquals(new byte[] {1}, c[0].receive(WAIT));
+    }
+
+    @Test
+    void handlerGetsAFlyweightValidOnlyDuringTheCallback() throws Exception {
+        Connection[] c = pair();
+        for (int i = 0; i < 5; i++) {
+            c[1].send(bytes(10, i), 0, 10);
+        }
+        AtomicReference<Delivery> leaked = new AtomicReference<>();
+        List<Delivery> kept = new ArrayList<>();
+        AtomicInteger seen = new AtomicInteger();
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (seen.get() < 5 && System.nanoTime() < deadline) {
+            c[0].poll(d -> {
+                int i = seen.getAndIncrement();
+                assertArrayEquals(bytes(10, i), d.payload().toArray(ValueLayout.JAVA_BYTE));
+                leaked.set(d);
+                assertThrows(IllegalStateException.class, d::release, "a callback's delivery is not released by hand");
+                if (i == 2) {
+                    kept.add(d.retain());
+                    assertThrows(IllegalStateException.class, d::release, "the retained delivery is released, not the flyweight");
+                }
+            }, 10);
+        }
+        assertEquals(5, seen.get());
+        assertThrows(IllegalStateException.class, () -> leaked.get().payload(), "the flyweight died with its callback");
+        assertEquals(1, c[0].stats().heldMessages());
+        assertArrayEquals(bytes(10, 2), kept.getFirst().payload().toArray(ValueLayout.JAVA_BYTE), "the retained one lives");
+        kept.getFirst().release();
+        assertEquals(0, c[0].stats().heldMessages());
+    }
+
+    @Test
+    void messageLengthsAreChecked() throws Exception {
+        Connection[] c = pair(SMALL, SMALL);
+        assertEquals(64 * 1024 - 24, c[1].maxMessageLength());
+        assertThrows(IllegalArgumentException.class, () -> c[1].claim(c[1].maxMessageLength() + 1));
+        assertThrows(IllegalArgumentException.class, () -> c[1].tryClaim(-1));
+        byte[] max = bytes(c[1].maxMessageLength(), 3);
+        c[1].send(max, 0, max.length);
+        assertArrayEquals(max, c[0].receive(WAIT), "the largest message fits");
+    }
+
+    // ------------------------------------------------------------------ flow control
+
+    @Test
+    void slowReceiverBackPressuresWithBoundedMemory() throws Exception {
+        Connection[] c = pair(SMALL, SMALL.withSendTimeout(Duration.ofMillis(300)));
+        long window = 2L * 64 * 1024;
+        long committed = 0;
+        int sent = 0;
+        while (true) {
+            Claim claim = c[1].tryClaim(1000);
+            if (claim == null) {
+                break;
+            }
+            Pattern.fill(claim.segment(), sent++);
+            claim.commit();
+            committed += 1000;
+            assertTrue(committed <= window, "the sender committed " + committed + " bytes into a " + window + "-byte window");
+        }
+        assertTrue(sent > 10, "some messages went before back-pressure: " + sent);
+        assertTrue(c[1].stats().backPressured() > 0);
+        TransportException e = assertThrows(TransportException.class, () -> c[1].claim(1000));
+        assertEquals(Reason.TIMEOUT, e.reason(), "a bounded wait, not a hang");
+        for (int i = 0; i < sent; i++) {
+            Delivery d = c[0].take(WAIT);
+            assertEquals(-1, Pattern.check(d.payload(), i), "message " + i);
+            d.release();
+        }
+        // the receiver drained: the sender goes on
+        for (int i = 0; i < 3 * sent; i++) {
+            c[1].send(bytes(1000, i), 0, 1000);
+            assertArrayEquals(bytes(1000, i), c[0].receive(WAIT));
+        }
+    }
+
+    @Test
+    void aHeldMessageNeverStallsTheConnection() throws Exception {
+        Connection[] c = pair(SMALL.withAreas(4, 64 * 1024), SMALL);
+        c[1].send(bytes(500, 1), 0, 500);
+        Delivery held = c[0].take(WAIT);
+        assertNotNull(held);
+        CompletableFuture<Void> sender = CompletableFuture.runAsync(() -> {
+            for (int i = 0; i < 2000; i++) { // 2 MB through a 256 KiB window
+                c[1].send(bytes(1000, i), 0, 1000);
+            }
+        });
+        for (int i = 0; i < 2000; i++) {
+            byte[] m = c[0].receive(WAIT);
+            assertArrayEquals(bytes(1000, i), m, "message " + i);
+        }
+        sender.get();
+        ConnectionStats s = c[0].stats();
+        assertEquals(1, s.heldMessages());
+        assertEquals(500, s.heldBytes());
+        assertEquals(1, s.heldAreas());
+        assertArrayEquals(bytes(500, 1), held.payload().toArray(ValueLayout.JAVA_BYTE), "the held bytes were not overwritten");
+        held.release();
+        assertEquals(0, c[0].stats().heldBytes());
+    }
+
+    @Test
+    void holdingEveryAreaBackPressuresUntilReleased() throws Exception {
+        Connection[] c = pair(SMALL, SMALL.withSendTimeout(Duration.ofMillis(200)));
+        List<Delivery> held = new ArrayList<>();
+        int i = 0;
+        while (true) {
+            Claim claim = c[1].tryClaim(40_000);
+            if (claim == null) {
+                break;
+            }
+            claim.commit();
+            Delivery d = c[0].take(WAIT);
+            held.add(d);
+            i++;
+        }
+        assertTrue(i >= 2, "messages went out before the window closed: " + i);
+        assertEquals(2, c[0].stats().heldAreas(), "both areas are held");
+        assertEquals(Reason.TIMEOUT, assertThrows(TransportException.class, () -> c[1].claim(40_000)).reason());
+        held.forEach(Delivery::release);
+        for (int k = 0; k < 10; k++) {
+            c[1].send(bytes(40_000, k), 0, 40_000);
+            assertArrayEquals(bytes(40_000, k), c[0].receive(WAIT));
+        }
+    }
+
+    // ------------------------------------------------------------------ one-sided writes
+
+    @Test
+    void regionsWrittenAheadArriveWithTheNextMessage() throws Exception {
+        ConnectionOptions four = SMALL.withAreas(4, 64 * 1024);
+        Connection[] c = pair(four, four);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment big = arena.allocate(50_000);
+            Pattern.fill(big, 77);
+            int[] large = new int[10_000];
+            for (int i = 0; i < large.length; i++) {
+                large[i] = i * 3;
+            }
+            for (int round = 0; round < 6; round++) { // crosses area boundaries of the 64 KiB areas
+                assertEquals(0, c[1].writeRegion(big));
+                assertEquals(1, c[1].writeRegion(MemorySegment.ofArray(large)));
+                assertEquals(2, c[1].writeRegion(MemorySegment.ofArray(new byte[0])));
+                c[1].send(bytes(8, round), 0, 8);
+                Delivery d = c[0].take(WAIT);
+                assertNotNull(d);
+                assertArrayEquals(bytes(8, round), d.payload().toArray(ValueLayout.JAVA_BYTE));
+                assertEquals(3, d.regionCount());
+                assertEquals(-1, Pattern.check(d.region(0), 77));
+                assertArrayEquals(large, d.region(1).toArray(ValueLayout.JAVA_INT));
+                assertEquals(0, d.region(2).byteSize());
+                assertThrows(IndexOutOfBoundsException.class, () -> d.region(3));
+                d.release();
+            }
+            c[1].send(bytes(4, 9), 0, 4);
+            Delivery plain = c[0].take(WAIT);
+            assertEquals(0, plain.regionCount(), "regions belong to one message only");
+            plain.release();
+            assertEquals(18, c[1].stats().regionsSent());
+            assertEquals(0, c[0].stats().heldAreas());
+        }
+    }
+
+    // ------------------------------------------------------------------ life
+
+    @Test
+    void closeDeliversWhatWasSentThenReportsPeerClosed() throws Exception {
+        Connection[] c = pair();
+        for (int i = 0; i < 50; i++) {
+            c[1].send(bytes(100, i), 0, 100);
+        }
+        c[0].send(new byte[] {1}, 0, 1);
+        Delivery keptOnClosingSide = c[1].take(WAIT);
+        c[1].close();
+        c[1].close(); // idempotent
+        assertThrows(IllegalStateException.class, keptOnClosingSide::payload, "held memory is gone after close");
+        assertEquals(Reason.CLOSED, assertThrows(TransportException.class, () -> c[1].send(new byte[1], 0, 1)).reason());
+        assertEquals(Reason.CLOSED, assertThrows(TransportException.class, c[1]::poll).reason());
+        for (int i = 0; i < 50; i++) {
+            assertArrayEquals(bytes(100, i), c[0].receive(WAIT), "message " + i + " sent before the close");
+        }
+        TransportException e = assertThrows(TransportException.class, () -> c[0].take(WAIT));
+        assertEquals(Reason.PEER_CLOSED, e.reason());
+        assertEquals(Reason.PEER_CLOSED, assertThrows(TransportException.class, () -> c[0].send(new byte[1], 0, 1)).reason());
+        assertTrue(!c[0].isOpen());
+    }
+
+    @Test
+    void closeWakesAThreadWaitingToReceive() throws Exception {
+        Connection[] c = pair();
+        CompletableFuture<Reason> waiter = CompletableFuture.supplyAsync(() -> {
+            try {
+                c[0].take(Duration.ofSeconds(50));
+                return null;
+            } catch (TransportException e) {
+                return e.reason();
+            }
+        });
+        Thread.sleep(200);
+        c[0].close();
+        assertEquals(Reason.CLOSED, waiter.get());
+    }
+
+    @Test
+    void manyConnectionsOnOneListener() throws Exception {
+        Listener l = listen(ConnectionOptions.DEFAULT.withAreas(2, 64 * 1024));
+        int n = 12;
+        List<CompletableFuture<Connection>> connectors = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            connectors.add(CompletableFuture.supplyAsync(() -> Transport.connect(l.address(), SMALL)));
+        }
+        List<Connection> accepted = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            accepted.add(closing(l.accept(WAIT)));
+        }
+        List<Connection> clients = new ArrayList<>();
+        for (CompletableFuture<Connection> f : connectors) {
+            clients.add(closing(f.get()));
+        }
+        for (int i = 0; i < n; i++) {
+            clients.get(i).send(bytes(20, i), 0, 20);
+        }
+        // each accepted connection gets exactly one client's message, each client one reply
+        for (Connection a : accepted) {
+            byte[] m = a.receive(WAIT);
+            a.send(m, 0, m.length);
+        }
+        for (int i = 0; i < n; i++) {
+            assertArrayEquals(bytes(20, i), clients.get(i).receive(WAIT), "client " + i + " got its own reply");
+        }
+    }
+
+    @Test
+    void anIdleWaitParksInsteadOfSpinning() throws Exception {
+        Connection[] c = pair();
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        long cpu0 = mx.getCurrentThreadCpuTime();
+        long t0 = System.nanoTime();
+        assertNull(c[0].take(Duration.ofMillis(1500)), "nothing was sent");
+        long cpu = mx.getCurrentThreadCpuTime() - cpu0;
+        long wall = System.nanoTime() - t0;
+        assertTrue(c[0].stats().parks() > 0, "the waiting thread parked");
+        assertTrue(cpu < wall / 4, "an idle wait used " + cpu / 1_000_000 + " ms of CPU in " + wall / 1_000_000 + " ms");
+    }
+
+    @Test
+    void acceptTimesOutAndClosedListenerRefuses() {
+        Listener l = listen(ConnectionOptions.DEFAULT);
+        assertNull(l.accept(Duration.ofMillis(100)));
+        l.close();
+        assertEquals(Reason.CLOSED, assertThrows(TransportException.class, () -> l.accept(Duration.ofMillis(10))).reason());
+    }
+
+    // ------------------------------------------------------------------ real processes
+
+    @Test
+    void echoAcrossProcesses() throws Exception {
+        Listener l = listen(ConnectionOptions.DEFAULT);
+        try (Child child = new Child("echo", l.address())) {
+            Connection c = closing(l.accept(WAIT));
+            assertNotNull(c, "the child connected");
+            child.await(30, "READY");
+            for (int i = 0; i < 2000; i++) {
+                byte[] m = bytes(1 + i % 300, i);
+                c.send(m, 0, m.length);
+                assertArrayEquals(m, c.receive(WAIT), "echo " + i);
+            }
+            c.close();
+            assertTrue(child.await(30, "OK", "FAIL").startsWith("OK echoed 2000"), child.output());
+            assertEquals(0, child.exit(30));
+        }
+    }
+
+    @Test
+    void sustainedRandomSizesArriveInOrderWithoutLossOrDuplicates() throws Exception {
+        int count = 1500;
+        long seed = 0x5EEDL;
+        int max = 1 << 20;
+        ConnectionOptions options = ConnectionOptions.DEFAULT.withAreas(4, (2 << 20));
+        Listener l = listen(options);
+        // child -> parent
+        try (Child child = new Child("stream", l.address(), "" + count, "" + seed, "" + max)) {
+            Connection c = closing(l.accept(WAIT));
+            Pattern p = new Pattern(seed, max);
+            for (int i = 0; i < count; i++) {
+                Delivery d = c.take(WAIT);
+                assertNotNull(d, "message " + i + " arrived");
+                assertEquals(p.nextSize(), d.length(), "size of message " + i);
+                assertEquals(-1, Pattern.check(d.payload(), i), "content of message " + i);
+                d.release();
+            }
+            assertEquals(Reason.PEER_CLOSED, assertThrows(TransportException.class, () -> c.take(WAIT)).reason(),
+                    "nothing after the last message but the close");
+            assertTrue(child.await(30, "OK", "FAIL").startsWith("OK"), child.output());
+        }
+        // parent -> child, with a slow reader (back-pressure across processes)
+        try (Child child = new Child("verify", l.address(), "300", "" + (seed + 1), "" + max, "200")) {
+            Connection c = closing(l.accept(WAIT));
+            Pattern p = new Pattern(seed + 1, max);
+            for (int i = 0; i < 300; i++) {
+                Claim claim = c.claim(p.nextSize());
+                Pattern.fill(claim.segment(), i);
+                claim.commit();
+            }
+            assertTrue(child.await(60, "OK", "FAIL").startsWith("OK verified 300"), child.output());
+        }
+    }
+
+    @Test
+    void aKilledPeerIsReportedToAWaitingReceiverAndSender() throws Exception {
+        Listener l = listen(SMALL.withSendTimeout(Duration.ofSeconds(50)));
+        try (Child child = new Child("hang", l.address())) {
+            Connection c = closing(l.accept(WAIT));
+            child.await(30, "READY");
+            // a sender that keeps sending to a peer that never reads ends up waiting (for receive
+            // areas on shm, for the socket on tcp)
+            CompletableFuture<Reason> sender = CompletableFuture.supplyAsync(() -> {
+                try {
+                    byte[] m = new byte[10_000];
+                    for (int i = 0; i < 1_000_000; i++) {
+                        c.send(m, 0, m.length);
+                    }
+                    return null;
+                } catch (TransportException e) {
+                    return e.reason();
+                }
+            });
+            CompletableFuture<Long> receiver = CompletableFuture.supplyAsync(() -> {
+                long t0 = System.nanoTime();
+                try {
+                    c.take(Duration.ofSeconds(50));
+                    return -1L;
+                } catch (TransportException e) {
+                    return e.reason() == Reason.PEER_GONE ? System.nanoTime() - t0 : -2L;
+                }
+            });
+            Thread.sleep(300);
+            long killed = System.nanoTime();
+            child.kill();
+            long waited = receiver.get();
+            assertTrue(waited >= 0, "the waiting receiver saw PEER_GONE, not a timeout (" + waited + ")");
+            assertEquals(Reason.PEER_GONE, sender.get(), "the waiting sender saw PEER_GONE");
+            System.out.printf("%s: peer death detected %.1f ms after the kill%n", getClass().getSimpleName(),
+                    (System.nanoTime() - killed) / 1e6);
+            assertEquals(Reason.PEER_GONE, assertThrows(TransportException.class, () -> c.send(new byte[1], 0, 1)).reason());
+            assertEquals(Reason.PEER_GONE, assertThrows(TransportException.class, c::poll).reason());
+        }
+    }
+
+    static void assertNoVerbatimThreads() throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (true) {
+            List<String> left = Thread.getAllStackTraces().keySet().stream()
+                    .map(Thread::getName).filter(n -> n.startsWith("verbatim-")).toList();
+            if (left.isEmpty()) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                fail("threads left after every connection closed: " + left);
+            }
+            Thread.sleep(20);
+        }
+    }
+}

@@ -1,0 +1,141 @@
+package dev.verbatim.transport;
+
+import dev.verbatim.transport.TransportException.Reason;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ShmConnectionTest extends ConnectionContract {
+    private static final AtomicInteger NAMES = new AtomicInteger();
+    static Path dir;
+    private static String previous;
+
+    @BeforeAll
+    static void privateDirectory() {
+        Path base = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
+        dir = base.resolve("verbatim-test-" + ProcessHandle.current().pid());
+        previous = System.setProperty("verbatim.shm.dir", dir.toString());
+    }
+
+    @AfterAll
+    static void nothingLeftBehind() throws Exception {
+        try {
+            assertNoVerbatimThreads();
+            try (Stream<Path> files = Files.list(dir)) {
+                List<Path> left = files.toList();
+                assertTrue(left.isEmpty(), "files left after every listener and connection closed: " + left);
+            }
+        } finally {
+            try (Stream<Path> files = Files.walk(dir)) {
+                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            }
+            if (previous == null) {
+                System.clearProperty("verbatim.shm.dir");
+            } else {
+                System.setProperty("verbatim.shm.dir", previous);
+            }
+        }
+    }
+
+    @Override
+    String listenAddress() {
+        return "shm:t" + NAMES.incrementAndGet();
+    }
+
+    @Test
+    void windowFilesAreUnlinkedOnceMappedAndTheDirectoryIsOwnerOnly() throws Exception {
+        Connection[] c = pair();
+        c[1].send(new byte[] {1}, 0, 1);
+        assertNotNull(c[0].receive(WAIT));
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
+        try (Stream<Path> files = Files.list(dir)) {
+            List<String> names = files.map(p -> p.getFileName().toString()).toList();
+            assertTrue(names.stream().noneMatch(n -> n.endsWith(".area")), "window files were unlinked: " + names);
+            assertTrue(names.stream().anyMatch(n -> n.endsWith(".sock")), "the listener's socket is there: " + names);
+        }
+    }
+
+    @Test
+    void windowFilesOfDeadProcessesAreSwept() throws Exception {
+        Process p = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"), "-version").start();
+        p.getInputStream().readAllBytes();
+        p.getErrorStream().readAllBytes();
+        p.waitFor();
+        Files.createDirectories(dir);
+        Path stale = dir.resolve("old." + p.pid() + ".7.area");
+        Path live = dir.resolve("old." + ProcessHandle.current().pid() + ".999999.area");
+        Files.write(stale, new byte[10]);
+        Files.write(live, new byte[10]);
+        try {
+            listen(ConnectionOptions.DEFAULT);
+            assertFalse(Files.exists(stale), "the file of a dead process was removed");
+            assertTrue(Files.exists(live), "the file of a live process was kept");
+        } finally {
+            Files.deleteIfExists(live);
+        }
+    }
+
+    @Test
+    void aCrashedListenersSocketIsReplacedAndALiveOneIsNot() throws Exception {
+        String name = "crash" + NAMES.incrementAndGet();
+        try (Child child = new Child("listen", "shm:" + name)) {
+            child.await(30, "READY");
+            TransportException e = assertThrows(TransportException.class, () -> Transport.listen("shm:" + name));
+            assertEquals(Reason.CONNECT, e.reason(), "a live listener keeps its name");
+            child.kill();
+            assertTrue(Files.exists(dir.resolve(name + ".sock")), "kill -9 left the socket file");
+        }
+        Listener l = closing(Transport.listen("shm:" + name));
+        var connector = java.util.concurrent.CompletableFuture.supplyAsync(() -> Transport.connect(l.address()));
+        assertNotNull(closing(l.accept(WAIT)));
+        assertTrue(closing(connector.get()).isOpen());
+    }
+
+    @Test
+    void connectingToNobodyFailsClearly() {
+        TransportException e = assertThrows(TransportException.class, () -> Transport.connect("shm:nobody-here"));
+        assertEquals(Reason.CONNECT, e.reason());
+        assertTrue(e.getMessage().contains("no listener at shm:nobody-here"), e.getMessage());
+    }
+
+    @Test
+    void badNamesAreRefused() {
+        for (String bad : List.of("shm:", "shm:../x", "shm:a/b", "shm:.hidden", "shm:" + "x".repeat(65), "shm:sp ace")) {
+            assertThrows(IllegalArgumentException.class, () -> Transport.listen(bad), bad);
+        }
+    }
+
+    @Test
+    void theWatchdogThreadStopsWhenTheLastConnectionCloses() throws Exception {
+        Connection[] c = pair();
+        assertTrue(Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().equals("verbatim-shm-watchdog")));
+        closeAll();
+        assertNoVerbatimThreads();
+        assertEquals(2, c.length);
+    }
+
+    static void deleteQuietly(Path p) {
+        try {
+            Files.deleteIfExists(p);
+        } catch (IOException ignored) {
+            // test cleanup
+        }
+    }
+}
