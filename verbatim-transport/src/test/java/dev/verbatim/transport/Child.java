@@ -16,8 +16,14 @@ final class Child implements AutoCloseable {
     private final StringBuilder all = new StringBuilder();
 
     Child(String... args) throws IOException {
+        this(List.of(), args);
+    }
+
+    /** A child started under {@code prefix} (for example {@code ip netns exec NS}). */
+    Child(List<String> prefix, String... args) throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
+        List<String> command = new ArrayList<>(prefix);
+        command.addAll(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
                 "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path")));
         String dir = System.getProperty("verbatim.shm.dir");
         if (dir != null) {

@@ -18,6 +18,8 @@ public final class TransportPeer {
             case "stream" -> stream(address, Integer.parseInt(args[2]), Long.parseLong(args[3]), Integer.parseInt(args[4]));
             case "verify" -> verify(address, Integer.parseInt(args[2]), Long.parseLong(args[3]), Integer.parseInt(args[4]),
                     Long.parseLong(args[5]));
+            case "serve-echo" -> serveEcho(address);
+            case "ping" -> ping(address, Integer.parseInt(args[2]));
             case "hang" -> {
                 Connection c = Transport.connect(address);
                 System.out.println("READY");
@@ -37,6 +39,59 @@ public final class TransportPeer {
                 }
             }
             default -> throw new IllegalArgumentException(mode);
+        }
+    }
+
+    /** Listens, prints {@code LISTENING address}, and echoes one connection. */
+    private static void serveEcho(String address) {
+        try (Listener l = Transport.listen(address)) {
+            System.out.println("LISTENING " + l.address());
+            System.out.flush();
+            Connection c = l.accept(Duration.ofSeconds(60));
+            if (c == null) {
+                System.out.println("FAIL nobody connected");
+                return;
+            }
+            try (c) {
+                long n = 0;
+                while (true) {
+                    byte[] m;
+                    try {
+                        m = c.receive(Duration.ofSeconds(60));
+                    } catch (TransportException e) {
+                        System.out.println(e.reason() == TransportException.Reason.PEER_CLOSED ? "OK echoed " + n : "FAIL " + e);
+                        return;
+                    }
+                    if (m == null) {
+                        System.out.println("FAIL idle for 60 s");
+                        return;
+                    }
+                    c.send(m, 0, m.length);
+                    n++;
+                }
+            }
+        }
+    }
+
+    /** Connects, sends {@code count} pattern messages of random sizes and checks each echo. */
+    private static void ping(String address, int count) {
+        try (Connection c = Transport.connect(address)) {
+            Pattern p = new Pattern(count, 256 * 1024);
+            for (int i = 0; i < count; i++) {
+                int size = p.nextSize();
+                Claim claim = c.claim(size);
+                Pattern.fill(claim.segment(), i);
+                claim.commit();
+                Delivery d = c.take(Duration.ofSeconds(60));
+                if (d == null || d.length() != size || Pattern.check(d.payload(), i) >= 0) {
+                    System.out.println("FAIL echo " + i + " missing or wrong");
+                    return;
+                }
+                d.release();
+            }
+            System.out.println("OK pinged " + count);
+        } catch (TransportException e) {
+            System.out.println("FAIL " + e.getMessage());
         }
     }
 
