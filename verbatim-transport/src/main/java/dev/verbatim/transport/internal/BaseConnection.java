@@ -117,11 +117,11 @@ public abstract class BaseConnection implements Connection {
     }
 
     private void checkSendable() {
+        if (protocolFailure != null) { // the cause of the close, rather than the close
+            throw new TransportException(Reason.PROTOCOL, description + ": " + protocolFailure);
+        }
         if (closed) {
             throw new TransportException(Reason.CLOSED, description + " is closed");
-        }
-        if (protocolFailure != null) {
-            throw new TransportException(Reason.PROTOCOL, description + ": " + protocolFailure);
         }
         int p = peerState;
         if (p != PEER_OPEN) {
@@ -320,11 +320,11 @@ public abstract class BaseConnection implements Connection {
     // ------------------------------------------------------------------ receive
 
     private int next() {
+        if (protocolFailure != null) { // the cause of the close, rather than the close
+            throw new TransportException(Reason.PROTOCOL, description + ": " + protocolFailure);
+        }
         if (closed) {
             throw new TransportException(Reason.CLOSED, description + " is closed");
-        }
-        if (protocolFailure != null) {
-            throw new TransportException(Reason.PROTOCOL, description + ": " + protocolFailure);
         }
         int r;
         try {
