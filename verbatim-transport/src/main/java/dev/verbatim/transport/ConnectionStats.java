@@ -7,7 +7,7 @@ package dev.verbatim.transport;
  * @param messagesSent      messages committed (regions not counted)
  * @param bytesSent         payload bytes committed, regions included
  * @param messagesReceived  messages delivered
- * @param bytesReceived     payload bytes delivered, regions included
+ * @param bytesReceived     message payload bytes delivered (regions not included)
  * @param regionsSent       one-sided writes issued
  * @param backPressured     times a claim found no free receive area at the peer
  * @param parks             times a waiting thread of this side parked (went to sleep)
