@@ -97,7 +97,7 @@ final class AeronPingPong implements PingPongContender {
         try {
             Aeron.Context actx = new Aeron.Context().aeronDirectoryName(driver.aeronDirectoryName());
             if (driver.sharedAgentInvoker() != null) {
-                actx.driverAgentInvoker(driver.sharedAgentInvoker());
+                actx.driverAgentInvoker(driver.sharedAgentInvoker()).useConductorAgentInvoker(true);
             }
             aeron = Aeron.connect(actx);
             Subscription sub = aeron.addSubscription(CHANNEL, PING_STREAM);
@@ -212,6 +212,7 @@ final class AeronPingPong implements PingPongContender {
         private final IdleStrategy idle = new BusySpinIdleStrategy();
         private final FragmentAssembler assembler;
         private final org.agrona.concurrent.AgentInvoker invoker;
+        private final org.agrona.concurrent.AgentInvoker clientInvoker;
         private IOException failure;
         private boolean echoed;
         private boolean bye;
@@ -222,6 +223,7 @@ final class AeronPingPong implements PingPongContender {
             this.sub = sub;
             this.pub = pub;
             this.invoker = driver.sharedAgentInvoker();
+            this.clientInvoker = aeron.conductorAgentInvoker();
             FragmentHandler onMessage = (buffer, offset, length, header) -> {
                 if (length < 8) {
                     bye = true;
@@ -243,8 +245,11 @@ final class AeronPingPong implements PingPongContender {
             int idleCount = 0;
             while (!echoed && !bye) {
                 if (sub.poll(assembler, 1) == 0) {
-                    if (invoker != null && (++idleCount & 63) == 0) {
+                    if (invoker != null && (++idleCount & 63) == 0) { // invoker mode: the driver runs here
                         invoker.invoke();
+                        if (clientInvoker != null) {
+                            clientInvoker.invoke();
+                        }
                     }
                     idle.idle();
                 }

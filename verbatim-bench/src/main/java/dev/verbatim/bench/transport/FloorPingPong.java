@@ -5,6 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
+import java.util.List;
 
 import static dev.verbatim.bench.transport.FloorPingPongDescriptor.CLOSED;
 import static dev.verbatim.bench.transport.FloorPingPongDescriptor.INLINE;
@@ -27,11 +28,19 @@ import static dev.verbatim.bench.transport.FloorPingPongDescriptor.SIZE;
  */
 final class FloorPingPong implements PingPongContender {
     static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    /** Whether the spin loops pause ({@link Thread#onSpinWait()}); {@code -Dverbatim.bench.floor.pause=false} spins bare. */
+    static final boolean PAUSE = !"false".equals(System.getProperty("verbatim.bench.floor.pause"));
     private static final String FILE = "floor-pingpong";
 
     @Override
     public String name() {
         return "floor";
+    }
+
+    @Override
+    public List<String> jvmFlags() {
+        String p = System.getProperty("verbatim.bench.floor.pause");
+        return p == null ? List.of() : List.of("-Dverbatim.bench.floor.pause=" + p);
     }
 
     @Override
@@ -87,7 +96,9 @@ final class FloorPingPong implements PingPongContender {
             put(shm, PING_LINE, FloorPingPongDescriptor.pingPayload(), message, 0, size);
             LONG.setRelease(shm, PING_LINE + SEQ, s);
             while ((long) LONG.getAcquire(shm, PONG_LINE + SEQ) != s) {
-                // spin: the pong's release store ends the wait
+                if (PAUSE) {
+                    Thread.onSpinWait(); // the pong's release store ends the wait
+                }
             }
             int n = (int) shm.get(ValueLayout.JAVA_LONG, PONG_LINE + SIZE);
             if (n <= INLINE_MAX) {
@@ -124,7 +135,9 @@ final class FloorPingPong implements PingPongContender {
         public boolean echo() {
             long s;
             while ((s = (long) LONG.getAcquire(shm, PING_LINE + SEQ)) == seen) {
-                // spin: the ping's release store ends the wait
+                if (PAUSE) {
+                    Thread.onSpinWait(); // the ping's release store ends the wait
+                }
             }
             if (s == CLOSED) {
                 return false;

@@ -48,8 +48,8 @@ final class Loops {
      * {@code measureNanos} recorded into {@code h} (reset first), one {@link System#nanoTime()} pair
      * around each {@link PingPongContender.Ping#roundTrip}.
      */
-    static void measure(PingPongContender.Ping ping, MemorySegment msg, MemorySegment reply, int size,
-                        long warmNanos, long measureNanos, Sequence seq, LatencyHistogram h) throws Exception {
+    static double measure(PingPongContender.Ping ping, MemorySegment msg, MemorySegment reply, int size,
+                          long warmNanos, long measureNanos, Sequence seq, LatencyHistogram h) throws Exception {
         pattern(msg, size);
         long end = System.nanoTime() + warmNanos;
         long t1;
@@ -62,6 +62,8 @@ final class Loops {
         } while (t1 < end);
         h.reset();
         end = t1 + measureNanos;
+        long cpu0 = cpuNanos();
+        long wall0 = t1;
         do {
             long s = ++seq.next;
             stamp(msg, size, s);
@@ -71,6 +73,23 @@ final class Loops {
             h.record(t1 - t0);
             check(reply, size, s);
         } while (t1 < end);
+        return cpuShare(cpu0, wall0);
+    }
+
+    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
+
+    /** CPU time of the current thread, or -1 where the JVM does not measure it. */
+    static long cpuNanos() {
+        return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : -1;
+    }
+
+    /**
+     * The share of the wall time since {@code wall0} that this thread was on a CPU (NaN where unknown):
+     * a spinning side below 1 was descheduled, by other processes on the host or by its own peer.
+     */
+    static double cpuShare(long cpu0, long wall0) {
+        long wall = System.nanoTime() - wall0;
+        return cpu0 < 0 || wall <= 0 ? Double.NaN : Math.min(1.0, (cpuNanos() - cpu0) / (double) wall);
     }
 
     /**

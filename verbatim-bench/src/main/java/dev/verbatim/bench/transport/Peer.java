@@ -17,8 +17,9 @@ import java.util.concurrent.CountDownLatch;
  * and {@code producer} (streaming). Speaks the {@link ChildProcess} line protocol on stdout:
  * <pre>
  *   VB READY [key=value ...]     set up; the properties the first side published for the second
- *   VB RTT size=N hist=H         (ping) one message size's round trips, H a {@link LatencyHistogram#encode()}
- *   VB BW size=N mbps=X,Y,...    (consumer) one message size's batches, MB/s (10^6 bytes per second)
+ *   VB RTT size=N cpu=C hist=H       (ping) one message size's round trips, H a {@link LatencyHistogram#encode()},
+ *                                    C the measuring thread's CPU share while recording
+ *   VB BW size=N cpu=C mbps=X,Y,...  (consumer) one message size's batches, MB/s (10^6 bytes per second)
  *   VB SENT                      (producer) everything sent; waits for STOP before closing
  *   VB DONE                      finished
  *   VB ERROR message             failed (the stack trace goes to stderr)
@@ -128,9 +129,9 @@ public final class Peer {
                     try (PingPongContender.Ping ping = Contenders.pingPong(id).ping(s)) {
                         say(ready(s));
                         for (Plan.Rtt r : plan) {
-                            Loops.measure(ping, msg, reply, r.size(), r.warmMillis() * 1_000_000L,
+                            double cpu = Loops.measure(ping, msg, reply, r.size(), r.warmMillis() * 1_000_000L,
                                     r.measureMillis() * 1_000_000L, seq, h);
-                            say("RTT size=" + r.size() + " hist=" + h.encode());
+                            say(String.format(Locale.ROOT, "RTT size=%d cpu=%.3f hist=%s", r.size(), cpu, h.encode()));
                         }
                     }
                 }
@@ -143,13 +144,16 @@ public final class Peer {
                         for (Plan.Bw b : plan) {
                             Loops.consume(c, into, b.size(), b.warm(), seq);
                             StringJoiner mbps = new StringJoiner(",");
+                            long cpu0 = Loops.cpuNanos();
+                            long wall0 = System.nanoTime();
                             for (int i = 0; i < b.batches(); i++) {
                                 long t0 = System.nanoTime();
                                 Loops.consume(c, into, b.size(), b.perBatch(), seq);
                                 long dt = System.nanoTime() - t0;
                                 mbps.add(String.format(Locale.ROOT, "%.1f", b.perBatch() * (double) b.size() * 1e3 / dt));
                             }
-                            say("BW size=" + b.size() + " mbps=" + mbps);
+                            say(String.format(Locale.ROOT, "BW size=%d cpu=%.3f mbps=%s", b.size(),
+                                    Loops.cpuShare(cpu0, wall0), mbps));
                         }
                     }
                 }

@@ -42,7 +42,8 @@ public final class TransportBench {
     private static final AtomicInteger RUNS = new AtomicInteger();
 
     /** Round trips of one contender: a histogram per message size, or the error that stopped it. */
-    public record RttResult(Medium medium, String name, Map<Integer, LatencyHistogram> bySize, String error) {
+    public record RttResult(Medium medium, String name, Map<Integer, LatencyHistogram> bySize,
+                            Map<Integer, Double> cpu, String error) {
         public boolean ok() {
             return error == null;
         }
@@ -61,7 +62,8 @@ public final class TransportBench {
     }
 
     /** One-way streaming of one contender: per message size, MB/s of each timed batch. */
-    public record BwResult(Medium medium, String name, Map<Integer, double[]> bySize, String error) {
+    public record BwResult(Medium medium, String name, Map<Integer, double[]> bySize, Map<Integer, Double> cpu,
+                           String error) {
         public boolean ok() {
             return error == null;
         }
@@ -76,7 +78,7 @@ public final class TransportBench {
 
     /** Figures of one run. */
     public record Run(String mode, List<Plan.Rtt> rttPlan, List<Plan.Bw> bwPlan, List<RttResult> rtt,
-                      List<BwResult> bw, double seconds) {
+                      List<BwResult> bw, double seconds, double loadBefore, double loadAfter) {
 
         public List<RttResult> rtt(Medium m) {
             return rtt.stream().filter(r -> r.medium() == m && r.ok()).toList();
@@ -130,10 +132,15 @@ public final class TransportBench {
         List<RttResult> rtt = new ArrayList<>();
         List<BwResult> bw = new ArrayList<>();
         Path base = privateDir();
+        Run run;
         Thread cleaner = new Thread(() -> deleteTree(base), "verbatim-bench-cleanup");
         Runtime.getRuntime().addShutdownHook(cleaner);
         try {
+            double before = loadAverage();
             for (PingPongContender c : Contenders.pingPong()) {
+                if (!selected(Contenders.id(c))) {
+                    continue;
+                }
                 err.printf(Locale.ROOT, "verbatim bench transport: %s round trips ...%n", Contenders.id(c));
                 RttResult r = runPingPong(c, rttPlan, base);
                 if (!r.ok()) {
@@ -142,6 +149,9 @@ public final class TransportBench {
                 rtt.add(r);
             }
             for (StreamContender c : Contenders.stream()) {
+                if (!selected(Contenders.id(c))) {
+                    continue;
+                }
                 err.printf(Locale.ROOT, "verbatim bench transport: %s streaming ...%n", Contenders.id(c));
                 BwResult r = runStream(c, bwPlan, base);
                 if (!r.ok()) {
@@ -149,6 +159,8 @@ public final class TransportBench {
                 }
                 bw.add(r);
             }
+            run = new Run(quick ? "quick" : "full", rttPlan, bwPlan, rtt, bw, (System.nanoTime() - start) / 1e9,
+                    before, loadAverage());
         } finally {
             ChildProcess.closeAll();
             deleteTree(base);
@@ -158,7 +170,6 @@ public final class TransportBench {
                 // shutting down already
             }
         }
-        Run run = new Run(quick ? "quick" : "full", rttPlan, bwPlan, rtt, bw, (System.nanoTime() - start) / 1e9);
         if (json) {
             TransportReport.printJson(run, out);
         } else {
@@ -175,6 +186,7 @@ public final class TransportBench {
     static RttResult runPingPong(PingPongContender c, List<Plan.Rtt> plan, Path base) {
         String id = Contenders.id(c);
         Map<Integer, LatencyHistogram> bySize = new LinkedHashMap<>();
+        Map<Integer, Double> cpu = new LinkedHashMap<>();
         Path dir = null;
         try {
             dir = sessionDir(base, id);
@@ -192,15 +204,17 @@ public final class TransportBench {
                     for (String line : ping.awaitLine("DONE", Duration.ofMillis(budget))) {
                         if (line.startsWith("RTT ")) {
                             Map<String, String> p = props(line);
-                            bySize.put(Integer.parseInt(p.get("size")), LatencyHistogram.decode(p.get("hist")));
+                            int size = Integer.parseInt(p.get("size"));
+                            bySize.put(size, LatencyHistogram.decode(p.get("hist")));
+                            cpu.put(size, Double.parseDouble(p.get("cpu")));
                         }
                     }
                 }
                 pong.awaitLine("DONE", Duration.ofSeconds(10)); // the ping's close ended the pong's loop
             }
-            return new RttResult(c.medium(), c.name(), bySize, null);
+            return new RttResult(c.medium(), c.name(), bySize, cpu, null);
         } catch (Exception e) {
-            return new RttResult(c.medium(), c.name(), bySize, String.valueOf(e.getMessage()));
+            return new RttResult(c.medium(), c.name(), bySize, cpu, String.valueOf(e.getMessage()));
         } finally {
             if (dir != null) {
                 deleteTree(dir);
@@ -212,6 +226,7 @@ public final class TransportBench {
     static BwResult runStream(StreamContender c, List<Plan.Bw> plan, Path base) {
         String id = Contenders.id(c);
         Map<Integer, double[]> bySize = new LinkedHashMap<>();
+        Map<Integer, Double> cpu = new LinkedHashMap<>();
         Path dir = null;
         try {
             dir = sessionDir(base, id);
@@ -228,8 +243,9 @@ public final class TransportBench {
                     for (String line : consumer.awaitLine("DONE", Duration.ofMillis(budget))) {
                         if (line.startsWith("BW ")) {
                             Map<String, String> p = props(line);
-                            bySize.put(Integer.parseInt(p.get("size")),
-                                    Stream.of(p.get("mbps").split(",")).mapToDouble(Double::parseDouble).toArray());
+                            int size = Integer.parseInt(p.get("size"));
+                            bySize.put(size, Stream.of(p.get("mbps").split(",")).mapToDouble(Double::parseDouble).toArray());
+                            cpu.put(size, Double.parseDouble(p.get("cpu")));
                         }
                     }
                     producer.awaitLine("SENT", Duration.ofSeconds(10));
@@ -237,13 +253,30 @@ public final class TransportBench {
                     producer.awaitLine("DONE", Duration.ofSeconds(10));
                 }
             }
-            return new BwResult(c.medium(), c.name(), bySize, null);
+            return new BwResult(c.medium(), c.name(), bySize, cpu, null);
         } catch (Exception e) {
-            return new BwResult(c.medium(), c.name(), bySize, String.valueOf(e.getMessage()));
+            return new BwResult(c.medium(), c.name(), bySize, cpu, String.valueOf(e.getMessage()));
         } finally {
             if (dir != null) {
                 deleteTree(dir);
             }
+        }
+    }
+
+    /** Contender ids to run, from {@value #ONLY} (comma-separated, e.g. {@code shm/floor,shm/aeron}); all when unset. */
+    static final String ONLY = "verbatim.bench.only";
+
+    static boolean selected(String id) {
+        String only = System.getProperty(ONLY);
+        return only == null || only.isBlank() || List.of(only.split(",")).contains(id);
+    }
+
+    /** The host's 1-minute load average (NaN where unknown): above ~2 on a 2-core host, spinning sides get descheduled. */
+    static double loadAverage() {
+        try {
+            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+")[0]);
+        } catch (IOException | RuntimeException e) {
+            return Double.NaN;
         }
     }
 

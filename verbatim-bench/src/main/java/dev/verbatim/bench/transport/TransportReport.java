@@ -30,7 +30,7 @@ final class TransportReport {
     static final String FLOOR = "floor";
 
     /** One row of a table / one JSON case: a figure per contender. */
-    record Case(String name, String label, String unit, Map<String, Double> results) {
+    record Case(String name, String label, String unit, Map<String, Double> results, Map<String, Double> cpu) {
         Map<String, Double> ratios() {
             Map<String, Double> m = new LinkedHashMap<>();
             Double f = results.get(FLOOR);
@@ -45,6 +45,17 @@ final class TransportReport {
         }
     }
 
+    static Map<String, Double> cpu(List<TransportBench.RttResult> rs, int size) {
+        Map<String, Double> m = new LinkedHashMap<>();
+        rs.forEach(r -> {
+            Double c = r.cpu().get(size);
+            if (c != null && !c.isNaN()) {
+                m.put(r.name(), c);
+            }
+        });
+        return m;
+    }
+
     static Map<String, Double> per(List<TransportBench.RttResult> rs, Function<TransportBench.RttResult, Double> f) {
         Map<String, Double> m = new LinkedHashMap<>();
         rs.forEach(r -> m.put(r.name(), f.apply(r)));
@@ -56,13 +67,14 @@ final class TransportReport {
         List<TransportBench.RttResult> rs = run.rtt(m).stream().filter(r -> r.bySize().containsKey(TransportBench.RTT_8)).toList();
         String p = m.key() + "/rtt-8";
         List<Case> c = new ArrayList<>();
-        c.add(new Case(p, "p50", "ns", per(rs, r -> r.bySize().get(8).quantile(0.5))));
-        c.add(new Case(p + "/p99", "p99", "ns", per(rs, r -> r.bySize().get(8).quantile(0.99))));
-        c.add(new Case(p + "/p999", "p99.9", "ns", per(rs, r -> r.bySize().get(8).quantile(0.999))));
-        c.add(new Case(p + "/mean", "mean", "ns", per(rs, r -> r.bySize().get(8).mean())));
+        Map<String, Double> cpu = cpu(rs, 8);
+        c.add(new Case(p, "p50", "ns", per(rs, r -> r.bySize().get(8).quantile(0.5)), cpu));
+        c.add(new Case(p + "/p99", "p99", "ns", per(rs, r -> r.bySize().get(8).quantile(0.99)), cpu));
+        c.add(new Case(p + "/p999", "p99.9", "ns", per(rs, r -> r.bySize().get(8).quantile(0.999)), cpu));
+        c.add(new Case(p + "/mean", "mean", "ns", per(rs, r -> r.bySize().get(8).mean()), cpu));
         List<TransportBench.RttResult> fitted = run.rtt(m).stream().filter(r -> r.bySize().size() >= 2).toList();
-        c.add(new Case(m.key() + "/per-byte", "per-byte (ns/B)", "ns/byte", per(fitted, r -> r.fit().slope())));
-        c.add(new Case(m.key() + "/rtt-fixed", "fixed (ns)", "ns", per(fitted, r -> r.fit().intercept())));
+        c.add(new Case(m.key() + "/per-byte", "per-byte (ns/B)", "ns/byte", per(fitted, r -> r.fit().slope()), Map.of()));
+        c.add(new Case(m.key() + "/rtt-fixed", "fixed (ns)", "ns", per(fitted, r -> r.fit().intercept()), Map.of()));
         return c;
     }
 
@@ -72,7 +84,8 @@ final class TransportReport {
         for (int size : TransportBench.RTT_SIZES) {
             List<TransportBench.RttResult> rs = run.rtt(m).stream().filter(r -> r.bySize().containsKey(size)).toList();
             if (!rs.isEmpty()) {
-                c.add(new Case(m.key() + "/rtt-" + size, Integer.toString(size), "ns", per(rs, r -> r.p50(size))));
+                c.add(new Case(m.key() + "/rtt-" + size, Integer.toString(size), "ns", per(rs, r -> r.p50(size)),
+                        cpu(rs, size)));
             }
         }
         return c;
@@ -82,9 +95,16 @@ final class TransportReport {
         List<Case> c = new ArrayList<>();
         for (int size : TransportBench.BW_SIZES) {
             Map<String, Double> f = new LinkedHashMap<>();
-            run.bw(m).stream().filter(r -> r.bySize().containsKey(size)).forEach(r -> f.put(r.name(), r.median(size)));
+            Map<String, Double> cpu = new LinkedHashMap<>();
+            run.bw(m).stream().filter(r -> r.bySize().containsKey(size)).forEach(r -> {
+                f.put(r.name(), r.median(size));
+                Double share = r.cpu().get(size);
+                if (share != null && !share.isNaN()) {
+                    cpu.put(r.name(), share);
+                }
+            });
             if (!f.isEmpty()) {
-                c.add(new Case(m.key() + "/bw-" + size, Integer.toString(size), "MB/s", f));
+                c.add(new Case(m.key() + "/bw-" + size, Integer.toString(size), "MB/s", f, cpu));
             }
         }
         return c;
@@ -168,6 +188,7 @@ final class TransportReport {
                     t.measured().isEmpty() ? "  n/a (contender missing)" : "");
         }
         out.println();
+        busyNote(run, out);
         List<String> failures = run.failures();
         if (!failures.isEmpty()) {
             out.println("FAILED contenders (left out of the figures)");
@@ -181,9 +202,34 @@ final class TransportReport {
         out.printf(Locale.ROOT, "%nfinished in %.1f s%n", run.seconds());
     }
 
+    /** Below this CPU share of the measuring side, a figure is marked with '!'. */
+    static final double BUSY_SHARE = 0.9;
+
+    private static void busyNote(TransportBench.Run run, PrintStream out) {
+        double lowest = 1;
+        String where = "";
+        for (Case c : allCases(run)) {
+            for (var e : c.cpu().entrySet()) {
+                if (e.getValue() < lowest) {
+                    lowest = e.getValue();
+                    where = c.name() + " " + e.getKey();
+                }
+            }
+        }
+        out.printf(Locale.ROOT, "Host load average (1 min) %.2f before, %.2f after; the measuring side's lowest CPU share"
+                + " while recording: %.0f%%%s.%n", run.loadBefore(), run.loadAfter(), lowest * 100,
+                where.isEmpty() ? "" : " (" + where + ")");
+        if (lowest < BUSY_SHARE || run.loadBefore() > 1.5) {
+            out.println("WARNING: the host was busy (figures marked '!' had the measuring side off its CPU for more than"
+                    + " 10% of the time): spinning sides were descheduled, tails and means are inflated; rerun on a"
+                    + " quiet host before quoting them.");
+        }
+        out.println();
+    }
+
     private static void table(PrintStream out, String title, String firstColumn, List<Case> cases) {
         out.println(title);
-        if (cases.isEmpty()) {
+        if (cases.stream().allMatch(c -> c.results().isEmpty())) {
             out.println("  (no contender produced this figure)");
             out.println();
             return;
@@ -206,7 +252,9 @@ final class TransportReport {
             StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "  %-16s", c.label()));
             cols.forEach(k -> {
                 Double v = c.results().get(k);
-                row.append(String.format(Locale.ROOT, " %10s", v == null ? "-" : fmt(v, c.unit())));
+                Double share = c.cpu().get(k);
+                String mark = share != null && share < BUSY_SHARE ? "!" : "";
+                row.append(String.format(Locale.ROOT, " %10s", v == null ? "-" : fmt(v, c.unit()) + mark));
             });
             if (hasFloor) {
                 Map<String, Double> r = c.ratios();
@@ -257,8 +305,11 @@ final class TransportReport {
             c.results().forEach((k, v) -> r.add(quote(k) + ":" + num(v)));
             StringJoiner q = new StringJoiner(",", "{", "}");
             c.ratios().forEach((k, v) -> q.add(quote(k) + ":" + String.format(Locale.ROOT, "%.3f", v)));
+            StringJoiner cpu = new StringJoiner(",", "{", "}");
+            c.cpu().forEach((k, v) -> cpu.add(quote(k) + ":" + String.format(Locale.ROOT, "%.3f", v)));
             out.println("{\"suite\":\"transport\",\"case\":" + quote(c.name()) + ",\"unit\":" + quote(c.unit())
-                    + ",\"results\":" + r + ",\"ratios\":" + q + ",\"mode\":" + quote(run.mode()) + "}");
+                    + ",\"results\":" + r + ",\"ratios\":" + q + (c.cpu().isEmpty() ? "" : ",\"cpu\":" + cpu)
+                    + ",\"mode\":" + quote(run.mode()) + "}");
         }
         for (Target t : targets(run)) {
             out.println("{\"suite\":\"transport\",\"target\":" + quote(t.what()) + ",\"measured\":"
