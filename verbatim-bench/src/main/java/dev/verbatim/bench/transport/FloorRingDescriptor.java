@@ -14,7 +14,8 @@ package dev.verbatim.bench.transport;
  * Positions only grow; a position's ring offset is {@code position & (capacity - 1)}. A record
  * never wraps: one that would is preceded by a {@link #PADDING} record to the end of the ring.
  * The producer writes records plainly, then stores {@code tail} with release; the consumer loads
- * {@code tail} with acquire, reads records up to it, then stores {@code head} with release; the
+ * {@code tail} with acquire, reads records up to it, and stores {@code head} with release (every
+ * eighth of the ring, and before it waits); the
  * producer loads {@code head} with acquire when its cached copy says the ring is full.
  */
 final class FloorRingDescriptor {
@@ -28,7 +29,8 @@ final class FloorRingDescriptor {
     /** At least four records of the largest message fit, and at least 4 MiB. */
     static long capacity(int maxSize) {
         long need = 4L * record(maxSize);
-        return Math.max(4L << 20, Long.highestOneBit(need - 1) << 1);
+        long min = Long.getLong("verbatim.bench.floor.ring", 4L << 20);
+        return Math.max(min, Long.highestOneBit(need - 1) << 1);
     }
 
     static long fileSize(int maxSize) {

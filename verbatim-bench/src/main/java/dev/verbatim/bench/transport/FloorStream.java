@@ -15,7 +15,9 @@ import static dev.verbatim.bench.transport.FloorRingDescriptor.TAIL;
  * The streaming floor: a bare single-producer, single-consumer ring in a shared file
  * ({@link FloorRingDescriptor}); the producer copies each message in, the consumer copies it out,
  * both with {@link MemorySegment#copy}. Bandwidth is memcpy- and cache-coherence-bound: the most
- * any shared-memory stream of copied messages can do on this host.
+ * any shared-memory stream of copied messages can do on this host. The consumer hands space back
+ * (stores {@code head}) every eighth of the ring and whenever it has caught up, not per message, so
+ * a producer waiting for room does not pull the consumer's line away on every message.
  */
 final class FloorStream implements StreamContender {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
@@ -29,6 +31,12 @@ final class FloorStream implements StreamContender {
     @Override
     public Medium medium() {
         return Medium.SHM;
+    }
+
+    @Override
+    public java.util.List<String> jvmFlags() {
+        String p = System.getProperty("verbatim.bench.floor.ring");
+        return p == null ? java.util.List.of() : java.util.List.of("-Dverbatim.bench.floor.ring=" + p);
     }
 
     @Override
@@ -98,13 +106,16 @@ final class FloorStream implements StreamContender {
         private final long capacity;
         private final long mask;
         private final int max;
+        private final long releaseEvery;
         private long head;
+        private long released;
         private long cachedTail;
 
         RingConsumer(MemorySegment shm, Arena arena, long capacity, int max) {
             this.shm = shm;
             this.arena = arena;
             this.capacity = capacity;
+            this.releaseEvery = capacity / 8;
             this.mask = capacity - 1;
             this.max = max;
         }
@@ -112,8 +123,14 @@ final class FloorStream implements StreamContender {
         @Override
         public int receive(MemorySegment into) {
             while (true) {
-                while (head == cachedTail) {
-                    cachedTail = (long) LONG.getAcquire(shm, TAIL);
+                if (head == cachedTail) {
+                    if (released != head) { // caught up: hand back everything read before waiting
+                        LONG.setRelease(shm, HEAD, head);
+                        released = head;
+                    }
+                    while (head == cachedTail) {
+                        cachedTail = (long) LONG.getAcquire(shm, TAIL);
+                    }
                 }
                 long offset = head & mask;
                 int size = shm.get(ValueLayout.JAVA_INT, RING + offset);
@@ -126,7 +143,10 @@ final class FloorStream implements StreamContender {
                 }
                 MemorySegment.copy(shm, RING + offset + HEADER, into, 0, size);
                 head += FloorRingDescriptor.record(size);
-                LONG.setRelease(shm, HEAD, head);
+                if (head - released >= releaseEvery) { // not per message: the producer's reads of head would bounce its line
+                    LONG.setRelease(shm, HEAD, head);
+                    released = head;
+                }
                 return size;
             }
         }

@@ -25,7 +25,7 @@ final class TransportPlot {
     private TransportPlot() {}
 
     private static final int W = 1400;
-    private static final int H = 620;
+    private static final int H = 600;
     private static final Color[] COLORS = {
         new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c), new Color(0xff7f0e),
         new Color(0x9467bd), new Color(0x8c564b), new Color(0xe377c2), new Color(0x17becf)};
@@ -239,7 +239,7 @@ final class TransportPlot {
     }
 
     static String sizeLabel(double bytes) {
-        if (bytes >= 1 << 20) {
+        if (bytes >= 1e6) {
             return String.format(Locale.ROOT, "%.0f MB", bytes / 1e6);
         }
         if (bytes >= 1000) {
