@@ -33,7 +33,9 @@ import java.util.Locale;
  * data path does not go through the driver: the conductor only advances the publication limits);
  * {@code shared-busy} spins that thread too (a third spinner on two cores); {@code dedicated} is
  * three backing-off threads; {@code invoker} runs the driver's duty cycle from the pong's own idle
- * loop, no driver thread at all.
+ * loop, no driver thread at all. Measured here (2 cores, quick runs): {@code shared-busy} has the same
+ * p50 but p99 2-3x worse (three spinners on two cores); {@code invoker} stalls round trips for
+ * milliseconds (the driver runs too rarely to advance the publication limit).
  */
 final class AeronPingPong implements PingPongContender {
     static final String MODE_PROPERTY = "verbatim.bench.aeron.mode";
@@ -43,6 +45,13 @@ final class AeronPingPong implements PingPongContender {
     /** Messages shorter than the harness's smallest (8 bytes) end the run. */
     private static final int BYE_LENGTH = 4;
     private static final long CONNECT_TIMEOUT_NANOS = 20_000_000_000L;
+    /**
+     * 16 MiB: the publication window (a term) holds 256 round trips of 64 KiB, so the driver's
+     * conductor, which alone advances the publication limit, may be off its CPU for milliseconds on a
+     * busy 2-core host without stalling the ping (with 4 MiB, 64 KiB round trips stalled for ~8 ms at
+     * times); smaller than the 64 MiB default, so the log of small messages stays nearer the caches.
+     */
+    static final int IPC_TERM_LENGTH = 16 << 20;
 
     @Override
     public String name() {
@@ -80,7 +89,7 @@ final class AeronPingPong implements PingPongContender {
                 .dirDeleteOnStart(true)
                 .dirDeleteOnShutdown(true)
                 .termBufferSparseFile(false)
-                .ipcTermBufferLength(4 << 20) // messages up to 512 KiB; the log stays cache-sized
+                .ipcTermBufferLength(IPC_TERM_LENGTH)
                 .spiesSimulateConnection(false);
         switch (mode) {
             case "shared-backoff" -> ctx.threadingMode(ThreadingMode.SHARED).sharedIdleStrategy(new BackoffIdleStrategy());

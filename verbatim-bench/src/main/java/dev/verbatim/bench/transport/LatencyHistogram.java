@@ -129,8 +129,10 @@ public final class LatencyHistogram {
         }
         count += other.count;
         sum += other.sum;
-        min = Math.min(min, other.min);
-        max = Math.max(max, other.max);
+        if (other.count > 0) {
+            min = Math.min(min, other.min);
+            max = Math.max(max, other.max);
+        }
     }
 
     /** A one-word text form (no spaces) for a child process's result line: see {@link #decode}. */

@@ -24,6 +24,8 @@ import java.util.concurrent.CountDownLatch;
  *   VB DONE                      finished
  *   VB ERROR message             failed (the stack trace goes to stderr)
  * </pre>
+ * The ping repeats a message size's measurement, up to {@code retries} times, while its thread had
+ * less than {@value #RETRY_BELOW_SHARE} of a CPU, and reports the attempt with the highest share.
  * The child exits on {@code STOP} or end of stdin (its parent gone), and halts by itself when its
  * {@code deadlineMs} passes: no child outlives its parent or its time.
  */
@@ -33,6 +35,8 @@ public final class Peer {
     /** Grace between STOP (or end of stdin) and a forced halt. */
     private static final long GRACE_MILLIS = 3000;
     private static final CountDownLatch STOP = new CountDownLatch(1);
+    /** Below this CPU share of the measuring thread, a message size's round trips are measured again. */
+    static final double RETRY_BELOW_SHARE = 0.8;
 
     public static void main(String[] args) {
         watchStdin();
@@ -124,14 +128,30 @@ public final class Peer {
                     var plan = Plan.decodeRtt(s.require("rtt"));
                     MemorySegment msg = arena.allocate(s.maxSize(), 4096);
                     MemorySegment reply = arena.allocate(s.maxSize(), 4096);
+                    int retries = Integer.parseInt(s.get("retries") == null ? "0" : s.get("retries"));
                     LatencyHistogram h = new LatencyHistogram();
+                    LatencyHistogram best = new LatencyHistogram();
                     Loops.Sequence seq = new Loops.Sequence();
                     try (PingPongContender.Ping ping = Contenders.pingPong(id).ping(s)) {
                         say(ready(s));
                         for (Plan.Rtt r : plan) {
-                            double cpu = Loops.measure(ping, msg, reply, r.size(), r.warmMillis() * 1_000_000L,
-                                    r.measureMillis() * 1_000_000L, seq, h);
-                            say(String.format(Locale.ROOT, "RTT size=%d cpu=%.3f hist=%s", r.size(), cpu, h.encode()));
+                            // a measurement during which this side was off its CPU (other load on the host)
+                            // is repeated, shorter warm-up, and the attempt with the highest CPU share kept
+                            double bestCpu = -1;
+                            for (int attempt = 0; attempt <= retries; attempt++) {
+                                long warm = r.warmMillis() * 1_000_000L / (attempt == 0 ? 1 : 4);
+                                double cpu = Loops.measure(ping, msg, reply, r.size(), warm,
+                                        r.measureMillis() * 1_000_000L, seq, h);
+                                if (attempt == 0 || cpu > bestCpu) {
+                                    bestCpu = cpu;
+                                    best.reset();
+                                    best.add(h);
+                                }
+                                if (Double.isNaN(cpu) || cpu >= RETRY_BELOW_SHARE) {
+                                    break;
+                                }
+                            }
+                            say(String.format(Locale.ROOT, "RTT size=%d cpu=%.3f hist=%s", r.size(), bestCpu, best.encode()));
                         }
                     }
                 }

@@ -142,7 +142,7 @@ public final class TransportBench {
                     continue;
                 }
                 err.printf(Locale.ROOT, "verbatim bench transport: %s round trips ...%n", Contenders.id(c));
-                RttResult r = runPingPong(c, rttPlan, base);
+                RttResult r = runPingPong(c, rttPlan, quick ? 1 : 2, base);
                 if (!r.ok()) {
                     err.println("  FAILED: " + r.error());
                 }
@@ -183,14 +183,14 @@ public final class TransportBench {
     }
 
     /** One round-trip contender: pong process, ping process, histograms back. */
-    static RttResult runPingPong(PingPongContender c, List<Plan.Rtt> plan, Path base) {
+    static RttResult runPingPong(PingPongContender c, List<Plan.Rtt> plan, int retries, Path base) {
         String id = Contenders.id(c);
         Map<Integer, LatencyHistogram> bySize = new LinkedHashMap<>();
         Map<Integer, Double> cpu = new LinkedHashMap<>();
         Path dir = null;
         try {
             dir = sessionDir(base, id);
-            long budget = Plan.rttMillis(plan) + 60_000;
+            long budget = Plan.rttMillis(plan) * (1 + retries) + 60_000;
             Map<String, String> common = common(dir, Plan.maxRttSize(plan), budget + 2 * READY_TIMEOUT.toMillis());
             try (ChildProcess pong = ChildProcess.start("pong " + id, c.jvmFlags(), Peer.class.getName(),
                     args("pong", id, common))) {
@@ -198,6 +198,7 @@ public final class TransportBench {
                 Map<String, String> pingArgs = new LinkedHashMap<>(common);
                 pingArgs.putAll(published);
                 pingArgs.put("rtt", Plan.encodeRtt(plan));
+                pingArgs.put("retries", Integer.toString(retries));
                 try (ChildProcess ping = ChildProcess.start("ping " + id, c.jvmFlags(), Peer.class.getName(),
                         args("ping", id, pingArgs))) {
                     ping.awaitLine("READY", READY_TIMEOUT);

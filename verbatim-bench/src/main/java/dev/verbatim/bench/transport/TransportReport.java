@@ -16,7 +16,8 @@ import java.util.function.Function;
  * this run, and notes.
  *
  * <p>JSON lines: {@code {"suite":"transport","case":"shm/rtt-8","unit":"ns","results":{name: figure},
- * "ratios":{name: figure/floor},"mode":"quick"}} for the cases {@code M/rtt-8} (p50),
+ * "ratios":{name: figure/floor},"cpu":{name: share},"mode":"quick"}} ({@code cpu}: the measuring side's
+ * CPU share while recording, below 0.9 marked '!' in the tables: the host was busy) for the cases {@code M/rtt-8} (p50),
  * {@code M/rtt-8/p99}, {@code M/rtt-8/p999}, {@code M/rtt-8/mean}, {@code M/rtt-N} (p50 of N-byte
  * messages), {@code M/per-byte} (ns/byte) and {@code M/rtt-fixed} (ns, the fit's intercept) for
  * {@code M} = {@code shm} and {@code tcp}, and {@code shm/bw-N} (MB/s, median of batches). Then one
@@ -277,7 +278,7 @@ final class TransportReport {
                         + " ride in the line, larger ones are copied into a payload area, from there into the reverse"
                         + " area by the pong, and out by the ping (three MemorySegment.copy per round trip).",
                 "aeron: Aeron IPC (aeron:ipc, aeron-all " + aeronVersion() + "), embedded media driver in the pong"
-                        + " process (threading: " + AeronPingPong.mode() + ", IPC term 4 MiB), ping and pong busy-spin"
+                        + " process (threading: " + AeronPingPong.mode() + ", IPC term 16 MiB), ping and pong busy-spin"
                         + " (BusySpinIdleStrategy) on ExclusivePublication.offer and Subscription.poll through a"
                         + " FragmentAssembler; default IPC MTU, so messages above ~1.4 KB are fragmented and reassembled.",
                 "tcp floor: raw Java NIO on loopback, blocking SocketChannels, TCP_NODELAY, a 4-byte length before"
