@@ -100,9 +100,9 @@ public final class TransportBench {
         List<Plan.Rtt> p = new ArrayList<>();
         for (int size : RTT_SIZES) {
             if (size == RTT_8) {
-                p.add(quick ? new Plan.Rtt(size, 300, 700) : new Plan.Rtt(size, 1000, 5000));
+                p.add(quick ? new Plan.Rtt(size, 250, 600) : new Plan.Rtt(size, 1000, 5000));
             } else {
-                p.add(quick ? new Plan.Rtt(size, 50, 150) : new Plan.Rtt(size, 200, 1000));
+                p.add(quick ? new Plan.Rtt(size, 40, 120) : new Plan.Rtt(size, 200, 1000));
             }
         }
         return p;
