@@ -1,12 +1,14 @@
 package dev.verbatim.cli;
 
+import dev.verbatim.bench.transport.TransportBench;
 import dev.verbatim.bench.wire.WireBench;
 
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** {@code verbatim bench SUITE [--quick] [--json]}: runs one benchmark suite of verbatim-bench. */
+/** {@code verbatim bench SUITE [--quick] [--json] [--plot PATH]}: runs one benchmark suite of verbatim-bench. */
 final class BenchCommand {
     private BenchCommand() {}
 
@@ -14,12 +16,29 @@ final class BenchCommand {
         List<String> rest = new ArrayList<>(List.of(args));
         boolean quick = rest.remove("--quick");
         boolean json = rest.remove("--json");
+        Path plot = null;
+        int p = rest.indexOf("--plot");
+        if (p >= 0) {
+            if (p + 1 >= rest.size() || rest.get(p + 1).startsWith("--")) {
+                usage(err, "--plot needs a PATH (for example docs/transport.png)");
+                return 2;
+            }
+            plot = Path.of(rest.remove(p + 1));
+            rest.remove(p);
+        }
         if (rest.size() != 1) {
             usage(err, rest.isEmpty() ? "which suite?" : "unexpected arguments: " + rest);
             return 2;
         }
         return switch (rest.getFirst()) {
-            case "wire" -> WireBench.run(quick, json, out, err);
+            case "wire" -> {
+                if (plot != null) {
+                    usage(err, "--plot is for the transport suite");
+                    yield 2;
+                }
+                yield WireBench.run(quick, json, out, err);
+            }
+            case "transport" -> TransportBench.run(quick, json, plot, out, err);
             default -> {
                 usage(err, "unknown suite '" + rest.getFirst() + "'");
                 yield 2;
@@ -29,9 +48,12 @@ final class BenchCommand {
 
     private static void usage(PrintStream err, String problem) {
         err.println("verbatim bench: " + problem);
-        err.println("usage: ./verbatim bench SUITE [--quick] [--json]");
-        err.println("  suites: wire   J-RPC Tables 3-4 and Jaguar Figure 8: Verbatim, Java serialization, Kryo, Fory");
-        err.println("  --quick  the same cases, shorter warm-up and fewer batches (well under a minute)");
-        err.println("  --json   one JSON object per line instead of tables");
+        err.println("usage: ./verbatim bench SUITE [--quick] [--json] [--plot PATH]");
+        err.println("  suites: wire       J-RPC Tables 3-4 and Jaguar Figure 8: Verbatim, Java serialization, Kryo, Fory");
+        err.println("          transport  Javia Tables 1-2: round trip (p50/p99/p99.9, per-byte) and streaming bandwidth,");
+        err.println("                     shm floor, Aeron IPC, raw NIO TCP, each in two processes (about 2 minutes)");
+        err.println("  --quick      the same cases, shorter warm-up and fewer batches (well under a minute)");
+        err.println("  --json       one JSON object per line instead of tables");
+        err.println("  --plot PATH  (transport) also write the figure as a PNG, e.g. docs/transport.png");
     }
 }

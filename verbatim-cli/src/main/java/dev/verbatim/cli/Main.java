@@ -40,6 +40,8 @@ public final class Main {
                   demo                     a tour of the wire format (the RPC demo comes with J-RPC)
                   bench wire [--quick] [--json]
                                            the J-RPC Tables 3-4 with Java serialization, Kryo and Fory
+                  bench transport [--quick] [--json] [--plot PATH]
+                                           Javia Tables 1-2: round trips and bandwidth, shm floor, Aeron IPC, NIO TCP
                   fuzz [--seconds N] [--iterations N] [--seed S] [--threads T] [--heap] [--replay I] [--out DIR]
                                            the validator fuzz campaign (the test suite runs 200,000 messages of it)
                 """);

@@ -1,0 +1,54 @@
+package dev.verbatim.bench.transport;
+
+import java.util.List;
+
+/**
+ * The registry: every contender of {@code verbatim bench transport}, in column order. A contender
+ * is known by its id, {@code medium/name} ({@code shm/floor}, {@code tcp/floor}, {@code shm/aeron});
+ * the child processes find their contender here by that id, so a contender needs a public no-argument
+ * construction path through this list and nothing else. See the package documentation.
+ */
+public final class Contenders {
+    private Contenders() {}
+
+    /** Round-trip contenders, in column order within each medium. */
+    public static List<PingPongContender> pingPong() {
+        return List.of(
+                new FloorPingPong(),
+                // Verbatim shm buffer API and copying API go here ("buffer", "copy").
+                new AeronPingPong(),
+                new NioPingPong()
+                // Verbatim tcp goes here ("verbatim").
+        );
+    }
+
+    /** Streaming-bandwidth contenders, in column order. */
+    public static List<StreamContender> stream() {
+        return List.of(
+                new FloorStream()
+                // Verbatim shm buffer API and copying API go here ("buffer", "copy").
+        );
+    }
+
+    static String id(Medium medium, String name) {
+        return medium.key() + "/" + name;
+    }
+
+    static String id(PingPongContender c) {
+        return id(c.medium(), c.name());
+    }
+
+    static String id(StreamContender c) {
+        return id(c.medium(), c.name());
+    }
+
+    static PingPongContender pingPong(String id) {
+        return pingPong().stream().filter(c -> id(c).equals(id)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no ping-pong contender " + id));
+    }
+
+    static StreamContender stream(String id) {
+        return stream().stream().filter(c -> id(c).equals(id)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no stream contender " + id));
+    }
+}

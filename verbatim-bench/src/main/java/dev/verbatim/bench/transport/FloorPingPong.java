@@ -1,0 +1,163 @@
+package dev.verbatim.bench.transport;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.file.Path;
+import java.util.List;
+
+import static dev.verbatim.bench.transport.FloorPingPongDescriptor.CLOSED;
+import static dev.verbatim.bench.transport.FloorPingPongDescriptor.INLINE;
+import static dev.verbatim.bench.transport.FloorPingPongDescriptor.INLINE_MAX;
+import static dev.verbatim.bench.transport.FloorPingPongDescriptor.PING_LINE;
+import static dev.verbatim.bench.transport.FloorPingPongDescriptor.PONG_LINE;
+import static dev.verbatim.bench.transport.FloorPingPongDescriptor.SEQ;
+import static dev.verbatim.bench.transport.FloorPingPongDescriptor.SIZE;
+
+/**
+ * The shared-memory floor: two processes map one file ({@link FloorPingPongDescriptor}) and spin on
+ * each other's cache line with release stores and acquire loads, FFM only. An 8-byte round trip is
+ * two cache-line transfers between cores: the physical limit of the host. Larger messages are
+ * copied into the shared payload area by the ping, from there straight into the reverse area by the
+ * pong, and out by the ping: three bare {@link MemorySegment#copy}s per round trip, the memcpy cost
+ * any shared-memory transport pays at least.
+ *
+ * <p>The spin loops are bare (no {@link Thread#onSpinWait()}): the floor is the fastest a waiting
+ * core can notice a store.
+ */
+final class FloorPingPong implements PingPongContender {
+    static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    /** Whether the spin loops pause ({@link Thread#onSpinWait()}); {@code -Dverbatim.bench.floor.pause=false} spins bare. */
+    static final boolean PAUSE = !"false".equals(System.getProperty("verbatim.bench.floor.pause"));
+    private static final String FILE = "floor-pingpong";
+
+    @Override
+    public String name() {
+        return "floor";
+    }
+
+    @Override
+    public List<String> jvmFlags() {
+        String p = System.getProperty("verbatim.bench.floor.pause");
+        return p == null ? List.of() : List.of("-Dverbatim.bench.floor.pause=" + p);
+    }
+
+    @Override
+    public Medium medium() {
+        return Medium.SHM;
+    }
+
+    @Override
+    public Pong pong(Session session) throws Exception {
+        int max = session.maxSize();
+        Arena arena = Arena.ofShared();
+        MemorySegment m = SharedFile.create(session.dir().resolve(FILE), FloorPingPongDescriptor.fileSize(max), arena);
+        return new FloorPong(m, arena, max);
+    }
+
+    @Override
+    public Ping ping(Session session) throws Exception {
+        int max = session.maxSize();
+        Arena arena = Arena.ofShared();
+        Path file = session.dir().resolve(FILE);
+        MemorySegment m = SharedFile.open(file, FloorPingPongDescriptor.fileSize(max), arena);
+        return new FloorPing(m, arena, max);
+    }
+
+    /** Writes {@code size} bytes from {@code src} into the line at {@code line} or the area at {@code area}. */
+    static void put(MemorySegment shm, long line, long area, MemorySegment src, long srcOffset, int size) {
+        if (size <= INLINE_MAX) {
+            MemorySegment.copy(src, srcOffset, shm, line + INLINE, size);
+        } else {
+            MemorySegment.copy(src, srcOffset, shm, area, size);
+        }
+        shm.set(ValueLayout.JAVA_LONG, line + SIZE, size);
+    }
+
+    static final class FloorPing implements Ping {
+        private final MemorySegment shm;
+        private final Arena arena;
+        private final int max;
+        private final long pongArea;
+        private long seq;
+
+        FloorPing(MemorySegment shm, Arena arena, int max) {
+            this.shm = shm;
+            this.arena = arena;
+            this.max = max;
+            this.pongArea = FloorPingPongDescriptor.pongPayload(max);
+        }
+
+        @Override
+        public void roundTrip(MemorySegment message, MemorySegment reply, int size) {
+            FloorPingPongDescriptor.checkSize(size, max);
+            long s = ++seq;
+            put(shm, PING_LINE, FloorPingPongDescriptor.pingPayload(), message, 0, size);
+            LONG.setRelease(shm, PING_LINE + SEQ, s);
+            while ((long) LONG.getAcquire(shm, PONG_LINE + SEQ) != s) {
+                if (PAUSE) {
+                    Thread.onSpinWait(); // the pong's release store ends the wait
+                }
+            }
+            int n = (int) shm.get(ValueLayout.JAVA_LONG, PONG_LINE + SIZE);
+            if (n <= INLINE_MAX) {
+                MemorySegment.copy(shm, PONG_LINE + INLINE, reply, 0, n);
+            } else {
+                MemorySegment.copy(shm, pongArea, reply, 0, n);
+            }
+        }
+
+        @Override
+        public void close() {
+            LONG.setRelease(shm, PING_LINE + SEQ, CLOSED);
+            arena.close();
+        }
+    }
+
+    static final class FloorPong implements Pong {
+        private final MemorySegment shm;
+        private final Arena arena;
+        private final long pingArea;
+        private final long pongArea;
+        private final int max;
+        private long seen;
+
+        FloorPong(MemorySegment shm, Arena arena, int max) {
+            this.shm = shm;
+            this.arena = arena;
+            this.max = max;
+            this.pingArea = FloorPingPongDescriptor.pingPayload();
+            this.pongArea = FloorPingPongDescriptor.pongPayload(max);
+        }
+
+        @Override
+        public boolean echo() {
+            long s;
+            while ((s = (long) LONG.getAcquire(shm, PING_LINE + SEQ)) == seen) {
+                if (PAUSE) {
+                    Thread.onSpinWait(); // the ping's release store ends the wait
+                }
+            }
+            if (s == CLOSED) {
+                return false;
+            }
+            seen = s;
+            int n = (int) shm.get(ValueLayout.JAVA_LONG, PING_LINE + SIZE);
+            FloorPingPongDescriptor.checkSize(n, max);
+            if (n <= INLINE_MAX) {
+                MemorySegment.copy(shm, PING_LINE + INLINE, shm, PONG_LINE + INLINE, n);
+            } else {
+                MemorySegment.copy(shm, pingArea, shm, pongArea, n);
+            }
+            shm.set(ValueLayout.JAVA_LONG, PONG_LINE + SIZE, n);
+            LONG.setRelease(shm, PONG_LINE + SEQ, s);
+            return true;
+        }
+
+        @Override
+        public void close() {
+            arena.close();
+        }
+    }
+}

@@ -1,0 +1,113 @@
+package dev.verbatim.bench.transport;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The baselines really exchange messages between two processes: the pong (or consumer) runs in a
+ * child process, the ping (or producer) here; every echo is compared byte for byte. No timing.
+ */
+@Timeout(30)
+class FloorExchangeTest {
+    private static final int MAX = 1 << 16;
+    private static final int[] SIZES = {8, 16, 40, 48, 49, 64, 100, 1000, 4096, 65536};
+
+    @AfterEach
+    void noneLeft() {
+        ChildProcess.closeAll();
+    }
+
+    private static long exchange(String id, int perSize) throws Exception {
+        Path base = TransportBench.privateDir();
+        try {
+            assertEquals(Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE,
+                    PosixFilePermission.OWNER_EXECUTE), Files.getPosixFilePermissions(base));
+            Path dir = TransportBench.sessionDir(base, id);
+            Map<String, String> props = TransportBench.common(dir, MAX, 60_000);
+            PingPongContender c = Contenders.pingPong(id);
+            long verified = 0;
+            try (ChildProcess pong = ChildProcess.start("pong " + id, c.jvmFlags(), Peer.class.getName(),
+                    TransportBench.args("pong", id, props))) {
+                Map<String, String> session = new LinkedHashMap<>(props);
+                session.putAll(TransportBench.props(pong.awaitLine("READY", Duration.ofSeconds(15)).getLast()));
+                try (Arena arena = Arena.ofConfined();
+                     PingPongContender.Ping ping = c.ping(new Session(session))) {
+                    MemorySegment msg = arena.allocate(MAX);
+                    MemorySegment reply = arena.allocate(MAX);
+                    Loops.Sequence seq = new Loops.Sequence();
+                    Random random = new Random(42);
+                    for (int size : SIZES) {
+                        verified += Loops.exchange(ping, msg, reply, size, perSize, seq, random);
+                    }
+                }
+                pong.awaitLine("DONE", Duration.ofSeconds(10)); // the ping's close ended the pong
+                assertTrue(pong.awaitExit(Duration.ofSeconds(10)));
+                assertEquals(0, pong.process().exitValue());
+            }
+            return verified;
+        } finally {
+            TransportBench.deleteTree(base);
+            assertFalse(Files.exists(base), "session files left behind");
+        }
+    }
+
+    @Test
+    void shmFloorEchoesEveryMessage() throws Exception {
+        assertEquals(SIZES.length * 500L, exchange("shm/floor", 500));
+    }
+
+    @Test
+    void tcpFloorEchoesEveryMessage() throws Exception {
+        assertEquals(SIZES.length * 200L, exchange("tcp/floor", 200));
+    }
+
+    @Test
+    void shmFloorStreamDeliversEveryMessageInOrder() throws Exception {
+        String id = "shm/floor";
+        // odd sizes and a 1 MiB one: records of every alignment, padding at the ring's end, a full ring
+        List<Plan.Bw> plan = List.of(new Plan.Bw(64, 100, 5_000, 2), new Plan.Bw(1000, 10, 3_000, 2),
+                new Plan.Bw(65_531, 5, 200, 2), new Plan.Bw(1 << 20, 2, 20, 2));
+        Path base = TransportBench.privateDir();
+        try {
+            Path dir = TransportBench.sessionDir(base, id);
+            Map<String, String> props = TransportBench.common(dir, 1 << 20, 60_000);
+            props.put("bw", Plan.encodeBw(plan));
+            StreamContender c = Contenders.stream(id);
+            try (ChildProcess consumer = ChildProcess.start("consumer", c.jvmFlags(), Peer.class.getName(),
+                    TransportBench.args("consumer", id, props))) {
+                Map<String, String> session = new LinkedHashMap<>(props);
+                session.putAll(TransportBench.props(consumer.awaitLine("READY", Duration.ofSeconds(15)).getLast()));
+                try (Arena arena = Arena.ofConfined();
+                     StreamContender.Producer p = c.producer(new Session(session))) {
+                    MemorySegment msg = arena.allocate(1 << 20);
+                    Loops.Sequence seq = new Loops.Sequence();
+                    for (Plan.Bw b : plan) {
+                        Loops.produce(p, msg, b.size(), b.total(), seq);
+                    }
+                    List<String> lines = consumer.awaitLine("DONE", Duration.ofSeconds(20));
+                    // the consumer checked every size and stamp; one BW line per planned size
+                    assertEquals(plan.size(), lines.stream().filter(l -> l.startsWith("BW ")).count(), lines.toString());
+                }
+            }
+        } finally {
+            TransportBench.deleteTree(base);
+        }
+    }
+}
