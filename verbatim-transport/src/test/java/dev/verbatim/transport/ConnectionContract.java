@@ -39,6 +39,9 @@ abstract class ConnectionContract {
     /** A fresh listening address for this transport ({@code shm:UNIQUE} or {@code tcp://:0}). */
     abstract String listenAddress();
 
+    /** Opens a raw connection to the listener that never says anything. */
+    abstract AutoCloseable silentConnector(Listener l) throws Exception;
+
     @AfterEach
     void closeAll() throws Exception {
         for (int i = toClose.size() - 1; i >= 0; i--) {
@@ -398,20 +401,38 @@ abstract class ConnectionContract {
     // ------------------------------------------------------------------ real processes
 
     @Test
-    void echoAcrossProcesses() throws Exception {
+    void echoAcrossProcessesWithSeveralOnOneListener() throws Exception {
         Listener l = listen(ConnectionOptions.DEFAULT);
-        try (Child child = new Child("echo", l.address())) {
-            Connection c = closing(l.accept(WAIT));
-            assertNotNull(c, "the child connected");
-            child.await(30, "READY");
-            for (int i = 0; i < 2000; i++) {
-                byte[] m = bytes(1 + i % 300, i);
-                c.send(m, 0, m.length);
-                assertArrayEquals(m, c.receive(WAIT), "echo " + i);
+        int n = 3;
+        List<Child> children = new ArrayList<>();
+        try {
+            for (int i = 0; i < n; i++) {
+                children.add(new Child("echo", l.address()));
             }
-            c.close();
-            assertTrue(child.await(30, "OK", "FAIL").startsWith("OK echoed 2000"), child.output());
-            assertEquals(0, child.exit(30));
+            List<Connection> cs = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                Connection c = closing(l.accept(WAIT));
+                assertNotNull(c, "child " + i + " connected");
+                cs.add(c);
+            }
+            for (int i = 0; i < 2000; i++) { // interleaved: every connection carries its own stream
+                for (int k = 0; k < n; k++) {
+                    byte[] m = bytes(1 + (i * 7 + k) % 300, i + k);
+                    cs.get(k).send(m, 0, m.length);
+                }
+                for (int k = 0; k < n; k++) {
+                    assertArrayEquals(bytes(1 + (i * 7 + k) % 300, i + k), cs.get(k).receive(WAIT), "echo " + i + " of " + k);
+                }
+            }
+            for (Connection c : cs) {
+                c.close();
+            }
+            for (Child child : children) {
+                assertTrue(child.await(30, "OK", "FAIL").startsWith("OK echoed 2000"), child.output());
+                assertEquals(0, child.exit(30));
+            }
+        } finally {
+            children.forEach(Child::close);
         }
     }
 
@@ -489,6 +510,128 @@ abstract class ConnectionContract {
             assertEquals(Reason.PEER_GONE, assertThrows(TransportException.class, () -> c.send(new byte[1], 0, 1)).reason());
             assertEquals(Reason.PEER_GONE, assertThrows(TransportException.class, c::poll).reason());
         }
+    }
+
+    // ------------------------------------------------------------------ what the review found
+
+    @Test
+    void aSendThatTimesOutNeverCorruptsWhatIsDelivered() throws Exception {
+        Connection[] c = pair(ConnectionOptions.DEFAULT, ConnectionOptions.DEFAULT.withSendTimeout(Duration.ofMillis(100)));
+        int big = 1 << 20;
+        CompletableFuture<Integer> sender = CompletableFuture.supplyAsync(() -> {
+            int timeouts = 0;
+            for (int i = 0; i < 40; i++) {
+                int size = i % 3 == 2 ? 1000 : big;
+                try {
+                    Claim claim = c[1].claim(size);
+                    Pattern.fill(claim.segment(), i);
+                    claim.segment().set(ValueLayout.JAVA_INT_UNALIGNED, 0, i);
+                    claim.commit();
+                } catch (TransportException e) {
+                    timeouts++;
+                    if (!c[1].isOpen()) {
+                        break;
+                    }
+                }
+            }
+            return timeouts;
+        });
+        Thread.sleep(400); // the receiver is not reading: the sender times out
+        int delivered = 0;
+        int last = -1;
+        while (true) {
+            Delivery d;
+            try {
+                d = c[0].take(Duration.ofSeconds(2));
+            } catch (TransportException e) {
+                break; // the sender closed a half-sent stream: fine, as long as nothing bad came before
+            }
+            if (d == null) {
+                break;
+            }
+            int i = d.payload().get(ValueLayout.JAVA_INT_UNALIGNED, 0);
+            assertTrue(i > last, "in order: " + i + " after " + last);
+            assertEquals(i % 3 == 2 ? 1000 : big, d.length(), "size of message " + i);
+            MemorySegment rest = d.payload().asSlice(4);
+            for (long j = 0; j < rest.byteSize(); j += 4093) {
+                assertEquals(Pattern.at(i, j + 4), rest.get(ValueLayout.JAVA_BYTE, j), "message " + i + " byte " + (j + 4));
+            }
+            last = i;
+            delivered++;
+            d.release();
+        }
+        assertTrue(sender.get() > 0, "the sender timed out at least once");
+        assertTrue(delivered > 0, "messages were delivered");
+    }
+
+    @Test
+    void closeDeliversEverythingEvenWithUnreadInput() throws Exception {
+        Connection[] c = pair();
+        c[0].send(new byte[] {1, 2, 3}, 0, 3); // the closing side never reads this
+        byte[] m = new byte[256 * 1024];
+        for (int i = 0; i < 8; i++) {
+            m[0] = (byte) i;
+            c[1].send(m, 0, m.length);
+        }
+        c[1].close();
+        for (int i = 0; i < 8; i++) {
+            byte[] r = c[0].receive(WAIT);
+            assertNotNull(r, "message " + i);
+            assertEquals(i, r[0]);
+        }
+        assertEquals(Reason.PEER_CLOSED, assertThrows(TransportException.class, () -> c[0].take(WAIT)).reason());
+    }
+
+    @Test
+    void silentConnectorsDoNotBlockOthers() throws Exception {
+        Listener l = listen(ConnectionOptions.DEFAULT.withConnectTimeout(Duration.ofSeconds(50)));
+        AutoCloseable a = closing(silentConnector(l));
+        AutoCloseable b = closing(silentConnector(l));
+        {
+            assertNotNull(a);
+            assertNotNull(b);
+            CompletableFuture<Connection> good = CompletableFuture.supplyAsync(() -> Transport.connect(l.address()));
+            Connection accepted = closing(l.accept(WAIT));
+            assertNotNull(accepted, "a real connector got through while two silent ones hold their handshakes");
+            Connection client = closing(good.get());
+            client.send(new byte[] {4}, 0, 1);
+            assertArrayEquals(new byte[] {4}, accepted.receive(WAIT));
+        }
+    }
+
+    @Test
+    void closingAListenerWakesABlockedAccept() throws Exception {
+        Listener l = listen(ConnectionOptions.DEFAULT);
+        CompletableFuture<Reason> waiter = CompletableFuture.supplyAsync(() -> {
+            try {
+                l.accept(Duration.ofSeconds(50));
+                return null;
+            } catch (TransportException e) {
+                return e.reason();
+            }
+        });
+        Thread.sleep(200);
+        l.close();
+        assertEquals(Reason.CLOSED, waiter.get());
+    }
+
+    @Test
+    void closeWakesAThreadWaitingToSend() throws Exception {
+        Connection[] c = pair(SMALL, SMALL.withSendTimeout(Duration.ofSeconds(50)));
+        CompletableFuture<Reason> sender = CompletableFuture.supplyAsync(() -> {
+            try {
+                byte[] m = new byte[10_000];
+                for (int i = 0; i < 10_000; i++) {
+                    c[1].send(m, 0, m.length);
+                }
+                return null;
+            } catch (TransportException e) {
+                return e.reason();
+            }
+        });
+        Thread.sleep(300);
+        c[1].close();
+        assertEquals(Reason.CLOSED, sender.get());
     }
 
     static void assertNoVerbatimThreads() throws InterruptedException {

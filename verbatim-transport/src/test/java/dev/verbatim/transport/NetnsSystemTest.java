@@ -80,6 +80,7 @@ class NetnsSystemTest {
             try (Child client = new Child(in(B), "ping", address, "500")) {
                 String result = client.await(90, "OK", "FAIL");
                 assertEquals("OK pinged 500", result, client.output());
+                assertEquals(0, client.exit(30), "the client closed its connection and exited");
             }
             assertTrue(server.await(30, "OK", "FAIL").startsWith("OK echoed 500"), server.output());
         }

@@ -59,6 +59,14 @@ class ShmConnectionTest extends ConnectionContract {
         return "shm:t" + NAMES.incrementAndGet();
     }
 
+    @Override
+    AutoCloseable silentConnector(Listener l) throws Exception {
+        String name = l.address().substring(4);
+        java.nio.channels.SocketChannel ch = java.nio.channels.SocketChannel.open(java.net.StandardProtocolFamily.UNIX);
+        ch.connect(java.net.UnixDomainSocketAddress.of(dir.resolve(name + ".sock")));
+        return ch;
+    }
+
     @Test
     void windowFilesAreUnlinkedOnceMappedAndTheDirectoryIsOwnerOnly() throws Exception {
         Connection[] c = pair();

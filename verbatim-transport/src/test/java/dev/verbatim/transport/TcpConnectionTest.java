@@ -35,6 +35,11 @@ class TcpConnectionTest extends ConnectionContract {
         return "tcp://:0";
     }
 
+    @Override
+    AutoCloseable silentConnector(Listener l) throws Exception {
+        return raw(l);
+    }
+
     @Test
     void listensOnLoopbackUnlessToldOtherwise() {
         Listener l = listen(ConnectionOptions.DEFAULT);

@@ -15,18 +15,20 @@ public final class Contenders {
     public static List<PingPongContender> pingPong() {
         return List.of(
                 new FloorPingPong(),
-                // Verbatim shm buffer API and copying API go here ("buffer", "copy").
+                new VerbatimContenders.PingPong(Medium.SHM, VerbatimContenders.Api.BUFFER),
+                new VerbatimContenders.PingPong(Medium.SHM, VerbatimContenders.Api.COPY),
                 new AeronPingPong(),
-                new NioPingPong()
-                // Verbatim tcp goes here ("verbatim").
+                new NioPingPong(),
+                new VerbatimContenders.PingPong(Medium.TCP, VerbatimContenders.Api.BUFFER)
         );
     }
 
     /** Streaming-bandwidth contenders, in column order. */
     public static List<StreamContender> stream() {
         return List.of(
-                new FloorStream()
-                // Verbatim shm buffer API and copying API go here ("buffer", "copy").
+                new FloorStream(),
+                new VerbatimContenders.Stream(VerbatimContenders.Api.BUFFER),
+                new VerbatimContenders.Stream(VerbatimContenders.Api.COPY)
         );
     }
 

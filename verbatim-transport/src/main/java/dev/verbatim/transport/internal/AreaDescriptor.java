@@ -11,6 +11,7 @@ package dev.verbatim.transport.internal;
  *  +--------+--------+-----------+----------+------------+------ ... -+
  *  | magic  | version| areaCount | areaSize | owner pid  |            |   header, written once by the receiver
  *  +--------+--------+-----------+----------+------------+------ ... -+
+ *  32: receiverNeverParks i32 (1: the receiver only spins, so the sender need not check receiverParked)
  *  64: receiverParked i32     (futex word: 1 while the receiver sleeps; the sender clears it and wakes)
  *  128: senderParked i32      (futex word: 1 while the sender waits for a free area; the receiver wakes)
  *  192: areaState i32 x 64    (FREE = 0: the sender may take it; SENDER = 1: the sender writes there)
@@ -47,6 +48,7 @@ public final class AreaDescriptor {
     public static final long AREA_COUNT_OFFSET = 12;
     public static final long AREA_SIZE_OFFSET = 16;
     public static final long OWNER_PID_OFFSET = 24;
+    public static final long RECEIVER_NEVER_PARKS_OFFSET = 32;
     public static final long RECEIVER_PARKED_OFFSET = 64;
     public static final long SENDER_PARKED_OFFSET = 128;
     public static final long AREA_STATE_OFFSET = 192;

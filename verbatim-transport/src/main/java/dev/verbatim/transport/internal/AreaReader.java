@@ -42,7 +42,7 @@ public final class AreaReader {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle PINS = MethodHandles.arrayElementVarHandle(int[].class);
 
-    /** What {@link #next} found. */
+    /** What {@link #nextAcquire} found. */
     public static final int NONE = 0;
     public static final int MESSAGE = 1;
 
@@ -64,8 +64,9 @@ public final class AreaReader {
     // any thread
     private final AtomicLong heldMessages = new AtomicLong();
     private final AtomicLong heldBytes = new AtomicLong();
-    final AtomicLong messages = new AtomicLong();
-    final AtomicLong bytes = new AtomicLong();
+    // reader thread writes, stats() reads (a racy snapshot is fine for counters)
+    long messages;
+    long bytes;
 
     public AreaReader(MemorySegment window, int areaCount, int areaSize, Freed freed) {
         this.window = window;
@@ -79,7 +80,7 @@ public final class AreaReader {
      * Reads up to the next message. Returns {@link #MESSAGE} with {@link #current()} describing it
      * (valid until the next call), or {@link #NONE} if nothing was published yet.
      */
-    public int next() throws ProtocolViolation {
+    public int nextAcquire() throws ProtocolViolation {
         flyweight.invalidate();
         while (true) {
             long base = areaBase(area, areaSize);
@@ -116,13 +117,16 @@ public final class AreaReader {
                         continue;
                     }
                     flyweight.set(area, at, (int) payload);
-                    messages.incrementAndGet();
-                    bytes.addAndGet(payload);
+                    messages++;
+                    bytes += payload;
                     return MESSAGE;
                 }
                 case TYPE_NEXT -> {
                     if (payload != 8 || position + span > areaSize) {
                         throw violation("a malformed NEXT record");
+                    }
+                    if (position == 0) { // a sender moves on only for a record that did not fit: never from an empty area
+                        throw violation("a NEXT record at the start of an area");
                     }
                     long target = window.get(ValueLayout.JAVA_LONG, base + position + HEADER);
                     if (target < 0 || target >= areaCount || target == area) {
@@ -143,16 +147,16 @@ public final class AreaReader {
     }
 
     /** Whether a record is published at the reader's position (a cheap peek, no checks). */
-    public boolean hasData() {
+    public boolean hasDataAcquire() {
         return (long) LONG.getAcquire(window, areaBase(area, areaSize) + position) != 0;
     }
 
-    /** The message {@link #next} found, as the reused flyweight of a callback. */
+    /** The message {@link #nextAcquire} found, as the reused flyweight of a callback. */
     public Flyweight current() {
         return flyweight;
     }
 
-    /** The message {@link #next} found, retained (pinned until released). */
+    /** The message {@link #nextAcquire} found, retained (pinned until released). */
     public Delivery retainCurrent() {
         return flyweight.retain();
     }
@@ -288,6 +292,8 @@ public final class AreaReader {
             check();
             if (retained == null) {
                 retained = new Held(this);
+            } else {
+                retained.check(); // retain, release, retain: the second retain must not hand out a dead one
             }
             return retained;
         }

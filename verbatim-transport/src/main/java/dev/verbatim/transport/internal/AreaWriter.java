@@ -37,7 +37,7 @@ public final class AreaWriter {
     }
 
     /** Publishes the record of {@code payload} bytes whose payload was written at {@link #payloadOffset()}. */
-    public void publish(int type, long payload) {
+    public void publishRelease(int type, long payload) {
         long at = areaBase(placement.area(), placement.areaSize) + placement.position();
         window.set(ValueLayout.JAVA_LONG, at + recordSpan(payload), 0L);
         LONG.setRelease(window, at, headerWord(type, payload));
@@ -45,7 +45,7 @@ public final class AreaWriter {
     }
 
     /** Ends the current area with a {@code NEXT} record and continues in {@code next}. */
-    public void next(int next) {
+    public void nextRelease(int next) {
         long at = areaBase(placement.area(), placement.areaSize) + placement.position();
         window.set(ValueLayout.JAVA_LONG, areaBase(next, placement.areaSize), 0L);
         window.set(ValueLayout.JAVA_LONG, at + HEADER, next & 0xFFFF_FFFFL);

@@ -37,7 +37,9 @@ public abstract class BaseConnection implements Connection {
     private volatile int peerState = PEER_OPEN;
     private volatile String peerReason;
     private volatile String protocolFailure;
-    protected volatile long parks;
+    /** Parks of the sending and of the receiving thread: one writer each. */
+    protected volatile long sendParks;
+    protected volatile long receiveParks;
 
     // sending thread
     private final ClaimImpl claim = new ClaimImpl();
@@ -64,7 +66,7 @@ public abstract class BaseConnection implements Connection {
     /** Publishes the reserved record. */
     protected abstract void publish(int type, int length);
 
-    /** Reads the next record of this side's window: {@link AreaReader#next()} plus what the transport needs. */
+    /** Reads the next record of this side's window: {@link AreaReader#nextAcquire()} plus what the transport needs. */
     protected abstract int readNext() throws ProtocolViolation;
 
     /** Sleeps up to {@code nanos} unless a record is already readable. */
@@ -154,6 +156,8 @@ public abstract class BaseConnection implements Connection {
             return claim.open(reservedSegment(length), TYPE_DATA);
         } catch (IllegalStateException e) {
             throw closedOr(e);
+        } catch (InternalError e) {
+            throw truncated(e);
         }
     }
 
@@ -168,6 +172,8 @@ public abstract class BaseConnection implements Connection {
             return claim.open(reservedSegment(length), TYPE_DATA);
         } catch (IllegalStateException e) {
             throw closedOr(e);
+        } catch (InternalError e) {
+            throw truncated(e);
         }
     }
 
@@ -215,6 +221,8 @@ public abstract class BaseConnection implements Connection {
             writeRegionPayload(src, length);
         } catch (IllegalStateException e) {
             throw closedOr(e);
+        } catch (InternalError e) {
+            throw truncated(e);
         }
         regionsSent++;
         bytesSent += length;
@@ -233,6 +241,15 @@ public abstract class BaseConnection implements Connection {
             return new TransportException(Reason.CLOSED, description + " is closed");
         }
         return e;
+    }
+
+    /**
+     * The JDK reports an access to a mapped file that another process truncated as an
+     * {@link InternalError}: on shared memory only the peer can have done that.
+     */
+    protected TransportException truncated(InternalError e) {
+        return protocolFailed(new ProtocolViolation("the peer truncated the shared memory under the mapping ("
+                + e.getMessage() + ")"));
     }
 
     @Override
@@ -297,6 +314,8 @@ public abstract class BaseConnection implements Connection {
                 publish(type, length);
             } catch (IllegalStateException e) {
                 throw closedOr(e);
+            } catch (InternalError e) {
+                throw truncated(e);
             }
             if (type == TYPE_REGION) {
                 regionsSent++;
@@ -339,6 +358,8 @@ public abstract class BaseConnection implements Connection {
             throw protocolFailed(v);
         } catch (IllegalStateException e) {
             throw closedOr(e);
+        } catch (InternalError e) {
+            throw truncated(e);
         }
         return r;
     }
@@ -403,6 +424,8 @@ public abstract class BaseConnection implements Connection {
                         parkReceiver(Math.min(deadline - now, PARK_SLICE_NANOS));
                     } catch (IllegalStateException e) {
                         throw closedOr(e);
+                    } catch (InternalError e) {
+                        throw truncated(e);
                     }
                     continue;
                 }
@@ -428,8 +451,8 @@ public abstract class BaseConnection implements Connection {
 
     @Override
     public ConnectionStats stats() {
-        return new ConnectionStats(messagesSent, bytesSent, reader.messages.get(), reader.bytes.get(), regionsSent,
-                backPressured, parks, reader.heldMessages(), reader.heldBytes(), reader.heldAreas(),
+        return new ConnectionStats(messagesSent, bytesSent, reader.messages, reader.bytes, regionsSent,
+                backPressured, sendParks + receiveParks, reader.heldMessages(), reader.heldBytes(), reader.heldAreas(),
                 options.areaCount(), options.areaSize());
     }
 

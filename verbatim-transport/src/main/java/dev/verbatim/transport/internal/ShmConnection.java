@@ -33,6 +33,8 @@ public final class ShmConnection extends BaseConnection {
     private final AreaWriter writer;
     private final int peerMaxMessage;
     private final SocketChannel control;
+    /** The peer only spins: a publish needs no fence and no look at its parked word. */
+    private final boolean peerNeverParks;
 
     public ShmConnection(ConnectionOptions options, String description, Buffer own, Buffer peer,
                          int peerAreaCount, int peerAreaSize, SocketChannel control) throws IOException {
@@ -50,6 +52,7 @@ public final class ShmConnection extends BaseConnection {
         this.writer = new AreaWriter(peerWindow, peerAreaCount, peerAreaSize);
         this.peerMaxMessage = AreaDescriptor.maxPayload(peerAreaSize);
         this.control = control;
+        this.peerNeverParks = peerWindow.get(ValueLayout.JAVA_INT, AreaDescriptor.RECEIVER_NEVER_PARKS_OFFSET) == 1;
         ShmWatchdog.instance().watch(control, this);
     }
 
@@ -80,7 +83,7 @@ public final class ShmConnection extends BaseConnection {
         if (free < 0) {
             return false;
         }
-        writer.next(free);
+        writer.nextRelease(free);
         return true;
     }
 
@@ -113,7 +116,10 @@ public final class ShmConnection extends BaseConnection {
 
     @Override
     protected void publish(int type, int length) {
-        writer.publish(type, length);
+        writer.publishRelease(type, length);
+        if (peerNeverParks) {
+            return;
+        }
         VarHandle.fullFence();
         if ((int) INT.getVolatile(peerWindow, RECEIVER_PARKED_OFFSET) != 0
                 && INT.compareAndSet(peerWindow, RECEIVER_PARKED_OFFSET, 1, 0)) {
@@ -126,7 +132,7 @@ public final class ShmConnection extends BaseConnection {
         INT.setVolatile(peerWindow, SENDER_PARKED_OFFSET, 1);
         VarHandle.fullFence();
         if (!anyFreeArea() && isOpen()) {
-            parks++;
+            sendParks++;
             Futex.await(peerWindow, SENDER_PARKED_OFFSET, 1, nanos);
         }
         INT.setVolatile(peerWindow, SENDER_PARKED_OFFSET, 0);
@@ -136,15 +142,15 @@ public final class ShmConnection extends BaseConnection {
 
     @Override
     protected int readNext() throws ProtocolViolation {
-        return reader.next();
+        return reader.nextAcquire();
     }
 
     @Override
     protected void parkReceiver(long nanos) {
         INT.setVolatile(ownWindow, RECEIVER_PARKED_OFFSET, 1);
         VarHandle.fullFence();
-        if (!reader.hasData() && isOpen()) {
-            parks++;
+        if (!reader.hasDataAcquire() && isOpen()) {
+            receiveParks++;
             Futex.await(ownWindow, RECEIVER_PARKED_OFFSET, 1, nanos);
         }
         INT.setVolatile(ownWindow, RECEIVER_PARKED_OFFSET, 0);

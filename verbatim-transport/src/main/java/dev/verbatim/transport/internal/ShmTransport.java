@@ -11,8 +11,6 @@ import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
@@ -48,14 +46,16 @@ public final class ShmTransport {
         Buffer own = null;
         Buffer peer = null;
         try {
+            channel.configureBlocking(false);
             try {
-                channel.connect(UnixDomainSocketAddress.of(socket));
+                if (!channel.connect(UnixDomainSocketAddress.of(socket))) {
+                    finishConnect(channel, deadline, name);
+                }
             } catch (IOException e) {
                 throw new TransportException(Reason.CONNECT, "no listener at shm:" + name + " (" + socket + ": "
                         + e.getMessage() + ")", e);
             }
-            channel.configureBlocking(false);
-            own = ShmWindows.create(ownFile, options.areaCount(), options.areaSize());
+            own = ShmWindows.create(ownFile, options.areaCount(), options.areaSize(), options.spinOnly());
             Hello hello = new Hello(Hello.KIND_HELLO, ProcessHandle.current().pid(), options.areaCount(),
                     options.areaSize(), areaName);
             ChannelIO.writeFully(channel, hello.encode(), deadline, "the shm handshake");
@@ -74,6 +74,22 @@ public final class ShmTransport {
         } catch (RuntimeException e) {
             fail(channel, own, peer, ownFile);
             throw e;
+        }
+    }
+
+    /** Waits for a non-blocking connect (a listener whose backlog is full) until the deadline. */
+    private static void finishConnect(SocketChannel channel, long deadline, String name) throws IOException {
+        try (java.nio.channels.Selector selector = java.nio.channels.Selector.open()) {
+            channel.register(selector, java.nio.channels.SelectionKey.OP_CONNECT);
+            while (!channel.finishConnect()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new TransportException(Reason.TIMEOUT, "shm:" + name + " did not take the connection in time"
+                            + " (its backlog is full)");
+                }
+                selector.select(Math.max(1, left / 1_000_000));
+                selector.selectedKeys().clear();
+            }
         }
     }
 
@@ -126,7 +142,6 @@ public final class ShmTransport {
             }
             ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
             server.bind(UnixDomainSocketAddress.of(socket), 128);
-            server.configureBlocking(false);
             return new ShmListener(name, socket, server, dir, options);
         } catch (IOException e) {
             throw new TransportException(Reason.IO, "cannot listen at shm:" + name + ": " + e.getMessage(), e);
@@ -140,8 +155,8 @@ public final class ShmTransport {
         private final ServerSocketChannel server;
         private final Path dir;
         private final ConnectionOptions options;
-        private final Selector selector;
         private final AtomicLong accepted = new AtomicLong();
+        private final Acceptor acceptor;
         private volatile boolean closed;
 
         ShmListener(String name, Path socket, ServerSocketChannel server, Path dir, ConnectionOptions options)
@@ -151,8 +166,7 @@ public final class ShmTransport {
             this.server = server;
             this.dir = dir;
             this.options = options;
-            this.selector = Selector.open();
-            server.register(selector, SelectionKey.OP_ACCEPT);
+            this.acceptor = new Acceptor("shm:" + name, server, this::handshake);
         }
 
         @Override
@@ -161,35 +175,8 @@ public final class ShmTransport {
         }
 
         @Override
-        public synchronized Connection accept(Duration timeout) {
-            long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
-            while (true) {
-                if (closed) {
-                    throw new TransportException(Reason.CLOSED, "the listener at shm:" + name + " is closed");
-                }
-                SocketChannel channel;
-                try {
-                    channel = server.accept();
-                    if (channel == null) {
-                        long left = deadline - System.nanoTime();
-                        if (left <= 0) {
-                            return null;
-                        }
-                        selector.select(Math.max(1, Math.min(left / 1_000_000, 200)));
-                        selector.selectedKeys().clear();
-                        continue;
-                    }
-                } catch (IOException e) {
-                    if (closed) {
-                        throw new TransportException(Reason.CLOSED, "the listener at shm:" + name + " is closed");
-                    }
-                    throw new TransportException(Reason.IO, "accept at shm:" + name + " failed: " + e.getMessage(), e);
-                }
-                Connection c = handshake(channel);
-                if (c != null) {
-                    return c;
-                }
-            }
+        public Connection accept(Duration timeout) {
+            return acceptor.accept(timeout);
         }
 
         /** Completes one connector's handshake, or drops it (returning null) with the reason logged. */
@@ -206,7 +193,7 @@ public final class ShmTransport {
                     throw new ProtocolViolation("a hello naming '" + hello.name() + "', which is not a window file");
                 }
                 peer = ShmWindows.mapPeer(dir.resolve(hello.name()), hello);
-                own = ShmWindows.create(ownFile, options.areaCount(), options.areaSize());
+                own = ShmWindows.create(ownFile, options.areaCount(), options.areaSize(), options.spinOnly());
                 Hello welcome = new Hello(Hello.KIND_WELCOME, ProcessHandle.current().pid(), options.areaCount(),
                         options.areaSize(), areaName);
                 ChannelIO.writeFully(channel, welcome.encode(), deadline, "the shm handshake");
@@ -231,13 +218,7 @@ public final class ShmTransport {
                 return;
             }
             closed = true;
-            try {
-                selector.wakeup();
-                server.close();
-                selector.close();
-            } catch (IOException ignored) {
-                // closing
-            }
+            acceptor.close();
             try {
                 Files.deleteIfExists(socket);
             } catch (IOException ignored) {

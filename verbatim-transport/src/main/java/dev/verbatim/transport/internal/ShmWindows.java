@@ -28,7 +28,7 @@ final class ShmWindows {
     private ShmWindows() {}
 
     /** Creates and maps a window file (owner-only, zero-filled) and writes its header. */
-    static Buffer create(Path file, int areaCount, int areaSize) throws IOException {
+    static Buffer create(Path file, int areaCount, int areaSize, boolean neverParks) throws IOException {
         Buffer b = Buffers.mapNew(file, windowSize(areaCount, areaSize));
         try {
             MemorySegment w = b.segment();
@@ -37,6 +37,7 @@ final class ShmWindows {
             w.set(ValueLayout.JAVA_INT, AREA_SIZE_OFFSET, areaSize);
             w.set(ValueLayout.JAVA_LONG, OWNER_PID_OFFSET, ProcessHandle.current().pid());
             w.set(ValueLayout.JAVA_INT, areaStateOffset(0), STATE_SENDER);
+            w.set(ValueLayout.JAVA_INT, AreaDescriptor.RECEIVER_NEVER_PARKS_OFFSET, neverParks ? 1 : 0);
             w.set(ValueLayout.JAVA_LONG, MAGIC_OFFSET, MAGIC);
             return b;
         } catch (RuntimeException e) {
@@ -59,7 +60,7 @@ final class ShmWindows {
             throw new ProtocolViolation("the peer's receive window " + file.getFileName() + " is not a regular file of "
                     + expected + " bytes");
         }
-        Buffer b = Buffers.map(file, FileChannel.MapMode.READ_WRITE);
+        Buffer b = Buffers.map(file, FileChannel.MapMode.READ_WRITE, 0, expected); // exactly: a file shrunk since is not trusted
         MemorySegment w = b.segment();
         if (w.get(ValueLayout.JAVA_LONG, MAGIC_OFFSET) != MAGIC
                 || w.get(ValueLayout.JAVA_INT, VERSION_OFFSET) != VERSION

@@ -41,6 +41,7 @@ public final class TcpConnection extends BaseConnection {
     private static final int STAGING = 64 * 1024;
     private static final int NEXT_SPAN = HEADER + NEXT_PAYLOAD;
     private static final long WAIT_SLICE_MS = 10;
+    private static final int INITIAL_SEND = 64 * 1024;
 
     private final SocketChannel channel;
     private final Buffer own;
@@ -55,8 +56,9 @@ public final class TcpConnection extends BaseConnection {
     private final Placement placement;
     private final AtomicLong remoteFree;
     private final int peerMax;
-    private final Buffer send;
-    private final MemorySegment sendWindow;
+    /** Grows with the largest message sent, up to the peer's maximum: a peer's hello cannot make us allocate. */
+    private Buffer send;
+    private MemorySegment sendWindow;
     private final Selector writeSelector;
     private final Selector creditSelector;
     private int pendingNext = -1;
@@ -106,7 +108,7 @@ public final class TcpConnection extends BaseConnection {
         long all = peerAreaCount == 64 ? -1L : (1L << peerAreaCount) - 1;
         this.remoteFree = new AtomicLong(all & ~1L);
         this.peerMax = AreaDescriptor.maxPayload(peerAreaSize);
-        this.send = Buffers.offHeap(NEXT_SPAN + HEADER + ((peerMax + 7L) & ~7L));
+        this.send = Buffers.offHeap(NEXT_SPAN + HEADER + INITIAL_SEND);
         this.sendWindow = send.segment();
         this.pumpWriter = new AreaWriter(ownWindow, options.areaCount(), options.areaSize());
         this.readSelector = Selector.open();
@@ -162,7 +164,25 @@ public final class TcpConnection extends BaseConnection {
 
     @Override
     protected MemorySegment reservedSegment(int length) {
+        long need = NEXT_SPAN + HEADER + ((length + 7L) & ~7L);
+        if (need > sendWindow.byteSize()) {
+            grow(need);
+        }
         return sendWindow.asSlice(NEXT_SPAN + HEADER, length);
+    }
+
+    private void grow(long need) {
+        sendLock.lock();
+        try {
+            long size = Math.min(Math.max(need, 2 * sendWindow.byteSize()), NEXT_SPAN + HEADER + ((peerMax + 7L) & ~7L));
+            Buffer bigger = Buffers.offHeap(size);
+            Buffer old = send;
+            send = bigger;
+            sendWindow = bigger.segment();
+            old.release();
+        } finally {
+            sendLock.unlock();
+        }
     }
 
     @Override
@@ -177,28 +197,43 @@ public final class TcpConnection extends BaseConnection {
      */
     private void writeFrames(int type, int length) {
         sendLock.lock();
+        long notices = 0;
+        int next = pendingNext;
         try {
-            long notices = noticesRef.getAndSet(0);
+            notices = noticesRef.getAndSet(0);
+            long carried = notices;
             int start = NEXT_SPAN;
             if (pendingNext >= 0) {
                 start = 0;
-                header(0, NEXT_PAYLOAD, NEXT, notices);
+                header(0, NEXT_PAYLOAD, NEXT, carried);
                 sendWindow.set(ValueLayout.JAVA_LONG, HEADER, pendingNext);
-                notices = 0;
+                carried = 0;
                 pendingNext = -1;
             }
             int end = NEXT_SPAN;
             if (type >= 0) {
-                header(NEXT_SPAN, length, type, notices);
+                header(NEXT_SPAN, length, type, carried);
                 int padded = (length + 7) & ~7;
                 sendWindow.asSlice(NEXT_SPAN + HEADER + length, padded - length).fill((byte) 0);
                 end = NEXT_SPAN + HEADER + padded;
             }
             writeFully(sendWindow.asSlice(start, end - start).asByteBuffer());
+        } catch (TransportException e) {
+            restore(notices, next); // nothing of the frames went out (else the connection is closed)
+            throw e;
         } finally {
             sendLock.unlock();
         }
         flushNotices();
+    }
+
+    private void restore(long notices, int next) {
+        if (notices != 0) {
+            noticesRef.getAndUpdate(m -> m | notices);
+        }
+        if (next >= 0) {
+            pendingNext = next;
+        }
     }
 
     private void header(long at, long length, int type, long notices) {
@@ -219,17 +254,21 @@ public final class TcpConnection extends BaseConnection {
         // one-sided write: the region goes from the caller's memory to the socket (gathering write),
         // without a copy into the send buffer
         sendLock.lock();
+        long notices = 0;
+        int next = pendingNext;
+        long written = 0;
         try {
-            long notices = noticesRef.getAndSet(0);
+            notices = noticesRef.getAndSet(0);
+            long carried = notices;
             int start = NEXT_SPAN;
             if (pendingNext >= 0) {
                 start = 0;
-                header(0, NEXT_PAYLOAD, NEXT, notices);
+                header(0, NEXT_PAYLOAD, NEXT, carried);
                 sendWindow.set(ValueLayout.JAVA_LONG, HEADER, pendingNext);
-                notices = 0;
+                carried = 0;
                 pendingNext = -1;
             }
-            header(NEXT_SPAN, length, FrameDescriptor.REGION, notices);
+            header(NEXT_SPAN, length, FrameDescriptor.REGION, carried);
             int padded = (length + 7) & ~7;
             ByteBuffer[] parts = {
                     sendWindow.asSlice(start, NEXT_SPAN + HEADER - start).asByteBuffer(),
@@ -238,16 +277,20 @@ public final class TcpConnection extends BaseConnection {
             };
             long total = NEXT_SPAN + HEADER - start + padded;
             long deadline = System.nanoTime() + options.sendTimeout().toNanos();
-            long written = 0;
             while (written < total) {
                 long n = channel.write(parts);
                 written += n;
                 if (n == 0) {
-                    awaitWritable(deadline);
+                    awaitWritable(deadline, written > 0);
                 }
             }
         } catch (IOException e) {
             throw lost(e);
+        } catch (TransportException e) {
+            if (written == 0) {
+                restore(notices, next);
+            }
+            throw e;
         } finally {
             sendLock.unlock();
         }
@@ -255,8 +298,14 @@ public final class TcpConnection extends BaseConnection {
         placement.advance(length);
     }
 
+    /**
+     * Writes all of {@code b}, waiting up to the send timeout for the socket. A frame is all or
+     * nothing on the stream: if the wait runs out with part of it written, the stream cannot go on
+     * and the connection is closed; with nothing written the caller may try again later.
+     */
     private void writeFully(ByteBuffer b) {
         try {
+            int start = b.position();
             long deadline = 0;
             while (true) {
                 channel.write(b);
@@ -266,26 +315,35 @@ public final class TcpConnection extends BaseConnection {
                 if (deadline == 0) {
                     deadline = System.nanoTime() + options.sendTimeout().toNanos();
                 }
-                awaitWritable(deadline);
+                awaitWritable(deadline, b.position() > start);
             }
         } catch (IOException e) {
             throw lost(e);
         }
     }
 
-    private void awaitWritable(long deadline) throws IOException {
+    private void awaitWritable(long deadline, boolean partial) throws IOException {
         checkNotClosed();
         if (System.nanoTime() - deadline >= 0) {
-            throw new TransportException(Reason.TIMEOUT, description + ": the peer read nothing for "
-                    + options.sendTimeout().toMillis() + " ms (stalled)");
+            String what = description + ": the peer read nothing for " + options.sendTimeout().toMillis() + " ms (stalled)";
+            if (partial) {
+                peerEnded(false, "it stalled in the middle of a frame");
+                close();
+                throw new TransportException(Reason.TIMEOUT, what + "; a frame was half sent, so the connection was closed");
+            }
+            throw new TransportException(Reason.TIMEOUT, what);
         }
         if (pumpLock.tryLock()) { // read what the peer sends us meanwhile, so two writers never block each other
+            boolean deposited;
             try {
-                pump();
+                deposited = pump();
             } catch (ProtocolViolation v) {
                 throw protocolFailed(v);
             } finally {
                 pumpLock.unlock();
+            }
+            if (deposited) {
+                readSelector.wakeup();
             }
         }
         writeSelector.select(WAIT_SLICE_MS);
@@ -306,16 +364,33 @@ public final class TcpConnection extends BaseConnection {
         return new TransportException(Reason.PEER_GONE, description + ": the connection failed: " + e.getMessage(), e);
     }
 
-    /** Sends the freed areas of our window as a NOTICE unless a frame being written carries them. */
+    /**
+     * Sends the freed areas of our window as a NOTICE unless a frame being written carries them.
+     * Never waits for a full socket: if the notice does not go out at once, its bits stay for the
+     * next frame (or the next flush).
+     */
     private void flushNotices() {
         // never from inside a frame this thread is writing (a pump while waiting to write)
         while (noticesRef.get() != 0 && !isClosed() && !sendLock.isHeldByCurrentThread() && sendLock.tryLock()) {
+            long m = 0;
             try {
-                long m = noticesRef.getAndSet(0);
-                if (m != 0) {
-                    header(NEXT_SPAN, 0, NOTICE, m);
-                    writeFully(sendWindow.asSlice(NEXT_SPAN, HEADER).asByteBuffer());
+                m = noticesRef.getAndSet(0);
+                if (m == 0) {
+                    return;
                 }
+                header(NEXT_SPAN, 0, NOTICE, m);
+                ByteBuffer b = sendWindow.asSlice(NEXT_SPAN, HEADER).asByteBuffer();
+                channel.write(b);
+                if (b.position() == 0) {
+                    restore(m, -1);
+                    return; // the socket is full: the notice rides on a later frame
+                }
+                if (b.hasRemaining()) {
+                    writeFully(b); // a started frame is finished (or the connection closes)
+                }
+            } catch (IOException e) {
+                lost(e);
+                return;
             } catch (TransportException e) {
                 return; // the failure reaches the next operation on the connection
             } finally {
@@ -343,8 +418,8 @@ public final class TcpConnection extends BaseConnection {
     @Override
     protected void parkSender(long nanos) {
         try {
-            parks++;
-            creditSelector.select(Math.max(1, Math.min(nanos / 1_000_000, 1)));
+            sendParks++;
+            creditSelector.select(Math.max(1, Math.min(nanos / 1_000_000, 100)));
             creditSelector.selectedKeys().clear();
         } catch (IOException e) {
             throw lost(e);
@@ -355,7 +430,7 @@ public final class TcpConnection extends BaseConnection {
 
     @Override
     protected int readNext() throws ProtocolViolation {
-        int r = reader.next();
+        int r = reader.nextAcquire();
         if (r != AreaReader.NONE) {
             return r;
         }
@@ -371,7 +446,7 @@ public final class TcpConnection extends BaseConnection {
             pumpLock.unlock();
         }
         flushNotices();
-        r = reader.next();
+        r = reader.nextAcquire();
         if (r == AreaReader.NONE && deferred != null) {
             throw deferred;
         }
@@ -397,7 +472,7 @@ public final class TcpConnection extends BaseConnection {
                 partialOffset += n;
                 partialRemaining -= n;
                 if (partialRemaining == 0) {
-                    pumpWriter.publish(partialType, partialLength);
+                    pumpWriter.publishRelease(partialType, partialLength);
                     published = true;
                 }
                 return published;
@@ -439,7 +514,7 @@ public final class TcpConnection extends BaseConnection {
                 if (partialRemaining > 0) {
                     return published;
                 }
-                pumpWriter.publish(partialType, partialLength);
+                pumpWriter.publishRelease(partialType, partialLength);
                 published = true;
                 continue;
             }
@@ -469,7 +544,7 @@ public final class TcpConnection extends BaseConnection {
                     partialType = type;
                     partialLength = (int) length;
                     if (partialRemaining == 0) {
-                        pumpWriter.publish(type, 0);
+                        pumpWriter.publishRelease(type, 0);
                         published = true;
                     }
                 }
@@ -488,7 +563,7 @@ public final class TcpConnection extends BaseConnection {
                     }
                     applyNotices(notices);
                     ownState.set((int) next, STATE_SENDER);
-                    pumpWriter.next((int) next);
+                    pumpWriter.nextRelease((int) next);
                     staging.position(p + HEADER + NEXT_PAYLOAD);
                 }
                 case NOTICE -> {
@@ -526,6 +601,7 @@ public final class TcpConnection extends BaseConnection {
             throw frameViolation("a notice for areas it does not have (0x" + Long.toHexString(notices) + ")");
         }
         remoteFree.getAndUpdate(m -> m | notices);
+        creditSelector.wakeup(); // a sender waiting for areas may be asleep
     }
 
     private ProtocolViolation frameViolation(String what) {
@@ -540,11 +616,11 @@ public final class TcpConnection extends BaseConnection {
 
     @Override
     protected void parkReceiver(long nanos) {
-        if (reader.hasData()) {
+        if (reader.hasDataAcquire()) {
             return;
         }
         try {
-            parks++;
+            receiveParks++;
             readSelector.select(Math.max(1, nanos / 1_000_000));
             readSelector.selectedKeys().clear();
         } catch (IOException e) {
@@ -594,10 +670,37 @@ public final class TcpConnection extends BaseConnection {
         }
     }
 
+    /**
+     * Sends our FIN and reads away what the peer already sent (notices, typically): closing a socket
+     * with unread bytes makes the kernel reset the connection, and a reset can destroy our CLOSE
+     * frame in the peer's receive queue before the peer reads it.
+     */
+    private void lingerBriefly() {
+        try {
+            channel.shutdownOutput();
+            ByteBuffer sink = ByteBuffer.allocate(4096);
+            long deadline = System.nanoTime() + 50_000_000L;
+            while (System.nanoTime() - deadline < 0) {
+                sink.clear();
+                int n = channel.read(sink);
+                if (n < 0) {
+                    return;
+                }
+                if (n == 0) {
+                    readSelector.select(5);
+                    readSelector.selectedKeys().clear();
+                }
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // the peer is gone or resetting: nothing more to save
+        }
+    }
+
     @Override
     protected void closeTransport(boolean peerStillThere) {
         if (peerStillThere) {
-            sendClose("closed by the peer");
+            sendClose("closed");
+            lingerBriefly();
         }
         try {
             channel.close();

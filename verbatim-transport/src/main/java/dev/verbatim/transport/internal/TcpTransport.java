@@ -9,8 +9,6 @@ import dev.verbatim.transport.TransportException.Reason;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
@@ -64,7 +62,6 @@ public final class TcpTransport {
             ServerSocketChannel server = ServerSocketChannel.open();
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             server.bind(address, 128);
-            server.configureBlocking(false);
             return new TcpListener(server, options);
         } catch (IOException e) {
             throw new TransportException(Reason.IO, "cannot listen at " + address + ": " + e.getMessage(), e);
@@ -73,21 +70,18 @@ public final class TcpTransport {
 
     /** A listener at {@code tcp://HOST:PORT}. */
     static final class TcpListener implements Listener {
-        private final ServerSocketChannel server;
         private final ConnectionOptions options;
-        private final Selector selector;
         private final String address;
         private final AtomicLong accepted = new AtomicLong();
+        private final Acceptor acceptor;
         private volatile boolean closed;
 
         TcpListener(ServerSocketChannel server, ConnectionOptions options) throws IOException {
-            this.server = server;
             this.options = options;
-            this.selector = Selector.open();
-            server.register(selector, SelectionKey.OP_ACCEPT);
             InetSocketAddress local = (InetSocketAddress) server.getLocalAddress();
             String host = local.getAddress().getHostAddress();
             this.address = "tcp://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + local.getPort();
+            this.acceptor = new Acceptor(address, server, this::handshake);
         }
 
         @Override
@@ -96,35 +90,8 @@ public final class TcpTransport {
         }
 
         @Override
-        public synchronized Connection accept(Duration timeout) {
-            long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
-            while (true) {
-                if (closed) {
-                    throw new TransportException(Reason.CLOSED, "the listener at " + address + " is closed");
-                }
-                SocketChannel channel;
-                try {
-                    channel = server.accept();
-                    if (channel == null) {
-                        long left = deadline - System.nanoTime();
-                        if (left <= 0) {
-                            return null;
-                        }
-                        selector.select(Math.max(1, Math.min(left / 1_000_000, 200)));
-                        selector.selectedKeys().clear();
-                        continue;
-                    }
-                } catch (IOException e) {
-                    if (closed) {
-                        throw new TransportException(Reason.CLOSED, "the listener at " + address + " is closed");
-                    }
-                    throw new TransportException(Reason.IO, "accept at " + address + " failed: " + e.getMessage(), e);
-                }
-                Connection c = handshake(channel);
-                if (c != null) {
-                    return c;
-                }
-            }
+        public Connection accept(Duration timeout) {
+            return acceptor.accept(timeout);
         }
 
         private Connection handshake(SocketChannel channel) {
@@ -151,13 +118,7 @@ public final class TcpTransport {
                 return;
             }
             closed = true;
-            try {
-                selector.wakeup();
-                server.close();
-                selector.close();
-            } catch (IOException ignored) {
-                // closing
-            }
+            acceptor.close();
         }
     }
 }

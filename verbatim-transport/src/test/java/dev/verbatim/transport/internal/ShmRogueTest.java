@@ -79,7 +79,7 @@ class ShmRogueTest {
     static Rogue handshake(String name) throws Exception {
         String areaName = ShmDirectory.newAreaName(name);
         Path ownFile = dir.resolve(areaName);
-        Buffer own = ShmWindows.create(ownFile, 2, 64 * 1024);
+        Buffer own = ShmWindows.create(ownFile, 2, 64 * 1024, false);
         SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX);
         ch.connect(UnixDomainSocketAddress.of(ShmDirectory.socket(dir, name)));
         ch.configureBlocking(false);
@@ -115,7 +115,7 @@ class ShmRogueTest {
                 // one good message first: it is delivered before the bad record is found
                 AreaWriter good = new AreaWriter(r.window(), 8, 2 << 20);
                 r.window().asSlice(good.payloadOffset(), 3).copyFrom(MemorySegment.ofArray(new byte[] {7, 8, 9}));
-                good.publish(AreaDescriptor.TYPE_DATA, 3);
+                good.publishRelease(AreaDescriptor.TYPE_DATA, 3);
                 long at = AREA0 + good.placement.position();
                 scribble.accept(r.window().asSlice(at));
                 assertArrayEquals(new byte[] {7, 8, 9}, c.receive(Duration.ofSeconds(10)));
@@ -162,6 +162,17 @@ class ShmRogueTest {
             put(w, 8, 0);
             put(w, 0, AreaDescriptor.headerWord(AreaDescriptor.TYPE_NEXT, 8));
         }, "NEXT record to area 0");
+    }
+
+    @Test
+    void aCycleOfNextRecords() throws Exception {
+        rejects(w -> {
+            long area1 = AreaDescriptor.areaBase(1, 2 << 20) - AREA0 - 16; // relative to the scribble's start
+            put(w, area1 + 8, 0);
+            put(w, area1, AreaDescriptor.headerWord(AreaDescriptor.TYPE_NEXT, 8)); // area 1 at 0: back to 0
+            put(w, 8, 1);
+            put(w, 0, AreaDescriptor.headerWord(AreaDescriptor.TYPE_NEXT, 8));         // here: on to area 1
+        }, "NEXT record at the start of an area");
     }
 
     @Test

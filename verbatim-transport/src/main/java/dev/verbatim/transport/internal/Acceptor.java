@@ -1,0 +1,147 @@
+package dev.verbatim.transport.internal;
+
+import dev.verbatim.transport.Connection;
+import dev.verbatim.transport.TransportException;
+import dev.verbatim.transport.TransportException.Reason;
+
+import java.io.IOException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The accepting half of a listener: one platform thread ({@code verbatim-accept}) takes sockets
+ * from the kernel and runs each handshake on its own virtual thread, so a connector that says
+ * nothing delays nobody but itself; completed connections wait in a bounded queue for
+ * {@link #accept(Duration)}. At most {@link #MAX_HANDSHAKES} handshakes run at once (more
+ * connectors are dropped, logged) and at most {@link #MAX_READY} connections wait to be accepted
+ * (then handshakes wait, and the kernel's backlog fills). Closing stops the thread and closes what
+ * was never accepted. Thread-safe.
+ */
+final class Acceptor implements AutoCloseable {
+    static final int MAX_HANDSHAKES = 64;
+    static final int MAX_READY = 128;
+
+    /** Completes one connector's handshake, or drops it (closing the socket, recording why) and returns null. */
+    interface Handshake {
+        Connection complete(SocketChannel channel);
+    }
+
+    private final String address;
+    private final ServerSocketChannel server;
+    private final Handshake handshake;
+    private final BlockingQueue<Connection> ready = new LinkedBlockingQueue<>(MAX_READY);
+    private final Semaphore handshakes = new Semaphore(MAX_HANDSHAKES);
+    private final Thread thread;
+    private volatile boolean closed;
+    private volatile IOException failure;
+
+    Acceptor(String address, ServerSocketChannel server, Handshake handshake) throws IOException {
+        this.address = address;
+        this.server = server;
+        this.handshake = handshake;
+        server.configureBlocking(true);
+        this.thread = Thread.ofPlatform().daemon().name("verbatim-accept " + address).start(this::run);
+    }
+
+    private void run() {
+        while (!closed) {
+            SocketChannel channel;
+            try {
+                channel = server.accept();
+            } catch (IOException e) {
+                if (!closed) {
+                    failure = e;
+                }
+                return;
+            }
+            if (!handshakes.tryAcquire()) {
+                close(channel);
+                Rejections.record(address, MAX_HANDSHAKES + " handshakes are already in progress");
+                continue;
+            }
+            Thread.ofVirtual().name("verbatim-handshake").start(() -> {
+                try {
+                    Connection c = handshake.complete(channel);
+                    if (c != null) {
+                        while (!closed && !ready.offer(c, 100, TimeUnit.MILLISECONDS)) {
+                            // the queue is full: wait for accept() to take some
+                        }
+                        if (closed) {
+                            c.close();
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    handshakes.release();
+                }
+            });
+        }
+    }
+
+    private static void close(SocketChannel channel) {
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // dropping it anyway
+        }
+    }
+
+    Connection accept(Duration timeout) {
+        if (closed) {
+            throw new TransportException(Reason.CLOSED, "the listener at " + address + " is closed");
+        }
+        try {
+            long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
+            Connection c;
+            do { // in slices, so that close() is seen at once by a waiting caller
+                c = ready.poll(Math.min(Math.max(0, deadline - System.nanoTime()), 50_000_000L), TimeUnit.NANOSECONDS);
+            } while (c == null && !closed && failure == null && deadline - System.nanoTime() > 0);
+            if (c == null) {
+                if (closed) {
+                    throw new TransportException(Reason.CLOSED, "the listener at " + address + " is closed");
+                }
+                IOException f = failure;
+                if (f != null) {
+                    throw new TransportException(Reason.IO, "the listener at " + address + " failed: " + f.getMessage(), f);
+                }
+                return null;
+            }
+            if (closed) { // raced with close(): the connection was never handed out
+                c.close();
+                throw new TransportException(Reason.CLOSED, "the listener at " + address + " is closed");
+            }
+            return c;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TransportException(Reason.CLOSED, "interrupted while accepting at " + address);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // closing
+        }
+        try {
+            thread.join(5000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        Connection c;
+        while ((c = ready.poll()) != null) {
+            c.close();
+        }
+    }
+}
