@@ -1,5 +1,6 @@
 package dev.verbatim.cli;
 
+import dev.verbatim.bench.file.FileBench;
 import dev.verbatim.bench.wire.WireBench;
 
 import java.io.PrintStream;
@@ -20,6 +21,7 @@ final class BenchCommand {
         }
         return switch (rest.getFirst()) {
             case "wire" -> WireBench.run(quick, json, out, err);
+            case "file" -> FileBench.run(quick, json, out, err);
             default -> {
                 usage(err, "unknown suite '" + rest.getFirst() + "'");
                 yield 2;
@@ -31,6 +33,7 @@ final class BenchCommand {
         err.println("verbatim bench: " + problem);
         err.println("usage: ./verbatim bench SUITE [--quick] [--json]");
         err.println("  suites: wire   J-RPC Tables 3-4 and Jaguar Figure 8: Verbatim, Java serialization, Kryo, Fory");
+        err.println("          file   Jaguar Figure 9 file scan with DataInputStream, MappedByteBuffer and C mmap; stored arrays and lists");
         err.println("  --quick  the same cases, shorter warm-up and fewer batches (well under a minute)");
         err.println("  --json   one JSON object per line instead of tables");
     }
