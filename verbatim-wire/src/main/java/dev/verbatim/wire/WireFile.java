@@ -13,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.zip.CRC32C;
@@ -247,12 +246,5 @@ public final class WireFile implements AutoCloseable {
     @Override
     public String toString() {
         return "WireFile[" + path + ", " + byteSize() + " bytes" + (isClosed() ? ", closed]" : "]");
-    }
-
-    /** The descriptions a graph file stored for its types (what {@link #open} learns). Package use: tests. */
-    static List<String> descriptionsOf(WireFile f) {
-        MemorySegment s = f.mapping.segment();
-        RecordHeader h = checkGraph(s, s.byteSize(), WireLimits.DEFAULT);
-        return FileRecords.descriptions(s, h, WireLimits.DEFAULT).stream().map(FileRecords.Description::text).toList();
     }
 }

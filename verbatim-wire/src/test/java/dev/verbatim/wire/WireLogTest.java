@@ -37,7 +37,9 @@ class WireLogTest {
             for (int i = 0; i < 30; i++) offsets.add(w.append(record(i)));
             assertEquals(30, w.records());
         }
-        try (WireLog log = WireLog.open(f)) {
+        ItemView first;
+        WireLog log = WireLog.open(f);
+        try (log) {
             for (int i = 0; i < 30; i++) {
                 assertEquals(offsets.get(i), log.position());
                 Message m = log.next();
@@ -47,6 +49,13 @@ class WireLogTest {
             assertNull(log.next());
             assertEquals(log.committedEnd(), log.position());
         }
+        assertThrows(IllegalStateException.class, log::next, "a closed log reads nothing");
+        try (WireLog again = WireLog.open(f)) {
+            first = again.next().view(ItemView.class);
+            assertEquals(expected(0), digest(first));
+        }
+        assertThrows(IllegalStateException.class, first::id, "views of a closed log throw");
+        assertThrows(IllegalStateException.class, () -> first.values().get(0));
         // Item's types travel with record 0, Late's with record 9, nothing after.
         try (AutoBuffer b = new AutoBuffer(f)) {
             MemorySegment s = b.segment();
