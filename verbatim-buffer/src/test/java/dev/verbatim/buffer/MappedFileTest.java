@@ -183,6 +183,22 @@ class MappedFileTest {
     }
 
     @Test
+    void aMappingFromTheCallersChannelOutlivesTheChannel() throws IOException {
+        Path file = dir.resolve("channel.bin");
+        Files.write(file, new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16});
+        Buffer b;
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file)) {
+            assertThrows(IllegalArgumentException.class, () -> Buffers.map(ch, MapMode.READ_ONLY, 0, -3));
+            assertThrows(java.nio.channels.NonWritableChannelException.class, () -> Buffers.map(ch, MapMode.READ_WRITE, 0, 8));
+            b = Buffers.map(ch, MapMode.READ_ONLY, 8, 8);
+        }
+        assertEquals(9, b.getByte(0), "readable after the channel closed");
+        assertTrue(b.isReadOnly());
+        b.release();
+        assertThrows(IllegalStateException.class, () -> b.getByte(0));
+    }
+
+    @Test
     void mapNewCreatesAnOwnerOnlyFileAndRefusesToOverwrite() throws IOException {
         Path file = dir.resolve("new.bin");
         Buffer b = Buffers.mapNew(file, 256);

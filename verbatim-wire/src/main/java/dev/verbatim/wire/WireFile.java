@@ -159,17 +159,17 @@ public final class WireFile implements AutoCloseable {
     public static WireFile open(Path file, WireLimits limits) throws IOException {
         Objects.requireNonNull(limits, "limits");
         RecordHeader early;
-        long size;
+        Buffer mapping;
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            size = ch.size();
+            long size = ch.size();
             ByteBuffer head = ByteBuffer.allocate(FILE_HEADER_LENGTH + RECORD_HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
             while (head.hasRemaining() && ch.read(head, head.position()) > 0) { /* read what the file has */ }
-            early = checkGraph(MemorySegment.ofBuffer(head.clear()), size, limits);
+            early = checkGraph(MemorySegment.ofBuffer(head.clear()), size, limits); // refused here: nothing mapped
+            mapping = Buffers.map(ch, FileChannel.MapMode.READ_ONLY, 0, early.next());
         }
-        Buffer mapping = Buffers.map(file, FileChannel.MapMode.READ_ONLY, 0, early.next());
         try {
             MemorySegment s = mapping.segment();
-            // Check again what is mapped: the file may have been replaced since the header was read.
+            // Check again what is mapped: the file may have changed since the header was read.
             RecordHeader h = checkGraph(s, early.next(), limits);
             if (!h.equals(early)) throw new WireFormatException(0, "file changed while it was opened", null);
             Message m = FileRecords.read(s, h, new TypeDictionary(limits), new WireReader(limits));
