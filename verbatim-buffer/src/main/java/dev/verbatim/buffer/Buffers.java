@@ -103,6 +103,27 @@ public final class Buffers {
         return mapExisting(file, mode, offset, size, false);
     }
 
+    /**
+     * Maps {@code size} bytes from {@code offset} of a file the caller has open (for example after
+     * reading a header through the same channel). The channel stays the caller's: closing it does not
+     * end the mapping, which lives until the buffer ends, as with {@link #map(Path, FileChannel.MapMode, long, long)}.
+     *
+     * @throws IllegalArgumentException if {@code offset} or {@code size} is negative (named in the message)
+     * @throws java.nio.channels.NonWritableChannelException if {@code mode} writes and the channel is read-only
+     * @throws IOException if the region cannot be mapped
+     */
+    public static Buffer map(FileChannel channel, FileChannel.MapMode mode, long offset, long size) throws IOException {
+        Objects.requireNonNull(channel, "channel");
+        Objects.requireNonNull(mode, "mode");
+        if (size < 0) {
+            throw new IllegalArgumentException("mapped size must not be negative: " + size);
+        }
+        if (offset < 0) {
+            throw new IllegalArgumentException("mapping offset must not be negative: " + offset);
+        }
+        return mapChannel(channel, mode, offset, size);
+    }
+
     private static Buffer mapExisting(Path file, FileChannel.MapMode mode, long offset, long size, boolean whole)
             throws IOException {
         Objects.requireNonNull(file, "file");

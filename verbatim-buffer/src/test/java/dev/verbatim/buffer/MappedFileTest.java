@@ -158,6 +158,47 @@ class MappedFileTest {
     }
 
     @Test
+    void aReadOnlyMappingReadsTypedArraysInPlaceAndThrowsOnceUnmapped() throws IOException {
+        Path file = dir.resolve("ints.bin");
+        ByteBuffer data = ByteBuffer.allocate(4 * 1000).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < 1000; i++) {
+            data.putInt(i * 3 - 7);
+        }
+        Files.write(file, data.array());
+        Buffer ro = Buffers.map(file, MapMode.READ_ONLY);
+        MemorySegment ints = ro.segment().asSlice(400, 400); // elements 100..199, no copy
+        int[] copy = new int[100];
+        ro.getArray(400, copy, 0, 100);
+        for (int i = 0; i < 100; i++) {
+            assertEquals((100 + i) * 3 - 7, ints.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i), "element " + (100 + i));
+            assertEquals((100 + i) * 3 - 7, copy[i]);
+        }
+        Buffer slice = ro.slice(8, 8);
+        ro.release();
+        assertThrows(IllegalStateException.class, () -> ints.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, 0));
+        assertThrows(IllegalStateException.class, () -> slice.getInt(0));
+        assertThrows(IllegalStateException.class, () -> ro.getArray(0, copy, 0, 1));
+        assertThrows(IllegalStateException.class, ro::segment);
+        assertTrue(ro.isReadOnly(), "still answers after release");
+    }
+
+    @Test
+    void aMappingFromTheCallersChannelOutlivesTheChannel() throws IOException {
+        Path file = dir.resolve("channel.bin");
+        Files.write(file, new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16});
+        Buffer b;
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file)) {
+            assertThrows(IllegalArgumentException.class, () -> Buffers.map(ch, MapMode.READ_ONLY, 0, -3));
+            assertThrows(java.nio.channels.NonWritableChannelException.class, () -> Buffers.map(ch, MapMode.READ_WRITE, 0, 8));
+            b = Buffers.map(ch, MapMode.READ_ONLY, 8, 8);
+        }
+        assertEquals(9, b.getByte(0), "readable after the channel closed");
+        assertTrue(b.isReadOnly());
+        b.release();
+        assertThrows(IllegalStateException.class, () -> b.getByte(0));
+    }
+
+    @Test
     void mapNewCreatesAnOwnerOnlyFileAndRefusesToOverwrite() throws IOException {
         Path file = dir.resolve("new.bin");
         Buffer b = Buffers.mapNew(file, 256);

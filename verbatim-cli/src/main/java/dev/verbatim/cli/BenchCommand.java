@@ -1,5 +1,6 @@
 package dev.verbatim.cli;
 
+import dev.verbatim.bench.file.FileBench;
 import dev.verbatim.bench.transport.TransportBench;
 import dev.verbatim.bench.wire.WireBench;
 
@@ -31,12 +32,12 @@ final class BenchCommand {
             return 2;
         }
         return switch (rest.getFirst()) {
-            case "wire" -> {
+            case "wire", "file" -> {
                 if (plot != null) {
                     usage(err, "--plot is for the transport suite");
                     yield 2;
                 }
-                yield WireBench.run(quick, json, out, err);
+                yield rest.getFirst().equals("wire") ? WireBench.run(quick, json, out, err) : FileBench.run(quick, json, out, err);
             }
             case "transport" -> TransportBench.run(quick, json, plot, out, err);
             default -> {
@@ -51,7 +52,8 @@ final class BenchCommand {
         err.println("usage: ./verbatim bench SUITE [--quick] [--json] [--plot PATH]");
         err.println("  suites: wire       J-RPC Tables 3-4 and Jaguar Figure 8: Verbatim, Java serialization, Kryo, Fory");
         err.println("          transport  Javia Tables 1-2: round trip (p50/p99/p99.9, per-byte) and streaming bandwidth,");
-        err.println("                     shm floor, Aeron IPC, raw NIO TCP, each in two processes (about 2 minutes)");
+        err.println("                     shm floor, Verbatim shm/tcp, Aeron IPC, raw NIO TCP, each in two processes (about 2 minutes)");
+        err.println("          file       Jaguar Figure 9 file scan with DataInputStream, MappedByteBuffer and C mmap; stored arrays and lists");
         err.println("  --quick      the same cases, shorter warm-up and fewer batches (well under a minute)");
         err.println("  --json       one JSON object per line instead of tables");
         err.println("  --plot PATH  (transport) also write the figure as a PNG, e.g. docs/transport.png");

@@ -23,6 +23,7 @@ public final class Main {
             case "bench" -> BenchCommand.run(rest, out, err);
             case "demo" -> DemoCommand.run(rest, out);
             case "fuzz" -> FuzzCommand.run(rest, out, err);
+            case "file" -> FileCommand.run(rest, out, err);
             default -> {
                 err.println("verbatim: unknown command '" + args[0] + "'");
                 usage(err);
@@ -42,6 +43,10 @@ public final class Main {
                                            the J-RPC Tables 3-4 with Java serialization, Kryo and Fory
                   bench transport [--quick] [--json] [--plot PATH]
                                            Javia Tables 1-2: round trips and bandwidth, shm floor, Aeron IPC, NIO TCP
+                  bench file [--quick] [--json]
+                                           Jaguar Figure 9 (file scan) with C mmap; stored arrays and lists
+                  file inspect PATH        a stored graph file or log: header, types and fingerprints, objects
+                  file verify PATH         validate a stored file, checksums included (exit 1 with the reason)
                   fuzz [--seconds N] [--iterations N] [--seed S] [--threads T] [--heap] [--replay I] [--out DIR]
                                            the validator fuzz campaign (the test suite runs 200,000 messages of it)
                 """);

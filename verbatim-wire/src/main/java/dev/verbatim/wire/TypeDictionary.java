@@ -42,11 +42,18 @@ public final class TypeDictionary {
      * {@code #fingerprint} references name: what a peer needs to {@link #learn} to read this type.
      */
     public static List<String> describe(Class<?> type) {
-        Shape root = Schema.of(type).shape;
+        return describe(List.of(Schema.of(type).shape), fp -> false);
+    }
+
+    /**
+     * The canonical descriptions of {@code roots} and of every type they mention, in the order {@link #learn}
+     * needs them, leaving out the types whose fingerprint {@code known} accepts (a reader has them already).
+     */
+    static List<String> describe(List<Shape> roots, java.util.function.LongPredicate known) {
         Map<Shape, Boolean> seen = new IdentityHashMap<>();
         List<Shape> all = new ArrayList<>();
         ArrayDeque<Shape> work = new ArrayDeque<>();
-        work.push(root);
+        for (Shape r : roots) work.push(r);
         while (!work.isEmpty()) {
             Shape s = work.pop();
             if (s.isPrimitive() || seen.put(s, Boolean.TRUE) != null) continue;
@@ -57,7 +64,7 @@ public final class TypeDictionary {
         }
         Map<String, String> byHex = new LinkedHashMap<>();
         for (Shape s : all) {
-            if (s.builtinId == 0) byHex.put(Fingerprints.hex(s.fingerprint), s.canonical);
+            if (s.builtinId == 0 && !known.test(s.fingerprint)) byHex.put(Fingerprints.hex(s.fingerprint), s.canonical);
         }
         List<String> out = new ArrayList<>();
         Set<String> emitted = new java.util.HashSet<>();
