@@ -23,8 +23,9 @@ import static dev.verbatim.bench.transport.FloorPingPongDescriptor.SIZE;
  * pong, and out by the ping: three bare {@link MemorySegment#copy}s per round trip, the memcpy cost
  * any shared-memory transport pays at least.
  *
- * <p>The spin loops are bare (no {@link Thread#onSpinWait()}): the floor is the fastest a waiting
- * core can notice a store.
+ * <p>The spin loops pause with {@link Thread#onSpinWait()} by default: on this project's virtual
+ * machines a bare spin keeps the hypervisor from running the other side and round trips stall for
+ * milliseconds; {@code -Dverbatim.bench.floor.pause=false} spins bare.
  */
 final class FloorPingPong implements PingPongContender {
     static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();

@@ -27,14 +27,23 @@ final class VerbatimContenders {
 
     static final ConnectionOptions OPTIONS = ConnectionOptions.DEFAULT.withSpin(0, true)
             .withSendTimeout(Duration.ofSeconds(60));
+    /**
+     * Streams use a 4 MiB window like the floor's ring (4 areas just over 1 MiB, so the 1 MiB
+     * messages fit): a larger window only spreads the stream over more cache.
+     */
+    static final ConnectionOptions STREAM_OPTIONS = OPTIONS.withAreas(4, (1 << 20) + 4096);
     private static final Duration WAIT = Duration.ofSeconds(60);
 
     enum Api { BUFFER, COPY }
 
     static Listener listen(Session session, Medium medium) {
+        return listen(session, medium, OPTIONS);
+    }
+
+    static Listener listen(Session session, Medium medium, ConnectionOptions options) {
         if (medium == Medium.SHM) {
             System.setProperty("verbatim.shm.dir", session.dir().toString());
-            return Transport.listen("shm:" + session.name(), OPTIONS);
+            return Transport.listen("shm:" + session.name(), options);
         }
         Listener l = Transport.listen("tcp://127.0.0.1:0", OPTIONS);
         session.publish("address", l.address());
@@ -42,9 +51,13 @@ final class VerbatimContenders {
     }
 
     static Connection connect(Session session, Medium medium) {
+        return connect(session, medium, OPTIONS);
+    }
+
+    static Connection connect(Session session, Medium medium, ConnectionOptions options) {
         if (medium == Medium.SHM) {
             System.setProperty("verbatim.shm.dir", session.dir().toString());
-            return Transport.connect("shm:" + session.name(), OPTIONS);
+            return Transport.connect("shm:" + session.name(), options);
         }
         return Transport.connect(session.require("address"), OPTIONS);
     }
@@ -69,7 +82,11 @@ final class VerbatimContenders {
         }
     }
 
-    /** Waits (spinning) for one message through the handler; false when the peer closed. */
+    /**
+     * Waits (spinning with {@link Thread#onSpinWait()}, as the floor does by default: on a virtual
+     * machine the pause lets the hypervisor run the other side) for one message through the
+     * handler; false when the peer closed.
+     */
     static boolean pollOne(Connection c, DeliveryHandler h) {
         try {
             while (c.poll(h, 1) == 0) {
@@ -206,7 +223,7 @@ final class VerbatimContenders {
 
         @Override
         public Consumer consumer(Session session) {
-            Listener l = listen(session, Medium.SHM);
+            Listener l = listen(session, Medium.SHM, STREAM_OPTIONS);
             Into into = new Into();
             return new Consumer() {
                 private Connection c;
@@ -243,7 +260,7 @@ final class VerbatimContenders {
 
         @Override
         public Producer producer(Session session) {
-            Connection c = connect(session, Medium.SHM);
+            Connection c = connect(session, Medium.SHM, STREAM_OPTIONS);
             return new Producer() {
                 @Override
                 public void send(MemorySegment message, int size) {
