@@ -69,6 +69,12 @@ public final class WireWriter {
         return layout(root, rootTypeCached(root));
     }
 
+    /** The exact number of bytes {@link #write(Object, Class, MemorySegment, long)} produces writing {@code root} as {@code as}. */
+    public <T> long sizeOf(T root, Class<? super T> as) {
+        if (root == null) return HEADER_LENGTH;
+        return layout(root, Schema.of(as));
+    }
+
     /** Writes the graph into a new array of exactly its size. */
     public byte[] toByteArray(Object root) {
         long n = sizeOf(root);

@@ -1,0 +1,240 @@
+package dev.verbatim.rpc;
+
+import dev.verbatim.rpc.internal.Endpoint;
+import dev.verbatim.rpc.internal.Exports;
+import dev.verbatim.rpc.internal.RemoteInterface;
+import dev.verbatim.transport.Connection;
+import dev.verbatim.transport.ConnectionOptions;
+import dev.verbatim.transport.Listener;
+import dev.verbatim.transport.Transport;
+import dev.verbatim.transport.TransportException;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A process's presence in J-RPC: it exports objects under names, as exactly one interface each, on
+ * the addresses it listens at, and looks up objects exported by others.
+ *
+ * <pre>{@code
+ * Node server = Node.listen("shm:quotes");                       // or "tcp://:7000"
+ * server.export("quotes", QuoteService.class, new QuoteServiceImpl());
+ *
+ * Node client = Node.create();
+ * QuoteService q = client.lookup("shm:quotes", "quotes", QuoteService.class);
+ * Quote best = q.best("ACME");                                   // a call, as if local
+ * }</pre>
+ *
+ * <p>Call semantics follow the signature: primitives, strings, enums, records, classes and arrays are
+ * passed by copy (a record or class graph keeps its sharing and cycles, {@code transient} fields
+ * excluded); an accessor-interface parameter arrives as a zero-copy view valid during the call; a
+ * {@code MemorySegment} as a zero-copy slice valid during the call; an interface extending
+ * {@link Remote} by reference. Large primitive arrays and segments travel as one-sided writes ahead
+ * of the call. Exceptions thrown by the implementation are rethrown at the caller; failures of the
+ * distribution are {@link RemoteException}. Thread-safe; many threads may share one proxy.
+ */
+public final class Node implements AutoCloseable {
+    /** The default call timeout of proxies. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
+
+    private final Exports exports = new Exports();
+    private final List<Listener> listeners = new ArrayList<>();
+    private final List<Thread> acceptors = new ArrayList<>();
+    private final Set<Endpoint> endpoints = ConcurrentHashMap.newKeySet();
+    private final Map<String, Endpoint> clients = new ConcurrentHashMap<>();
+    private final ConnectionOptions options;
+    private volatile boolean closed;
+
+    private Node(ConnectionOptions options) {
+        this.options = options;
+    }
+
+    /** A node that only looks up (and can still pass its objects by reference). */
+    public static Node create() {
+        return new Node(ConnectionOptions.DEFAULT);
+    }
+
+    /** A node listening at each address ({@code shm:NAME}, {@code tcp://HOST:PORT}). */
+    public static Node listen(String... addresses) {
+        return listen(ConnectionOptions.DEFAULT, addresses);
+    }
+
+    public static Node listen(ConnectionOptions options, String... addresses) {
+        Node n = new Node(options);
+        try {
+            for (String a : addresses) {
+                Listener l = Transport.listen(a, options);
+                n.listeners.add(l);
+                Thread t = Thread.ofPlatform().daemon().name("verbatim-rpc-accept " + l.address()).start(() -> n.acceptLoop(l));
+                n.acceptors.add(t);
+            }
+        } catch (RuntimeException e) {
+            n.close();
+            throw e;
+        }
+        return n;
+    }
+
+    /** The addresses this node listens at (with real ports). */
+    public List<String> addresses() {
+        return listeners.stream().map(Listener::address).toList();
+    }
+
+    private void acceptLoop(Listener l) {
+        while (!closed) {
+            Connection c;
+            try {
+                c = l.accept(Duration.ofSeconds(1));
+            } catch (TransportException e) {
+                return; // closed
+            }
+            if (c != null) {
+                Endpoint[] self = new Endpoint[1];
+                self[0] = new Endpoint(c, exports, true, () -> endpoints.remove(self[0]));
+                endpoints.add(self[0]);
+                if (closed) {
+                    self[0].close();
+                }
+            }
+        }
+    }
+
+    /** Exports {@code impl} under {@code name} as {@code iface} only; calls run inline on the connection's dispatcher. */
+    public <T> void export(String name, Class<T> iface, T impl) {
+        export(name, iface, impl, ExportOptions.INLINE);
+    }
+
+    /** Exports with options (calls on virtual threads, for methods that block). */
+    public <T> void export(String name, Class<T> iface, T impl, ExportOptions options) {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(impl, "impl");
+        exports.export(name, iface, impl, options);
+    }
+
+    /** Replaces the implementation under {@code name}; bound clients go on calling, now the new one. */
+    public void rebind(String name, Object impl) {
+        exports.rebind(name, exportedInterface(name), impl);
+    }
+
+    /**
+     * Upgrades the export under {@code name} to {@code iface}, which must extend the interface
+     * exported so far (J-RPC §3.3): clients bound to the old interface keep calling; new lookups may
+     * use the new one.
+     */
+    public <T> void rebind(String name, Class<T> iface, T impl) {
+        exports.rebind(name, iface, impl);
+    }
+
+    private Class<?> exportedInterface(String name) {
+        Class<?> c = exports.interfaceOf(name);
+        if (c == null) {
+            throw new IllegalStateException("nothing is exported as '" + name + "'");
+        }
+        return c;
+    }
+
+    /** Stops exporting {@code name}; later calls through bound proxies fail with {@code NOT_FOUND}. */
+    public boolean unexport(String name) {
+        return exports.unexport(name);
+    }
+
+    /** Looks up {@code name} at {@code address} as {@code iface}, with the default timeout. */
+    public <T> T lookup(String address, String name, Class<T> iface) {
+        return lookup(address, name, iface, DEFAULT_TIMEOUT);
+    }
+
+    /**
+     * Looks up {@code name} at {@code address}: a proxy implementing {@code iface} only, whose calls
+     * time out after {@code timeout}. One connection per address is shared by all proxies of this node.
+     *
+     * @throws RemoteException {@code NOT_FOUND} if nothing is exported under the name,
+     *         {@code INCOMPATIBLE} if the export does not offer every method of {@code iface},
+     *         {@code CONNECTION} if the address cannot be reached
+     */
+    public <T> T lookup(String address, String name, Class<T> iface, Duration timeout) {
+        RemoteInterface ri = RemoteInterface.of(iface);
+        Endpoint e = endpoint(address);
+        return iface.cast(e.lookup(name, ri, timeout));
+    }
+
+    private Endpoint endpoint(String address) {
+        if (closed) {
+            throw new RemoteException(RemoteException.Reason.NOT_SENT, "the node is closed");
+        }
+        Endpoint e = clients.get(address);
+        if (e != null && e.isOpen()) {
+            return e;
+        }
+        synchronized (clients) {
+            e = clients.get(address);
+            if (e != null && e.isOpen()) {
+                return e;
+            }
+            Connection c;
+            try {
+                c = Transport.connect(address, options);
+            } catch (TransportException t) {
+                throw new RemoteException(RemoteException.Reason.CONNECTION, "cannot reach " + address + ": " + t.getMessage(), t);
+            }
+            Endpoint[] self = new Endpoint[1];
+            self[0] = new Endpoint(c, exports, false, () -> {
+                endpoints.remove(self[0]);
+                clients.remove(address, self[0]);
+            });
+            endpoints.add(self[0]);
+            clients.put(address, self[0]);
+            return self[0];
+        }
+    }
+
+    /** A proxy of the same binding with another call timeout. */
+    @SuppressWarnings("unchecked")
+    public static <T> T withTimeout(T proxy, Duration timeout) {
+        return (T) Endpoint.withTimeout(proxy, timeout);
+    }
+
+    /**
+     * Releases a proxy received by reference now (its exporter forgets the object once every
+     * holder released it), instead of when the garbage collector finds it unreachable.
+     */
+    public static void release(Object proxy) {
+        Endpoint.release(proxy);
+    }
+
+    /** Objects this node passed by reference that peers still hold. */
+    public int exportedObjects() {
+        int n = 0;
+        for (Endpoint e : endpoints) {
+            n += e.exportedObjects();
+        }
+        return n;
+    }
+
+    /** Open connections of this node (accepted and connected). */
+    public int connections() {
+        return endpoints.size();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        for (Listener l : listeners) {
+            l.close();
+        }
+        for (Thread t : acceptors) {
+            try {
+                t.join(3000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        for (Endpoint e : List.copyOf(endpoints)) {
+            e.close();
+        }
+    }
+}

@@ -1,0 +1,1113 @@
+package dev.verbatim.rpc.internal;
+
+import dev.verbatim.rpc.Remote;
+import dev.verbatim.rpc.RemoteException;
+import dev.verbatim.rpc.RemoteException.Reason;
+import dev.verbatim.transport.Claim;
+import dev.verbatim.transport.Connection;
+import dev.verbatim.transport.Delivery;
+import dev.verbatim.transport.DeliveryHandler;
+import dev.verbatim.transport.TransportException;
+import dev.verbatim.wire.Message;
+import dev.verbatim.wire.WireFormatException;
+import dev.verbatim.wire.WireReader;
+import dev.verbatim.wire.WireWriter;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.ref.Cleaner;
+import java.lang.ref.WeakReference;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+import static dev.verbatim.rpc.internal.RpcDescriptor.*;
+
+/**
+ * One end of an RPC connection (J-RPC's endpoint). Both ends are alike: either may call the other
+ * (a remote reference passed as an argument is called back over the same connection).
+ *
+ * <p>Sending is serialised by {@code sendLock}: arguments are marshalled straight into space claimed
+ * in the peer's receive area. Receiving is leader/follower: a caller waiting for its reply takes
+ * {@code recvLock} if free and polls the connection itself, completing other callers' replies and
+ * running incoming calls (a nested call from the peer runs on the thread that waits for it: J-RPC's
+ * delegate threads); a caller that finds the lock taken waits for the leader to complete it. A
+ * dispatcher thread polls when nobody else does, on servers and on clients with callbacks or
+ * asynchronous calls. Calls arriving run inline on the polling thread, or on a virtual thread when
+ * the export asks for it.
+ */
+public final class Endpoint {
+    private static final Cleaner CLEANER = Cleaner.create();
+    private static final int MAX_OUTSTANDING = 4096;
+    private static final int MAX_VIRTUAL_CALLS = 1024;
+    private static final long SPIN_NANOS = 20_000;
+    private static final Set<String> JDK_UNCHECKED = Set.of(
+            "java.lang.IllegalArgumentException", "java.lang.IllegalStateException", "java.lang.NullPointerException",
+            "java.lang.UnsupportedOperationException", "java.lang.ArithmeticException", "java.lang.IndexOutOfBoundsException",
+            "java.lang.ArrayIndexOutOfBoundsException", "java.lang.ClassCastException", "java.lang.SecurityException",
+            "java.lang.RuntimeException", "java.util.NoSuchElementException", "java.util.ConcurrentModificationException");
+
+    private final Connection connection;
+    private final Exports exports;
+    private final Runnable onClose;
+    private final String description;
+
+    private final ReentrantLock sendLock = new ReentrantLock();
+    private final ReentrantLock recvLock = new ReentrantLock();
+    private final WireWriter writer = new WireWriter();
+    private final ThreadLocal<WireReader> readers = ThreadLocal.withInitial(WireReader::new);
+    private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
+    private final AtomicLong callIds = new AtomicLong();
+    private final Semaphore virtualCalls = new Semaphore(MAX_VIRTUAL_CALLS);
+
+    // objects this side exported implicitly on this connection (passed by reference)
+    private final Map<Integer, Local> locals = new HashMap<>();
+    private final Map<Object, Map<Class<?>, Local>> localIds = new IdentityHashMap<>();
+    private int nextLocal;
+    // proxies of the peer's objects, so one object arrives as one proxy
+    private final Map<Integer, WeakReference<Object>> imported = new ConcurrentHashMap<>();
+    private final Map<Integer, AtomicInteger> importedCounts = new ConcurrentHashMap<>();
+
+    private volatile boolean closed;
+    private volatile String closeReason;
+    private volatile Thread dispatcher;
+    private final DeliveryHandler handler = this::onDelivery;
+
+    /** An object passed by reference from this side. */
+    private record Local(int id, Object impl, RemoteInterface remote, AtomicInteger references) {}
+
+    /** A call waiting for its reply. */
+    private static final class Pending extends CompletableFuture<Object> {
+        final RemoteInterface.MethodInfo method;
+        final long deadline;
+        final Endpoint endpoint;
+        final long id;
+        /** For a lookup: the interface looked up (to name what the server lacks). */
+        RemoteInterface lookingUp;
+        volatile Thread waiter;
+
+        Pending(Endpoint endpoint, long id, RemoteInterface.MethodInfo method, long deadline) {
+            this.endpoint = endpoint;
+            this.id = id;
+            this.method = method;
+            this.deadline = deadline;
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterrupt) {
+            endpoint.pending.remove(id);
+            return completeExceptionally(new RemoteException(Reason.CANCELLED, "the call was cancelled"))
+                    || isCancelled();
+        }
+
+        void wake() {
+            Thread w = waiter;
+            if (w != null) {
+                LockSupport.unpark(w);
+            }
+        }
+    }
+
+    public Endpoint(Connection connection, Exports exports, boolean server, Runnable onClose) {
+        this.connection = connection;
+        this.exports = exports;
+        this.onClose = onClose;
+        this.description = connection.description();
+        if (server) {
+            ensureDispatcher();
+        }
+    }
+
+    public String description() {
+        return description;
+    }
+
+    public boolean isOpen() {
+        return !closed;
+    }
+
+    // ------------------------------------------------------------------ calling
+
+    /** Looks up a named export; returns a proxy of {@code iface}. */
+    public Object lookup(String name, RemoteInterface ri, Duration timeout) {
+        RemoteInterface.MethodInfo lookup = LOOKUP_METHOD;
+        long id = callIds.incrementAndGet();
+        Pending p = new Pending(this, id, lookup, System.nanoTime() + timeout.toNanos());
+        p.lookingUp = ri;
+        pending.put(id, p);
+        byte[] n = name.getBytes(StandardCharsets.UTF_8);
+        byte[] in = ri.type.getName().getBytes(StandardCharsets.UTF_8);
+        long[] ids = ri.ids();
+        MemorySegment idBytes = MemorySegment.ofArray(ids);
+        send(LOOKUP, 0, 3, 0, id, 0, span(n.length) + span(in.length) + span(idBytes.byteSize()), (s, at) -> {
+            at = putBytes(s, at, MemorySegment.ofArray(n));
+            at = putBytes(s, at, MemorySegment.ofArray(in));
+            putBytes(s, at, idBytes);
+        }, p);
+        int[] target = (int[]) await(p);
+        return ProxyFactory.create(new Binding(this, ri, target[0], false, timeout, null));
+    }
+
+    private static final RemoteInterface.MethodInfo LOOKUP_METHOD = null;
+
+    /** Sends a call and waits for (or, for an asynchronous method, returns the future of) its reply. */
+    Object call(Binding b, RemoteInterface.MethodInfo mi, Object[] args) throws Throwable {
+        if (closed) {
+            throw new RemoteException(Reason.NOT_SENT, description + " is closed" + reason());
+        }
+        if (pending.size() >= MAX_OUTSTANDING) {
+            throw new RemoteException(Reason.OVERLOADED, MAX_OUTSTANDING + " calls are already outstanding on " + description);
+        }
+        long id = callIds.incrementAndGet();
+        Pending p = new Pending(this, id, mi, System.nanoTime() + b.timeoutNanos);
+        pending.put(id, p);
+        sendCall(b, mi, args, id, p);
+        if (mi.async) {
+            ensureDispatcher();
+            return p;
+        }
+        return await(p);
+    }
+
+    private Object await(Pending p) throws RemoteException {
+        long spinUntil = System.nanoTime() + SPIN_NANOS;
+        while (!p.isDone()) {
+            if (recvLock.tryLock()) {
+                try {
+                    lead(p);
+                } finally {
+                    recvLock.unlock();
+                }
+                handOver();
+                break;
+            }
+            long now = System.nanoTime();
+            if (now - p.deadline >= 0) {
+                timeOut(p);
+                break;
+            }
+            if (now - spinUntil < 0) {
+                Thread.onSpinWait();
+            } else {
+                p.waiter = Thread.currentThread();
+                if (!p.isDone()) {
+                    LockSupport.parkNanos(Math.min(p.deadline - now, 200_000));
+                }
+            }
+        }
+        try {
+            return p.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof RuntimeException r) {
+                throw sneaky(r);
+            }
+            throw sneaky(c);
+        } catch (java.util.concurrent.CancellationException e) {
+            throw new RemoteException(Reason.CANCELLED, "the call was cancelled");
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T extends Throwable> RuntimeException sneaky(Throwable t) throws T {
+        throw (T) t;
+    }
+
+    /** As the leader: polls the connection until {@code p} completes or times out. */
+    private void lead(Pending p) {
+        long spinUntil = System.nanoTime() + SPIN_NANOS;
+        while (!p.isDone()) {
+            int n;
+            try {
+                n = connection.poll(handler, 16);
+            } catch (TransportException e) {
+                closeWith(e.getMessage());
+                return;
+            }
+            if (n > 0) {
+                continue;
+            }
+            long now = System.nanoTime();
+            if (now - p.deadline >= 0) {
+                timeOut(p);
+                return;
+            }
+            if (now - spinUntil < 0) {
+                Thread.onSpinWait();
+                continue;
+            }
+            try {
+                Delivery d = connection.take(Duration.ofNanos(Math.min(p.deadline - now, 50_000_000)));
+                if (d != null && !handle(d, true)) {
+                    d.release();
+                }
+            } catch (TransportException e) {
+                closeWith(e.getMessage());
+                return;
+            }
+        }
+    }
+
+    /** After leading: a waiting caller takes over, so replies keep being read. */
+    private void handOver() {
+        for (Pending q : pending.values()) {
+            if (q.waiter != null && !q.isDone()) {
+                q.wake();
+                return;
+            }
+        }
+    }
+
+    private void timeOut(Pending p) {
+        if (pending.remove(p.id) != null) {
+            p.completeExceptionally(new RemoteException(Reason.TIMEOUT, "no reply in time on " + description
+                    + (p.method == null ? "" : " to " + p.method.signature) + " (the call may still run on the server)"));
+        }
+    }
+
+    // ------------------------------------------------------------------ sending
+
+    /** Writes the body of a message at {@code at} in the claimed segment. */
+    @FunctionalInterface
+    private interface Body {
+        void write(MemorySegment s, long at);
+    }
+
+    private void send(int kind, int flags, int count, int target, long callId, long method, long bodyBytes, Body body,
+                      Pending failIfNotSent) {
+        long total = HEADER + bodyBytes;
+        if (total > connection.maxMessageLength()) {
+            throw new RemoteException(Reason.ARGUMENT, "a message of " + total + " bytes exceeds the connection's maximum of "
+                    + connection.maxMessageLength());
+        }
+        sendLock.lock();
+        try {
+            Claim c = connection.claim((int) total);
+            MemorySegment s = c.segment();
+            s.set(ValueLayout.JAVA_BYTE, KIND, (byte) kind);
+            s.set(ValueLayout.JAVA_BYTE, FLAGS, (byte) flags);
+            s.set(ValueLayout.JAVA_SHORT_UNALIGNED, COUNT, (short) count);
+            s.set(ValueLayout.JAVA_INT_UNALIGNED, TARGET, target);
+            s.set(ValueLayout.JAVA_LONG_UNALIGNED, CALL_ID, callId);
+            s.set(ValueLayout.JAVA_LONG_UNALIGNED, METHOD, method);
+            s.set(ValueLayout.JAVA_LONG_UNALIGNED, 24, 0L);
+            try {
+                body.write(s, HEADER);
+            } catch (RuntimeException | Error e) {
+                c.abort();
+                throw e;
+            }
+            c.commit();
+        } catch (TransportException e) {
+            if (failIfNotSent != null) {
+                pending.remove(failIfNotSent.id);
+            }
+            closeWith(e.getMessage());
+            throw new RemoteException(e.reason() == TransportException.Reason.TIMEOUT ? Reason.NOT_SENT : Reason.CONNECTION,
+                    "sending on " + description + " failed: " + e.getMessage(), e);
+        } catch (RuntimeException | Error e) {
+            if (failIfNotSent != null) {
+                pending.remove(failIfNotSent.id);
+            }
+            throw e;
+        } finally {
+            sendLock.unlock();
+        }
+    }
+
+    private static long putBytes(MemorySegment s, long at, MemorySegment bytes) {
+        s.set(ValueLayout.JAVA_INT_UNALIGNED, at, T_BYTES);
+        s.set(ValueLayout.JAVA_INT_UNALIGNED, at + 4, (int) bytes.byteSize());
+        MemorySegment.copy(bytes, 0, s, at + VALUE_HEADER, bytes.byteSize());
+        return at + span(bytes.byteSize());
+    }
+
+    /** How one value will be written: its tag, payload size, and (for WIRE) the type to write it as. */
+    private record Planned(int tag, long payload, Object value, Class<?> as, int region) {}
+
+    private void sendCall(Binding b, RemoteInterface.MethodInfo mi, Object[] args, long id, Pending p) {
+        sendLock.lock(); // held across planning and regions, so the regions precede this very message
+        try {
+            Planned[] plan = new Planned[mi.params.length];
+            long body = 0;
+            for (int i = 0; i < plan.length; i++) {
+                plan[i] = plan(mi.params[i], args[i], mi);
+                body += span(plan[i].payload);
+            }
+            send(CALL, b.toObject ? TO_OBJECT : 0, plan.length, b.target, id, mi.id, body, (s, at) -> {
+                for (Planned v : plan) {
+                    at = put(s, at, v);
+                }
+            }, p);
+        } catch (RemoteException | TransportException e) {
+            pending.remove(id);
+            throw e;
+        } finally {
+            sendLock.unlock();
+        }
+    }
+
+    /** Plans a value (under sendLock): regions for large arrays are written here, ahead of the message. */
+    private Planned plan(ValueKind k, Object v, RemoteInterface.MethodInfo mi) {
+        if (k.primitive()) {
+            return new Planned(T_PRIM, 8, v, null, -1);
+        }
+        if (v == null) {
+            return new Planned(T_NULL, 0, null, null, -1);
+        }
+        switch (k.tag()) {
+            case SEGMENT -> {
+                MemorySegment seg = (MemorySegment) v;
+                if (seg.byteSize() >= REGION_THRESHOLD) {
+                    return new Planned(T_REGION, 4, null, null, region(seg));
+                }
+                return new Planned(T_BYTES, seg.byteSize(), seg, null, -1);
+            }
+            case REMOTE -> {
+                return new Planned(T_REMOTE, 8, v, k.type(), -1);
+            }
+            case COPY, VIEW -> {
+                Class<?> c = v.getClass();
+                if (k.tag() == ValueKind.Tag.COPY && c.isArray() && c.getComponentType().isPrimitive()
+                        && c.getComponentType() != boolean.class) {
+                    MemorySegment arr = arraySegment(v);
+                    if (arr.byteSize() >= REGION_THRESHOLD) {
+                        return new Planned(T_REGION, 4, null, null, region(arr));
+                    }
+                }
+                try {
+                    long n = k.tag() == ValueKind.Tag.VIEW ? sizeAs(v, k.type()) : writer.sizeOf(v);
+                    return new Planned(T_WIRE, n, v, k.tag() == ValueKind.Tag.VIEW ? k.type() : null, -1);
+                } catch (IllegalArgumentException e) {
+                    throw new RemoteException(Reason.ARGUMENT, mi.method.getName() + ": cannot pass a "
+                            + c.getName() + ": " + e.getMessage(), e);
+                }
+            }
+            default -> throw new IllegalStateException(k.toString());
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private long sizeAs(Object v, Class<?> as) {
+        return writer.sizeOf(v, (Class<Object>) as);
+    }
+
+    private int region(MemorySegment seg) {
+        if (seg.byteSize() > connection.maxMessageLength()) {
+            throw new RemoteException(Reason.ARGUMENT, "an array or segment of " + seg.byteSize()
+                    + " bytes exceeds the connection's maximum of " + connection.maxMessageLength());
+        }
+        return connection.writeRegion(seg);
+    }
+
+    private static MemorySegment arraySegment(Object array) {
+        return switch (array) {
+            case byte[] a -> MemorySegment.ofArray(a);
+            case short[] a -> MemorySegment.ofArray(a);
+            case char[] a -> MemorySegment.ofArray(a);
+            case int[] a -> MemorySegment.ofArray(a);
+            case long[] a -> MemorySegment.ofArray(a);
+            case float[] a -> MemorySegment.ofArray(a);
+            case double[] a -> MemorySegment.ofArray(a);
+            default -> throw new IllegalArgumentException(array.getClass().getName());
+        };
+    }
+
+    @SuppressWarnings("unchecked")
+    private long put(MemorySegment s, long at, Planned v) {
+        s.set(ValueLayout.JAVA_INT_UNALIGNED, at, v.tag);
+        s.set(ValueLayout.JAVA_INT_UNALIGNED, at + 4, (int) v.payload);
+        long p = at + VALUE_HEADER;
+        switch (v.tag) {
+            case T_PRIM -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, bits(v.value));
+            case T_BYTES -> MemorySegment.copy((MemorySegment) v.value, 0, s, p, v.payload);
+            case T_REGION -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, v.region);
+            case T_REMOTE -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, remoteRef(v.value, v.as));
+            case T_WIRE -> {
+                long n = v.as == null ? writer.write(v.value, s, p) : writer.write(v.value, (Class<Object>) v.as, s, p);
+                if (n != v.payload) {
+                    throw new IllegalStateException("an argument changed while it was marshalled (" + n + " vs " + v.payload + ")");
+                }
+            }
+            default -> { }
+        }
+        return at + span(v.payload);
+    }
+
+    private static long bits(Object v) {
+        return switch (v) {
+            case Integer i -> i;
+            case Long l -> l;
+            case Boolean b -> b ? 1 : 0;
+            case Byte b -> b;
+            case Short sh -> sh;
+            case Character c -> c;
+            case Float f -> Float.floatToRawIntBits(f);
+            case Double d -> Double.doubleToRawLongBits(d);
+            default -> throw new IllegalArgumentException(String.valueOf(v));
+        };
+    }
+
+    /** Encodes a remote reference: the receiver's own object coming back, or one of ours (exported here). */
+    private long remoteRef(Object v, Class<?> iface) {
+        if (v instanceof ProxyObject po) {
+            Binding pb = po.verbatimBinding();
+            if (pb.endpoint == this && pb.toObject) {
+                return (1L << 32) | (pb.target & 0xFFFF_FFFFL); // back to its exporter: it arrives as the original
+            }
+        }
+        synchronized (locals) {
+            Map<Class<?>, Local> byIface = localIds.computeIfAbsent(v, o -> new HashMap<>());
+            Local l = byIface.get(iface);
+            if (l == null) {
+                l = new Local(++nextLocal, v, RemoteInterface.of(iface), new AtomicInteger());
+                byIface.put(iface, l);
+                locals.put(l.id, l);
+                ensureDispatcher(); // the peer may call it back at any time
+            }
+            l.references.incrementAndGet();
+            return l.id & 0xFFFF_FFFFL;
+        }
+    }
+
+    // ------------------------------------------------------------------ receiving
+
+    private void onDelivery(Delivery d) {
+        handle(d, false);
+    }
+
+    /**
+     * Handles one message. {@code owned}: {@code d} came from take (not a callback) and the caller
+     * releases it, unless this returns true: a call running on a virtual thread took it over.
+     */
+    private boolean handle(Delivery d, boolean owned) {
+        MemorySegment m = d.payload();
+        if (m.byteSize() < HEADER) {
+            protocol("a message of " + m.byteSize() + " bytes");
+            return false;
+        }
+        int kind = m.get(ValueLayout.JAVA_BYTE, KIND);
+        try {
+            switch (kind) {
+                case CALL -> {
+                    return dispatch(d, m, owned);
+                }
+                case REPLY, THROWN, FAIL, LOOKUP_OK, LOOKUP_FAIL -> reply(d, m, kind);
+                case LOOKUP -> answerLookup(m);
+                case RELEASE -> release(m.get(ValueLayout.JAVA_INT_UNALIGNED, TARGET),
+                        m.get(ValueLayout.JAVA_LONG_UNALIGNED, CALL_ID));
+                default -> protocol("an unknown message kind " + kind);
+            }
+        } catch (WireFormatException | IndexOutOfBoundsException | IllegalArgumentException e) {
+            protocol("a malformed message: " + e.getMessage());
+        }
+        return false;
+    }
+
+    private void protocol(String what) {
+        closeWith("the peer sent " + what);
+    }
+
+    private void reply(Delivery d, MemorySegment m, int kind) {
+        long id = m.get(ValueLayout.JAVA_LONG_UNALIGNED, CALL_ID);
+        Pending p = pending.remove(id);
+        if (p == null) {
+            return; // timed out or cancelled: the late reply is dropped
+        }
+        try {
+            switch (kind) {
+                case REPLY -> {
+                    int count = m.get(ValueLayout.JAVA_SHORT_UNALIGNED, COUNT);
+                    Object v = count == 0 ? null : read(d, m, HEADER, p.method.result, p.method);
+                    p.complete(v);
+                }
+                case LOOKUP_OK -> p.complete(checkLookup(m, p));
+                case THROWN -> p.completeExceptionally(rebuild(m, p.method));
+                case FAIL, LOOKUP_FAIL -> {
+                    int r = m.get(ValueLayout.JAVA_BYTE, FLAGS);
+                    Reason reason = r >= 0 && r < Reason.values().length ? Reason.values()[r] : Reason.PROTOCOL;
+                    String message = string(m, HEADER);
+                    if (kind == LOOKUP_FAIL && reason == Reason.INCOMPATIBLE && p.lookingUp != null
+                            && m.get(ValueLayout.JAVA_SHORT_UNALIGNED, COUNT) == 2) {
+                        message += "; missing: " + missing(m, next(m, HEADER), p.lookingUp);
+                    }
+                    p.completeExceptionally(new RemoteException(reason, message));
+                }
+                default -> { }
+            }
+        } catch (RuntimeException e) {
+            p.completeExceptionally(e instanceof RemoteException ? e
+                    : new RemoteException(Reason.PROTOCOL, "a malformed reply: " + e.getMessage(), e));
+        }
+        p.wake();
+    }
+
+    /** The client's own signatures of the method ids the server reported missing. */
+    private static String missing(MemorySegment m, long at, RemoteInterface ri) {
+        int n = m.get(ValueLayout.JAVA_INT_UNALIGNED, at + 4);
+        next(m, at);
+        long[] ids = m.asSlice(at + VALUE_HEADER, n & ~7L).toArray(ValueLayout.JAVA_LONG_UNALIGNED);
+        StringBuilder b = new StringBuilder();
+        for (long id : ids) {
+            RemoteInterface.MethodInfo mi = ri.byId(id);
+            b.append(b.isEmpty() ? "" : ", ").append(mi == null ? String.format("%016x", id) : mi.signature);
+        }
+        return b.toString();
+    }
+
+    private Object checkLookup(MemorySegment m, Pending p) {
+        return new int[] {m.get(ValueLayout.JAVA_INT_UNALIGNED, TARGET)};
+    }
+
+    private static String string(MemorySegment m, long at) {
+        int tag = m.get(ValueLayout.JAVA_INT_UNALIGNED, at);
+        if (tag == T_NULL) {
+            return null;
+        }
+        if (tag != T_BYTES) {
+            throw new IllegalArgumentException("a string value of tag " + tag);
+        }
+        int n = m.get(ValueLayout.JAVA_INT_UNALIGNED, at + 4);
+        return new String(m.asSlice(at + VALUE_HEADER, n).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
+    }
+
+    private static long next(MemorySegment m, long at) {
+        long n = m.get(ValueLayout.JAVA_INT_UNALIGNED, at + 4) & 0xFFFF_FFFFL;
+        long end = at + span(n);
+        if (end > m.byteSize()) {
+            throw new IllegalArgumentException("a value overruns the message");
+        }
+        return end;
+    }
+
+    /** Reads one value of kind {@code k} at {@code at}. */
+    private Object read(Delivery d, MemorySegment m, long at, ValueKind k, RemoteInterface.MethodInfo mi) {
+        next(m, at);
+        int tag = m.get(ValueLayout.JAVA_INT_UNALIGNED, at);
+        long n = m.get(ValueLayout.JAVA_INT_UNALIGNED, at + 4) & 0xFFFF_FFFFL;
+        long p = at + VALUE_HEADER;
+        if (k.primitive()) {
+            if (tag != T_PRIM || n != 8) {
+                throw new IllegalArgumentException("a " + k.type() + " argument of tag " + tag);
+            }
+            long b = m.get(ValueLayout.JAVA_LONG_UNALIGNED, p);
+            return switch (k.tag()) {
+                case INT -> (int) b;
+                case LONG -> b;
+                case BOOLEAN -> b != 0;
+                case BYTE -> (byte) b;
+                case SHORT -> (short) b;
+                case CHAR -> (char) b;
+                case FLOAT -> Float.intBitsToFloat((int) b);
+                case DOUBLE -> Double.longBitsToDouble(b);
+                default -> throw new IllegalStateException();
+            };
+        }
+        return switch (tag) {
+            case T_NULL -> null;
+            case T_BYTES -> {
+                if (k.tag() != ValueKind.Tag.SEGMENT) {
+                    throw new IllegalArgumentException("bytes for a " + k.type().getName());
+                }
+                yield m.asSlice(p, n);
+            }
+            case T_REGION -> {
+                MemorySegment r = d.region((int) m.get(ValueLayout.JAVA_LONG_UNALIGNED, p));
+                if (k.tag() == ValueKind.Tag.SEGMENT) {
+                    yield r;
+                }
+                Class<?> c = k.type();
+                if (!c.isArray() || !c.getComponentType().isPrimitive()) {
+                    throw new IllegalArgumentException("a region for a " + c.getName());
+                }
+                yield toArray(r, c.getComponentType());
+            }
+            case T_WIRE -> {
+                if (k.tag() != ValueKind.Tag.COPY && k.tag() != ValueKind.Tag.VIEW) {
+                    throw new IllegalArgumentException("a graph for a " + k.type().getName());
+                }
+                Message msg = readers.get().validate(m.asSlice(p, n));
+                yield k.tag() == ValueKind.Tag.VIEW ? msg.view(k.type()) : msg.materialize(k.type());
+            }
+            case T_REMOTE -> {
+                if (k.tag() != ValueKind.Tag.REMOTE) {
+                    throw new IllegalArgumentException("a remote reference for a " + k.type().getName());
+                }
+                long ref = m.get(ValueLayout.JAVA_LONG_UNALIGNED, p);
+                yield resolve((int) ref, (int) (ref >>> 32), k.type());
+            }
+            default -> throw new IllegalArgumentException("an unknown value tag " + tag);
+        };
+    }
+
+    private static Object toArray(MemorySegment r, Class<?> component) {
+        if (component == byte.class) return r.toArray(ValueLayout.JAVA_BYTE);
+        if (component == int.class) return r.toArray(ValueLayout.JAVA_INT);
+        if (component == long.class) return r.toArray(ValueLayout.JAVA_LONG);
+        if (component == double.class) return r.toArray(ValueLayout.JAVA_DOUBLE);
+        if (component == float.class) return r.toArray(ValueLayout.JAVA_FLOAT);
+        if (component == short.class) return r.toArray(ValueLayout.JAVA_SHORT);
+        if (component == char.class) return r.toArray(ValueLayout.JAVA_CHAR);
+        throw new IllegalArgumentException("a region for a " + component + "[]");
+    }
+
+    /** A remote reference arriving: our own object coming back, or a proxy of one of the peer's. */
+    private Object resolve(int id, int side, Class<?> iface) {
+        if (side == 1) {
+            Local l;
+            synchronized (locals) {
+                l = locals.get(id);
+            }
+            if (l == null || !iface.isInstance(l.impl)) {
+                throw new IllegalArgumentException("a reference to object #" + id + ", which this side does not export as "
+                        + iface.getName());
+            }
+            return l.impl;
+        }
+        AtomicInteger count = importedCounts.computeIfAbsent(id, k -> new AtomicInteger());
+        count.incrementAndGet();
+        WeakReference<Object> ref = imported.get(id);
+        Object proxy = ref == null ? null : ref.get();
+        if (proxy != null && iface.isInstance(proxy)) {
+            return proxy;
+        }
+        Binding b = new Binding(this, RemoteInterface.of(iface), id, true, Duration.ofSeconds(30), count);
+        proxy = ProxyFactory.create(b);
+        imported.put(id, new WeakReference<>(proxy));
+        CLEANER.register(proxy, () -> releaseRemote(b));
+        return proxy;
+    }
+
+    /** Tells the peer this side dropped its references to one of the peer's objects. */
+    void releaseRemote(Binding b) {
+        if (b.released) {
+            return;
+        }
+        b.released = true;
+        int n = b.references.getAndSet(0);
+        importedCounts.remove(b.target, b.references);
+        imported.remove(b.target);
+        if (n > 0 && !closed) {
+            try {
+                send(RELEASE, 0, 0, b.target, n, 0, 0, (s, at) -> { }, null);
+            } catch (RuntimeException ignored) {
+                // the connection is gone: the peer drops everything of ours anyway
+            }
+        }
+    }
+
+    private void release(int id, long count) {
+        synchronized (locals) {
+            Local l = locals.get(id);
+            if (l != null && l.references.addAndGet((int) -count) <= 0) {
+                locals.remove(id);
+                Map<Class<?>, Local> byIface = localIds.get(l.impl);
+                if (byIface != null) {
+                    byIface.values().remove(l);
+                    if (byIface.isEmpty()) {
+                        localIds.remove(l.impl);
+                    }
+                }
+            }
+        }
+    }
+
+    /** Objects this side has passed by reference and the peer still holds. */
+    public int exportedObjects() {
+        synchronized (locals) {
+            return locals.size();
+        }
+    }
+
+    private void answerLookup(MemorySegment m) {
+        long callId = m.get(ValueLayout.JAVA_LONG_UNALIGNED, CALL_ID);
+        long at = HEADER;
+        String name = string(m, at);
+        at = next(m, at);
+        String iface = string(m, at);
+        at = next(m, at);
+        int n = m.get(ValueLayout.JAVA_INT_UNALIGNED, at + 4);
+        next(m, at);
+        long[] ids = m.asSlice(at + VALUE_HEADER, n & ~7L).toArray(ValueLayout.JAVA_LONG_UNALIGNED);
+        Exports.Export e = exports.byName(name);
+        if (e == null) {
+            fail(LOOKUP_FAIL, callId, Reason.NOT_FOUND, "nothing is exported as '" + name + "' at " + description);
+            return;
+        }
+        RemoteInterface server = e.bound.remote();
+        List<Long> missing = new ArrayList<>();
+        for (long id : ids) {
+            if (server.byId(id) == null) {
+                missing.add(id);
+            }
+        }
+        if (!missing.isEmpty()) {
+            byte[] msg = ("'" + name + "' is exported as " + server.type.getName() + ", which lacks " + missing.size()
+                    + " method(s) of " + iface).getBytes(StandardCharsets.UTF_8);
+            long[] ms = missing.stream().mapToLong(Long::longValue).toArray();
+            MemorySegment a = MemorySegment.ofArray(msg);
+            MemorySegment b = MemorySegment.ofArray(ms);
+            send(LOOKUP_FAIL, Reason.INCOMPATIBLE.ordinal(), 2, 0, callId, 0, span(msg.length) + span(b.byteSize()),
+                    (s, at2) -> putBytes(s, putBytes(s, at2, a), b), null);
+            return;
+        }
+        send(LOOKUP_OK, 0, 0, e.id, callId, 0, 0, (s, a) -> { }, null);
+    }
+
+    private void fail(int kind, long callId, Reason reason, String message) {
+        byte[] b = message.getBytes(StandardCharsets.UTF_8);
+        MemorySegment bytes = MemorySegment.ofArray(b);
+        send(kind, reason.ordinal(), 1, 0, callId, 0, span(b.length), (s, at) -> putBytes(s, at, bytes), null);
+    }
+
+    // ------------------------------------------------------------------ dispatch
+
+    private boolean dispatch(Delivery d, MemorySegment m, boolean owned) {
+        long callId = m.get(ValueLayout.JAVA_LONG_UNALIGNED, CALL_ID);
+        long methodId = m.get(ValueLayout.JAVA_LONG_UNALIGNED, METHOD);
+        int target = m.get(ValueLayout.JAVA_INT_UNALIGNED, TARGET);
+        boolean toObject = (m.get(ValueLayout.JAVA_BYTE, FLAGS) & TO_OBJECT) != 0;
+        RemoteInterface ri;
+        Object impl;
+        boolean virtual = false;
+        if (toObject) {
+            Local l;
+            synchronized (locals) {
+                l = locals.get(target);
+            }
+            if (l == null) {
+                fail(FAIL, callId, Reason.NOT_FOUND, "object #" + target + " is no longer exported by " + description);
+                return false;
+            }
+            ri = l.remote;
+            impl = l.impl;
+        } else {
+            Exports.Export e = exports.byId(target);
+            if (e == null) {
+                fail(FAIL, callId, Reason.NOT_FOUND, "export #" + target + " was unexported at " + description);
+                return false;
+            }
+            Exports.Bound bound = e.bound;
+            ri = bound.remote();
+            impl = bound.impl();
+            virtual = e.options.virtualThreads();
+        }
+        RemoteInterface.MethodInfo mi = ri.byId(methodId);
+        if (mi == null) {
+            fail(FAIL, callId, Reason.INCOMPATIBLE, ri.type.getName() + " has no method with id "
+                    + String.format("%016x", methodId));
+            return false;
+        }
+        int count = m.get(ValueLayout.JAVA_SHORT_UNALIGNED, COUNT);
+        if (count != mi.params.length) {
+            protocol("a call of " + mi.signature + " with " + count + " arguments");
+            return false;
+        }
+        if (!virtual) {
+            // retained while the call runs: a nested call polling the connection must not free its area
+            Delivery kept = owned ? d : d.retain();
+            try {
+                run(kept, m, callId, ri, mi, impl);
+            } finally {
+                if (!owned) {
+                    kept.release();
+                }
+            }
+            return false;
+        }
+        Delivery kept = owned ? d : d.retain(); // the arguments stay readable on the virtual thread
+        if (!virtualCalls.tryAcquire()) {
+            try {
+                virtualCalls.acquire(); // back-pressure: the dispatcher stops reading
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                if (!owned) {
+                    kept.release();
+                }
+                return false;
+            }
+        }
+        final RemoteInterface fri = ri;
+        final Object fimpl = impl;
+        Thread.ofVirtual().name("verbatim-rpc-call").start(() -> {
+            try {
+                run(kept, kept.payload(), callId, fri, mi, fimpl);
+            } finally {
+                try {
+                    kept.release();
+                } catch (IllegalStateException ignored) {
+                    // the connection closed meanwhile
+                }
+                virtualCalls.release();
+            }
+        });
+        return true;
+    }
+
+    private void run(Delivery d, MemorySegment m, long callId, RemoteInterface ri, RemoteInterface.MethodInfo mi, Object impl) {
+        Object[] args = new Object[mi.params.length];
+        long at = HEADER;
+        try {
+            for (int i = 0; i < args.length; i++) {
+                args[i] = read(d, m, at, mi.params[i], mi);
+                at = next(m, at);
+            }
+        } catch (WireFormatException | IllegalArgumentException | IndexOutOfBoundsException | IllegalStateException e) {
+            fail(FAIL, callId, Reason.ARGUMENT, "the arguments of " + mi.signature + " could not be read: " + e.getMessage());
+            return;
+        }
+        Object result;
+        try {
+            result = Stubs.invoke(ri, mi.index, impl, args);
+        } catch (Throwable t) {
+            thrown(callId, t);
+            return;
+        }
+        if (mi.async && result instanceof CompletableFuture<?> f) {
+            f.whenComplete((v, t) -> {
+                if (t != null) {
+                    thrown(callId, t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t);
+                } else {
+                    replyValue(callId, mi, v);
+                }
+            });
+            return;
+        }
+        replyValue(callId, mi, result);
+    }
+
+    private void replyValue(long callId, RemoteInterface.MethodInfo mi, Object result) {
+        try {
+            if (mi.result.tag() == ValueKind.Tag.VOID) {
+                send(REPLY, 0, 0, 0, callId, 0, 0, (s, at) -> { }, null);
+                return;
+            }
+            sendLock.lock();
+            try {
+                Planned v = plan(mi.result, result, mi);
+                send(REPLY, 0, 1, 0, callId, 0, span(v.payload), (s, at) -> put(s, at, v), null);
+            } finally {
+                sendLock.unlock();
+            }
+        } catch (RemoteException e) {
+            if (e.reason() == Reason.ARGUMENT) {
+                fail(FAIL, callId, Reason.ARGUMENT, "the result of " + mi.signature + " cannot be sent: " + e.getMessage());
+            }
+        } catch (RuntimeException e) {
+            fail(FAIL, callId, Reason.ARGUMENT, "the result of " + mi.signature + " cannot be sent: " + e);
+        }
+    }
+
+    /** Sends an exception back: class names and messages of its cause chain (never a class to load). */
+    private void thrown(long callId, Throwable t) {
+        List<MemorySegment> parts = new ArrayList<>();
+        long body = 0;
+        Set<Throwable> seen = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Throwable c = t; c != null && seen.add(c) && parts.size() < 32; c = c.getCause()) {
+            byte[] n = c.getClass().getName().getBytes(StandardCharsets.UTF_8);
+            String msg = c.getMessage();
+            byte[] mb = msg == null ? null : truncate(msg).getBytes(StandardCharsets.UTF_8);
+            parts.add(MemorySegment.ofArray(n));
+            parts.add(mb == null ? null : MemorySegment.ofArray(mb));
+            body += span(n.length) + span(mb == null ? 0 : mb.length);
+        }
+        try {
+            send(THROWN, 0, parts.size() / 2, 0, callId, 0, body, (s, at) -> {
+                for (MemorySegment p : parts) {
+                    if (p == null) {
+                        s.set(ValueLayout.JAVA_INT_UNALIGNED, at, T_NULL);
+                        s.set(ValueLayout.JAVA_INT_UNALIGNED, at + 4, 0);
+                        at += VALUE_HEADER;
+                    } else {
+                        at = putBytes(s, at, p);
+                    }
+                }
+            }, null);
+        } catch (RuntimeException ignored) {
+            // the connection is gone: the caller learns that instead
+        }
+    }
+
+    private static String truncate(String s) {
+        return s.length() > 8192 ? s.substring(0, 8192) + "..." : s;
+    }
+
+    /**
+     * Rebuilds a thrown exception at the caller: a type declared by the method's signature, or a
+     * common JDK runtime exception, is recreated with its message; anything else is a
+     * {@link dev.verbatim.rpc.ServerException} naming the remote class. Causes are chained alike.
+     */
+    private Throwable rebuild(MemorySegment m, RemoteInterface.MethodInfo mi) {
+        int count = m.get(ValueLayout.JAVA_SHORT_UNALIGNED, COUNT);
+        String[] names = new String[count];
+        String[] messages = new String[count];
+        long at = HEADER;
+        for (int i = 0; i < count; i++) {
+            names[i] = string(m, at);
+            at = next(m, at);
+            messages[i] = string(m, at);
+            at = next(m, at);
+        }
+        Throwable cause = null;
+        for (int i = count - 1; i >= 0; i--) {
+            Throwable t = recreate(names[i], messages[i], mi);
+            if (cause != null) {
+                try {
+                    t.initCause(cause);
+                } catch (IllegalStateException ignored) {
+                    // a constructor already set one
+                }
+            }
+            cause = t;
+        }
+        return cause == null ? new RemoteException(Reason.PROTOCOL, "an empty exception reply") : cause;
+    }
+
+    private static Throwable recreate(String name, String message, RemoteInterface.MethodInfo mi) {
+        Class<?> type = null;
+        if (mi != null) {
+            for (Class<?> declared : mi.method.getExceptionTypes()) {
+                if (declared.getName().equals(name)) {
+                    type = declared;
+                }
+            }
+        }
+        if (type == null && JDK_UNCHECKED.contains(name)) {
+            try {
+                type = Class.forName(name, false, ClassLoader.getPlatformClassLoader());
+            } catch (ClassNotFoundException e) {
+                type = null;
+            }
+        }
+        if (type != null && Throwable.class.isAssignableFrom(type)) {
+            try {
+                return (Throwable) type.getConstructor(String.class).newInstance(message);
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                try {
+                    return (Throwable) type.getConstructor().newInstance();
+                } catch (ReflectiveOperationException | RuntimeException e2) {
+                    // fall through
+                }
+            }
+        }
+        return new dev.verbatim.rpc.ServerException(name, message);
+    }
+
+    // ------------------------------------------------------------------ the dispatcher
+
+    private synchronized void ensureDispatcher() {
+        if (dispatcher != null || closed) {
+            return;
+        }
+        dispatcher = Thread.ofPlatform().daemon().name("verbatim-rpc " + description).start(this::dispatchLoop);
+    }
+
+    private void dispatchLoop() {
+        while (!closed) {
+            recvLock.lock();
+            try {
+                Delivery d = connection.take(Duration.ofMillis(1));
+                if (d != null) {
+                    if (!handle(d, true)) {
+                        try {
+                            d.release();
+                        } catch (IllegalStateException ignored) {
+                            // the connection closed meanwhile
+                        }
+                    }
+                    while (connection.poll(handler, 64) > 0) {
+                        // drain what else has arrived
+                    }
+                }
+            } catch (TransportException e) {
+                closeWith(e.getMessage());
+            } finally {
+                recvLock.unlock();
+            }
+            expireAsync();
+        }
+    }
+
+    private void expireAsync() {
+        long now = System.nanoTime();
+        for (Pending p : pending.values()) {
+            if (now - p.deadline >= 0) {
+                timeOut(p);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ closing
+
+    private String reason() {
+        String r = closeReason;
+        return r == null ? "" : " (" + r + ")";
+    }
+
+    /** Closes the endpoint: pending calls fail, objects exported on it are dropped. */
+    public void closeWith(String why) {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closeReason = why;
+            closed = true;
+        }
+        connection.close();
+        RemoteException failure = new RemoteException(Reason.CONNECTION, description + " closed" + reason());
+        for (Pending p : pending.values()) {
+            pending.remove(p.id);
+            p.completeExceptionally(failure);
+            p.wake();
+        }
+        synchronized (locals) {
+            locals.clear();
+            localIds.clear();
+        }
+        imported.clear();
+        onClose.run();
+    }
+
+    public void close() {
+        closeWith("closed by this side");
+        Thread t = dispatcher;
+        if (t != null && t != Thread.currentThread()) {
+            try {
+                t.join(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** A proxy with another call timeout, sharing the binding. */
+    public static Object withTimeout(Object proxy, Duration timeout) {
+        if (!(proxy instanceof ProxyObject po)) {
+            throw new IllegalArgumentException("not a Verbatim proxy: " + proxy);
+        }
+        return ProxyFactory.create(po.verbatimBinding().withTimeout(timeout));
+    }
+
+    /** Releases a proxy of an object received by reference now, instead of when it becomes unreachable. */
+    public static void release(Object proxy) {
+        if (!(proxy instanceof ProxyObject po)) {
+            throw new IllegalArgumentException("not a Verbatim proxy: " + proxy);
+        }
+        Binding b = po.verbatimBinding();
+        if (b.toObject) {
+            b.endpoint.releaseRemote(b);
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package dev.verbatim.rpc.internal;
+
+/**
+ * The RPC messages carried by a {@link dev.verbatim.transport.Connection}, one message per
+ * delivery, little-endian:
+ *
+ * <pre>
+ *  0      1       2        4          8          16                 24          32
+ *  | kind | flags | count  | target   | call id  | method id / arg  | reserved  | values ...
+ * </pre>
+ *
+ * A value is {@code [u32 tag][u32 length][payload, padded to 8]}: {@code NULL}; {@code PRIM} (8
+ * bytes); {@code WIRE} (a wire-format message: a graph by copy, or for an accessor interface a
+ * view); {@code BYTES} (raw bytes: a {@code MemorySegment} argument, a string of the protocol);
+ * {@code REGION} (u32: the index of a region written ahead of the message, a large array or
+ * segment); {@code REMOTE} (u32 object id, u32 side: 0 the sender's object, 1 the receiver's own).
+ *
+ * <ul>
+ *   <li>{@code LOOKUP}: values name, interface name, then the method ids as one {@code BYTES}.</li>
+ *   <li>{@code LOOKUP_OK}: target the export id; the server's method ids as {@code BYTES}.</li>
+ *   <li>{@code LOOKUP_FAIL}: flags a {@link dev.verbatim.rpc.RemoteException.Reason} ordinal; the message.</li>
+ *   <li>{@code CALL}: target an export id (flags 0) or an object id ({@link #TO_OBJECT}); the method id;
+ *       the arguments.</li>
+ *   <li>{@code REPLY}: the call id; one value (none for void).</li>
+ *   <li>{@code THROWN}: the call id; for each exception of the cause chain, its class name and message.</li>
+ *   <li>{@code FAIL}: the call id; flags a reason ordinal; the message.</li>
+ *   <li>{@code RELEASE}: target an object id of the receiver; the call id field holds the count.</li>
+ * </ul>
+ */
+public final class RpcDescriptor {
+    private RpcDescriptor() {}
+
+    public static final int HEADER = 32;
+    public static final int KIND = 0;
+    public static final int FLAGS = 1;
+    public static final int COUNT = 2;
+    public static final int TARGET = 4;
+    public static final int CALL_ID = 8;
+    public static final int METHOD = 16;
+
+    public static final int LOOKUP = 1;
+    public static final int LOOKUP_OK = 2;
+    public static final int LOOKUP_FAIL = 3;
+    public static final int CALL = 4;
+    public static final int REPLY = 5;
+    public static final int THROWN = 6;
+    public static final int FAIL = 7;
+    public static final int RELEASE = 8;
+
+    public static final int TO_OBJECT = 1;
+
+    public static final int T_NULL = 0;
+    public static final int T_PRIM = 1;
+    public static final int T_WIRE = 2;
+    public static final int T_BYTES = 3;
+    public static final int T_REGION = 4;
+    public static final int T_REMOTE = 5;
+
+    public static final int VALUE_HEADER = 8;
+
+    /** Arrays and segments at least this large go as regions written ahead (J-RPC §4.4). */
+    public static final int REGION_THRESHOLD = 8 * 1024;
+
+    public static long span(long payload) {
+        return VALUE_HEADER + ((payload + 7) & ~7L);
+    }
+}

@@ -1,0 +1,60 @@
+package dev.verbatim.rpc.internal;
+
+import dev.verbatim.rpc.Remote;
+import dev.verbatim.rpc.RemoteException;
+import dev.verbatim.wire.Schema;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.reflect.Method;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * How one parameter or result crosses (J-RPC §3.2, DESIGN §5), decided from its declared type once
+ * per method: primitives by value in an 8-byte slot; records, classes, enums, strings, boxes and
+ * arrays by copy (a wire message, materialized on arrival); accessor interfaces as zero-copy views
+ * of a wire message valid during the call; {@link MemorySegment} as a zero-copy slice; interfaces
+ * extending {@link Remote} by reference.
+ */
+public record ValueKind(Tag tag, Class<?> type, String description) {
+    public enum Tag { VOID, BOOLEAN, BYTE, CHAR, SHORT, INT, LONG, FLOAT, DOUBLE, COPY, VIEW, SEGMENT, REMOTE }
+
+    static ValueKind of(Type declared, Method where) {
+        if (declared instanceof Class<?> c) {
+            if (c == void.class || c == Void.class) return new ValueKind(Tag.VOID, c, "void");
+            if (c.isPrimitive()) {
+                Tag t = Tag.valueOf(c.getName().toUpperCase(java.util.Locale.ROOT));
+                return new ValueKind(t, c, c.getName());
+            }
+            if (c == MemorySegment.class) return new ValueKind(Tag.SEGMENT, c, "segment");
+            if (Remote.class.isAssignableFrom(c)) {
+                if (!c.isInterface()) {
+                    throw unsupported(where, c, "a remote type must be an interface extending Remote, not a class");
+                }
+                return new ValueKind(Tag.REMOTE, c, "remote " + c.getName());
+            }
+            try {
+                String d = Schema.describe(c);
+                boolean view = c.isInterface() && !c.isSealed() && c != CharSequence.class;
+                return new ValueKind(view ? Tag.VIEW : Tag.COPY, c, d);
+            } catch (RuntimeException e) {
+                throw unsupported(where, c, e.getMessage());
+            }
+        }
+        if (declared instanceof ParameterizedType p && p.getRawType() == CompletableFuture.class) {
+            throw unsupported(where, declared, "CompletableFuture is only allowed as a return type");
+        }
+        throw unsupported(where, declared, "generic types cannot be a parameter or result on their own: wrap a List<T>"
+                + " in a record");
+    }
+
+    static RemoteException unsupported(Method where, Type t, String why) {
+        return new RemoteException(RemoteException.Reason.ARGUMENT, where.getDeclaringClass().getName() + "." + where.getName()
+                + ": " + t.getTypeName() + " cannot cross: " + why);
+    }
+
+    boolean primitive() {
+        return tag.ordinal() >= Tag.BOOLEAN.ordinal() && tag.ordinal() <= Tag.DOUBLE.ordinal();
+    }
+}

@@ -1,0 +1,190 @@
+package dev.verbatim.rpc;
+
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/** The interfaces and types the RPC tests (and their child processes) use. */
+public final class Api {
+    private Api() {}
+
+    public record Order(long id, String symbol, int quantity) {}
+
+    public record Book(String venue, List<Order> orders) {}
+
+    public interface OrderView {
+        long id();
+
+        CharSequence symbol();
+
+        int quantity();
+    }
+
+    public interface BookView {
+        CharSequence venue();
+
+        List<OrderView> orders();
+    }
+
+    public static class CalcException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        public CalcException(String message) {
+            super(message);
+        }
+    }
+
+    /** A callback passed by reference. */
+    public interface Counter extends Remote {
+        int add(int x);
+    }
+
+    public interface Calc {
+        void nothing();
+
+        int add4(int a, int b, int c, int d);
+
+        String echo(String s);
+
+        Order twice(Order o);
+
+        long totalQuantity(BookView book);
+
+        long sum(MemorySegment bytes);
+
+        byte[] reverse(byte[] bytes);
+
+        int callBack(Counter c, int times);
+
+        Counter same(Counter c);
+
+        Counter counter();
+
+        void fail(String message) throws CalcException;
+
+        int boom(String message);
+
+        CompletableFuture<Integer> later(int x);
+
+        void sleep(long millis);
+    }
+
+    /** Version 2: one more method; version 1 clients keep working. */
+    public interface Calc2 extends Calc {
+        int version();
+    }
+
+    public static class CalcImpl implements Calc2 {
+        public volatile int version = 2;
+
+        public CalcImpl() {
+        }
+
+        @Override
+        public void nothing() {
+        }
+
+        @Override
+        public int add4(int a, int b, int c, int d) {
+            return a + b + c + d;
+        }
+
+        @Override
+        public String echo(String s) {
+            return s;
+        }
+
+        @Override
+        public Order twice(Order o) {
+            return new Order(o.id(), o.symbol() + o.symbol(), o.quantity() * 2);
+        }
+
+        @Override
+        public long totalQuantity(BookView book) {
+            long t = 0;
+            for (OrderView o : book.orders()) {
+                t += o.quantity();
+            }
+            return t;
+        }
+
+        @Override
+        public long sum(MemorySegment bytes) {
+            long s = 0;
+            for (long i = 0; i < bytes.byteSize(); i++) {
+                s += bytes.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i);
+            }
+            return s;
+        }
+
+        @Override
+        public byte[] reverse(byte[] bytes) {
+            byte[] r = new byte[bytes.length];
+            for (int i = 0; i < bytes.length; i++) {
+                r[i] = bytes[bytes.length - 1 - i];
+            }
+            return r;
+        }
+
+        @Override
+        public int callBack(Counter c, int times) {
+            int last = 0;
+            for (int i = 0; i < times; i++) {
+                last = c.add(1);
+            }
+            return last;
+        }
+
+        @Override
+        public Counter same(Counter c) {
+            return c;
+        }
+
+        @Override
+        public Counter counter() {
+            return new CounterImpl();
+        }
+
+        @Override
+        public void fail(String message) throws CalcException {
+            throw new CalcException(message);
+        }
+
+        @Override
+        public int boom(String message) {
+            throw new IllegalStateException(message, new ArithmeticException("root cause"));
+        }
+
+        @Override
+        public CompletableFuture<Integer> later(int x) {
+            return CompletableFuture.supplyAsync(() -> x * 10);
+        }
+
+        @Override
+        public void sleep(long millis) {
+            try {
+                Thread.sleep(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        @Override
+        public int version() {
+            return version;
+        }
+    }
+
+    public static class CounterImpl implements Counter {
+        int value;
+
+        public CounterImpl() {
+        }
+
+        @Override
+        public synchronized int add(int x) {
+            value += x;
+            return value;
+        }
+    }
+}

@@ -1,0 +1,205 @@
+package dev.verbatim.rpc;
+
+import dev.verbatim.rpc.Api.Book;
+import dev.verbatim.rpc.Api.Calc;
+import dev.verbatim.rpc.Api.CalcException;
+import dev.verbatim.rpc.Api.CalcImpl;
+import dev.verbatim.rpc.Api.Counter;
+import dev.verbatim.rpc.Api.CounterImpl;
+import dev.verbatim.rpc.Api.Order;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** J-RPC's rules, run over each transport. */
+@Timeout(60)
+abstract class RpcContract {
+    Node server;
+    Node client;
+    Calc calc;
+    CalcImpl impl;
+
+    abstract String address();
+
+    @BeforeEach
+    void start() {
+        server = Node.listen(address());
+        impl = new CalcImpl();
+        server.export("calc", Calc.class, impl);
+        client = Node.create();
+        calc = client.lookup(server.addresses().getFirst(), "calc", Calc.class);
+    }
+
+    @AfterEach
+    void stop() {
+        client.close();
+        server.close();
+    }
+
+    @Test
+    void valuesAndRecordsGoByCopy() {
+        calc.nothing();
+        assertEquals(10, calc.add4(1, 2, 3, 4));
+        assertEquals("héllo", calc.echo("héllo"));
+        assertEquals(null, calc.echo(null));
+        Order o = new Order(7, "AB", 3);
+        Order t = calc.twice(o);
+        assertEquals(new Order(7, "ABAB", 6), t);
+        assertEquals(new Order(7, "AB", 3), o, "the caller's object is untouched");
+    }
+
+    @Test
+    void anAccessorInterfaceParameterIsAViewOfTheGraph() {
+        List<Order> orders = new ArrayList<>();
+        long expected = 0;
+        for (int i = 0; i < 5000; i++) {
+            orders.add(new Order(i, "S" + i, i % 17));
+            expected += i % 17;
+        }
+        Book book = new Book("XNYS", orders);
+        assertEquals(expected, calc.totalQuantity(new Api.BookView() {
+            public CharSequence venue() { return book.venue(); }
+            public List<Api.OrderView> orders() {
+                return book.orders().stream().<Api.OrderView>map(o -> new Api.OrderView() {
+                    public long id() { return o.id(); }
+                    public CharSequence symbol() { return o.symbol(); }
+                    public int quantity() { return o.quantity(); }
+                }).toList();
+            }
+        }));
+    }
+
+    @Test
+    void segmentsAndLargeArraysTravelWholeIncludingByOneSidedWrites() {
+        for (int n : new int[] {0, 100, 8192, 300_000}) {
+            byte[] b = new byte[n];
+            long s = 0;
+            for (int i = 0; i < n; i++) {
+                b[i] = (byte) (i * 7);
+                s += b[i];
+            }
+            assertEquals(s, calc.sum(MemorySegment.ofArray(b)), "sum of " + n);
+            byte[] r = calc.reverse(b);
+            for (int i = 0; i < n; i++) {
+                if (r[i] != b[n - 1 - i]) {
+                    throw new AssertionError("reverse of " + n + " differs at " + i);
+                }
+            }
+        }
+    }
+
+    @Test
+    void remoteInterfacesGoByReferenceAndComeBackAsThemselves() throws Exception {
+        CounterImpl mine = new CounterImpl();
+        assertEquals(5, calc.callBack(mine, 5), "the server called back into this process 5 times");
+        assertEquals(5, mine.value);
+        assertSame(mine, calc.same(mine), "a reference returning to its exporter is the original object");
+        Counter theirs = calc.counter();
+        assertInstanceOf(Counter.class, theirs);
+        assertEquals(1, theirs.add(1));
+        assertEquals(3, theirs.add(2), "the proxy calls the one object on the server");
+        assertEquals(1, server.exportedObjects(), "the server holds the counter it passed");
+        Node.release(theirs);
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (server.exportedObjects() != 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(0, server.exportedObjects(), "released references empty the exporter's table");
+        assertThrows(RemoteException.class, () -> theirs.add(1));
+    }
+
+    @Test
+    void exceptionsCrossWithMessageAndCause() {
+        CalcException e = assertThrows(CalcException.class, () -> calc.fail("no funds"));
+        assertEquals("no funds", e.getMessage());
+        IllegalStateException ise = assertThrows(IllegalStateException.class, () -> calc.boom("bad state"));
+        assertEquals("bad state", ise.getMessage());
+        assertInstanceOf(ArithmeticException.class, ise.getCause());
+        assertEquals("root cause", ise.getCause().getMessage());
+    }
+
+    @Test
+    void asyncCallsTimeoutsAndManyThreads() throws Exception {
+        assertEquals(70, calc.later(7).get());
+        Calc quick = Node.withTimeout(calc, Duration.ofMillis(200));
+        RemoteException t = assertThrows(RemoteException.class, () -> quick.sleep(2000));
+        assertEquals(RemoteException.Reason.TIMEOUT, t.reason());
+        assertEquals(10, calc.add4(1, 2, 3, 4), "the connection works after a timeout");
+        List<CompletableFuture<Void>> threads = new ArrayList<>();
+        for (int k = 0; k < 4; k++) {
+            int base = k * 1000;
+            threads.add(CompletableFuture.runAsync(() -> {
+                for (int i = 0; i < 500; i++) {
+                    assertEquals(base + i + 6, calc.add4(base + i, 1, 2, 3), "no crossed replies");
+                }
+            }));
+        }
+        for (CompletableFuture<Void> f : threads) {
+            f.get();
+        }
+    }
+
+    @Test
+    void versioningByInterfaceInheritance() {
+        RemoteException old = assertThrows(RemoteException.class,
+                () -> client.lookup(server.addresses().getFirst(), "calc", Api.Calc2.class));
+        assertEquals(RemoteException.Reason.INCOMPATIBLE, old.reason(), "V1 is exported: a V2 client cannot bind");
+        assertTrue(old.getMessage().contains("version()int"), "the message names the missing method: " + old.getMessage());
+        server.rebind("calc", Api.Calc2.class, impl); // upgrade the interface under the name
+        assertEquals(10, calc.add4(1, 2, 3, 4), "the V1 proxy keeps working without rebinding");
+        Api.Calc2 v2 = client.lookup(server.addresses().getFirst(), "calc", Api.Calc2.class);
+        assertEquals(2, v2.version());
+        CalcImpl replacement = new CalcImpl();
+        replacement.version = 3;
+        server.rebind("calc", replacement);
+        assertEquals(3, v2.version(), "a rebind swaps the implementation under bound clients");
+        assertEquals(10, calc.add4(1, 2, 3, 4), "the V1 proxy keeps working");
+        RemoteException e = assertThrows(RemoteException.class,
+                () -> client.lookup(server.addresses().getFirst(), "calc", Incompatible.class));
+        assertEquals(RemoteException.Reason.INCOMPATIBLE, e.reason());
+        assertEquals(RemoteException.Reason.NOT_FOUND, assertThrows(RemoteException.class,
+                () -> client.lookup(server.addresses().getFirst(), "nothing", Calc.class)).reason());
+    }
+
+    public interface Incompatible {
+        int add4(int a, int b, int c, long d);
+    }
+
+    @Test
+    void aProxyImplementsOnlyItsInterface() {
+        assertTrue(calc instanceof Calc);
+        assertTrue(!(calc instanceof Api.Calc2), "exactly the interface looked up");
+        assertNotSame(impl, calc);
+    }
+
+    @Test
+    void unexportedNamesFailClearly() {
+        server.unexport("calc");
+        RemoteException e = assertThrows(RemoteException.class, calc::nothing);
+        assertEquals(RemoteException.Reason.NOT_FOUND, e.reason());
+    }
+
+    @Test
+    void closingTheServerFailsCallsInsteadOfHanging() throws ExecutionException, InterruptedException {
+        server.close();
+        RemoteException e = assertThrows(RemoteException.class, () -> calc.add4(1, 2, 3, 4));
+        assertTrue(e.reason() == RemoteException.Reason.CONNECTION || e.reason() == RemoteException.Reason.NOT_SENT,
+                e.getMessage());
+    }
+}

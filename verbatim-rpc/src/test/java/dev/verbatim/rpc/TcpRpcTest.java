@@ -1,0 +1,8 @@
+package dev.verbatim.rpc;
+
+class TcpRpcTest extends RpcContract {
+    @Override
+    String address() {
+        return "tcp://:0";
+    }
+}
