@@ -177,9 +177,20 @@ class BufferPoolTest {
             ExecutorService executor = Executors.newFixedThreadPool(threads);
             try {
                 List<Future<?>> futures = new ArrayList<>();
+                java.util.concurrent.CountDownLatch together = new java.util.concurrent.CountDownLatch(2);
                 for (int t = 0; t < threads; t++) {
+                    boolean meet = t < 2;
                     futures.add(executor.submit(() -> {
                         ThreadLocalRandom random = ThreadLocalRandom.current();
+                        if (meet) { // two threads certainly hold a buffer at once, however they are scheduled
+                            Buffer first = pool.acquire(8, Duration.ofSeconds(10));
+                            mostLeased.accumulateAndGet(leased.incrementAndGet(), Math::max);
+                            successes.incrementAndGet();
+                            together.countDown();
+                            together.await(20, TimeUnit.SECONDS);
+                            leased.decrementAndGet();
+                            first.release();
+                        }
                         for (int i = 0; i < rounds; i++) {
                             long size = 8 + random.nextInt(700);
                             Buffer b = random.nextBoolean()

@@ -1,134 +1,226 @@
 package dev.verbatim.cli;
 
-import java.io.PrintStream;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
-import java.util.HexFormat;
-import java.util.List;
+import dev.verbatim.cli.demo.DemoApi;
+import dev.verbatim.cli.demo.DemoApi.Book;
+import dev.verbatim.cli.demo.DemoApi.BookView;
+import dev.verbatim.cli.demo.DemoApi.Order;
+import dev.verbatim.cli.demo.DemoApi.OrderView;
+import dev.verbatim.cli.demo.DemoApi.Quote;
+import dev.verbatim.cli.demo.DemoApi.QuoteListener;
+import dev.verbatim.cli.demo.DemoApi.Quotes;
+import dev.verbatim.cli.demo.DemoApi.QuotesV2;
+import dev.verbatim.cli.demo.DemoApi.RejectedException;
+import dev.verbatim.cli.demo.DemoApi.Side;
+import dev.verbatim.cli.demo.DemoServer;
+import dev.verbatim.rpc.Node;
+import dev.verbatim.rpc.RemoteException;
 
-import dev.verbatim.wire.ArrayView;
-import dev.verbatim.wire.Message;
-import dev.verbatim.wire.Schema;
-import dev.verbatim.wire.WireFormatException;
-import dev.verbatim.wire.WireReader;
-import dev.verbatim.wire.WireSchemaException;
-import dev.verbatim.wire.WireWriter;
+import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
+import java.io.InputStreamReader;
+import java.io.ObjectInputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * {@code ./verbatim demo}: until the RPC layer lands, a tour of the wire format, each step checked. Exits
- * non-zero if any step misbehaves.
+ * {@code ./verbatim demo [--transport shm|tcp] [--wire]}: the main job. Starts a server process,
+ * calls it from this one through a plain Java interface, and checks every step: a null call, a
+ * record by copy, an accessor-interface view of a large graph, a remote interface by reference with
+ * callbacks, an exception crossing, an interface upgrade under a bound client, then a latency table
+ * (Verbatim shm, Verbatim tcp, Java RMI on loopback). Exits non-zero if a step misbehaves.
+ * {@code --wire} runs the wire-format tour instead.
  */
 public final class DemoCommand {
     private DemoCommand() {}
 
-    // The sender's types: plain records and a class, no IDL, no annotations.
-    public enum Side { BUY, SELL }
-    public record Order(long id, String symbol, Side side, int quantity, double price) {}
-    public record Book(String venue, List<Order> orders, long[] timestamps) {}
-    public static final class Node { int value; Node next; }
-
-    // The receiver's types: accessor interfaces of the same structure, read in place.
-    public interface OrderView { long id(); CharSequence symbol(); Side side(); int quantity(); double price(); }
-    public interface BookView { CharSequence venue(); List<OrderView> orders(); ArrayView.OfLong timestamps(); }
-    public interface NodeView { int value(); NodeView next(); }
-
-    // A newer receiver: one field more, one field fewer.
-    public record OrderV2(long id, String symbol, Side side, int quantity, String trader) {}
-
     private static int failures;
 
-    public static int run(String[] args, PrintStream out) {
-        failures = 0;
-        out.println("Verbatim wire-format tour (the RPC demo comes with the J-RPC issue)\n");
-        WireWriter writer = new WireWriter();
-        WireReader reader = new WireReader();
-
-        List<Order> orders = new ArrayList<>();
-        for (int i = 0; i < 1000; i++) orders.add(new Order(i, i % 2 == 0 ? "ACME" : "Ünïcode ✓", i % 3 == 0 ? Side.SELL : Side.BUY, 10 + i, 99.5 + i));
-        long[] ts = new long[1000];
-        for (int i = 0; i < ts.length; i++) ts[i] = 1_700_000_000_000L + i;
-        Book book = new Book("XNAS", orders, ts);
-
-        try (Arena arena = Arena.ofConfined()) {
-            long size = writer.sizeOf(book);
-            MemorySegment seg = arena.allocate(size, 8);
-            long written = writer.write(book, seg, 0);
-            step(out, "1. a record graph (1000 orders, 1000 timestamps) written straight into off-heap memory",
-                    written == size, written + " bytes, " + Schema.describe(Order.class));
-
-            long t0 = System.nanoTime();
-            Message m = reader.validate(seg);
-            long t1 = System.nanoTime();
-            step(out, "2. validated in place, one pass over " + m.objectCount() + " objects", m.objectCount() == 1006,
-                    (t1 - t0) / 1000 + " µs (first run, cold)");
-
-            BookView v = m.view(BookView.class);
-            OrderView o = v.orders().get(501);
-            boolean viewOk = v.venue().toString().equals("XNAS") && o.id() == 501 && o.side() == Side.SELL
-                    && o.symbol().toString().equals("Ünïcode ✓") && v.timestamps().get(999) == ts[999];
-            step(out, "3. read through a view interface, no copy", viewOk,
-                    "orders[501] = " + o.id() + " " + o.symbol() + " " + o.side() + " x" + o.quantity());
-
-            Book copy = m.materialize(Book.class);
-            step(out, "4. materialized to records (by-copy)", copy.orders().equals(orders) && copy.timestamps()[7] == ts[7],
-                    "equals the original: " + copy.orders().equals(orders));
-
-            OrderV2 newer = reader.validate(MemorySegment.ofArray(writer.toByteArray(orders.get(3)))).materialize(OrderV2.class);
-            step(out, "5. read by a newer version of the type (field added, field removed)",
-                    newer.id() == 3 && newer.trader() == null && newer.symbol().equals("Ünïcode ✓"), newer.toString());
-
-            Node head = null;
-            for (int i = 999_999; i >= 0; i--) {
-                Node n = new Node();
-                n.value = i;
-                n.next = head;
-                head = n;
-            }
-            long listSize = writer.sizeOf(head);
-            MemorySegment listSeg = arena.allocate(listSize, 8);
-            writer.write(head, listSeg, 0);
-            long sum = 0;
-            int count = 0;
-            for (NodeView n = reader.validate(listSeg).view(NodeView.class); n != null; n = n.next()) {
-                sum += n.value();
-                count++;
-            }
-            step(out, "6. a million-element linked list: written, validated, walked (no recursion anywhere)",
-                    count == 1_000_000 && sum == 499_999_500_000L, listSize + " bytes, sum " + sum);
-
-            byte[] bad = writer.toByteArray(orders.get(0));
-            bad[bad.length - 12] ^= 0x40; // the root's object-table entry
-            String rule;
-            try {
-                reader.validate(MemorySegment.ofArray(bad));
-                rule = null;
-            } catch (WireFormatException e) {
-                rule = e.getMessage();
-            }
-            step(out, "7. a damaged message is refused with the offset and the rule", rule != null, String.valueOf(rule));
-
-            String why;
-            try {
-                reader.validate(MemorySegment.ofArray(writer.toByteArray(orders.get(0)))).materialize(Node.class);
-                why = null;
-            } catch (WireSchemaException e) {
-                why = e.getMessage();
-            }
-            step(out, "8. a message is only ever read as a type of the same structure", why != null, String.valueOf(why));
-
-            byte[] small = writer.toByteArray(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
-            step(out, "9. a 10-byte array costs " + small.length + " bytes on the wire", small.length <= 37,
-                    HexFormat.ofDelimiter(" ").formatHex(small));
+    public static int run(String[] args, PrintStream out) throws Exception {
+        List<String> rest = new ArrayList<>(Arrays.asList(args));
+        if (rest.remove("--wire")) {
+            return WireTour.run(rest.toArray(String[]::new), out);
         }
-        out.println();
-        out.println(failures == 0 ? "demo: all steps behaved" : "demo: " + failures + " step(s) misbehaved");
+        String transport = "shm";
+        int t = rest.indexOf("--transport");
+        if (t >= 0 && t + 1 < rest.size()) {
+            transport = rest.get(t + 1);
+        }
+        if (!transport.equals("shm") && !transport.equals("tcp")) {
+            out.println("verbatim demo: --transport is shm or tcp");
+            return 2;
+        }
+        failures = 0;
+        long start = System.nanoTime();
+        out.println("Verbatim J-RPC demo: a server process and this client, over " + transport + "\n");
+        String name = "demo-" + ProcessHandle.current().pid();
+        Process server = startServer(name);
+        try (Node client = Node.create()) {
+            String[] ready = awaitReady(server, out);
+            if (ready == null) {
+                return 1;
+            }
+            String shm = ready[1];
+            String tcp = ready[2];
+            String address = transport.equals("shm") ? shm : tcp;
+            out.println("server: pid " + server.pid() + ", listening at " + shm + " and " + tcp + "\n");
+            steps(client, address, out);
+            latency(client, shm, tcp, ready[3], out);
+        } catch (RuntimeException | Error e) {
+            step(out, "the demo ran to its end", false, e.toString());
+        } finally {
+            server.getOutputStream().close(); // the server exits when its input closes
+            if (!server.waitFor(10, TimeUnit.SECONDS)) {
+                server.destroyForcibly();
+                step(out, "the server exited cleanly", false, "it had to be killed");
+            }
+        }
+        out.printf("%n%s in %.1f s%n", failures == 0 ? "all steps passed" : failures + " step(s) FAILED",
+                (System.nanoTime() - start) / 1e9);
         return failures == 0 ? 0 : 1;
     }
 
+    private static Process startServer(String name) throws Exception {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> cmd = List.of(java, "--enable-native-access=ALL-UNNAMED", "-Djava.rmi.server.hostname=127.0.0.1",
+                "-cp", System.getProperty("java.class.path"), DemoServer.class.getName(), "shm:" + name);
+        return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    }
+
+    private static String[] awaitReady(Process server, PrintStream out) throws Exception {
+        BufferedReader r = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
+        CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
+            try {
+                return r.readLine();
+            } catch (java.io.IOException e) {
+                return null;
+            }
+        });
+        String l;
+        try {
+            l = line.get(30, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            l = null;
+        }
+        if (l == null || !l.startsWith("READY ")) {
+            step(out, "the server started", false, "it said " + l);
+            return null;
+        }
+        return l.split(" ");
+    }
+
+    private static void steps(Node client, String address, PrintStream out) throws Exception {
+        Quotes quotes = client.lookup(address, "quotes", Quotes.class);
+        quotes.ping();
+        step(out, "1. lookup and a null call", true, "Quotes proxy bound to 'quotes' at " + address);
+
+        Order order = new Order(42, "ACME", Side.BUY, 100, 101.5);
+        Quote q = quotes.quote(order);
+        step(out, "2. a record passed by copy, a record returned", q.symbol().equals("ACME") && q.bid() < q.ask(),
+                order + " -> " + q);
+
+        List<Order> orders = new ArrayList<>();
+        long expected = 0;
+        for (int i = 0; i < 40_000; i++) {
+            Order o = new Order(i, i % 2 == 0 ? "ACME" : "INITECH", i % 3 == 0 ? Side.SELL : Side.BUY, 1 + i % 50, 100 + i % 9);
+            orders.add(o);
+            expected += o.quantity();
+        }
+        Book book = new Book("XNAS", orders);
+        long t0 = System.nanoTime();
+        long volume = quotes.volume(asView(book));
+        long micros = (System.nanoTime() - t0) / 1000;
+        step(out, "3. a 40,000-order book (1.7 MB) as an accessor-interface view (read in place by the server)",
+                volume == expected, "volume " + volume + " in " + micros + " µs, one call");
+
+        AtomicInteger received = new AtomicInteger();
+        QuoteListener listener = quote -> received.incrementAndGet();
+        int sent = quotes.subscribe(listener, 5);
+        step(out, "4. a remote interface by reference: the server called back into this process",
+                sent == 5 && received.get() == 5, received.get() + " quotes received through the listener");
+
+        try {
+            quotes.submit(new Order(7, "ACME", Side.SELL, 0, 99));
+            step(out, "5. an exception crossing", false, "no exception");
+        } catch (RejectedException e) {
+            step(out, "5. an exception crossing", e.getMessage().contains("quantity must be positive"),
+                    "RejectedException: " + e.getMessage());
+        }
+
+        quotes.upgrade();
+        quotes.ping();
+        QuotesV2 v2 = client.lookup(address, "quotes", QuotesV2.class);
+        step(out, "6. an interface upgrade: the V1 proxy kept working, a refreshed V2 proxy sees the new method",
+                v2.version().equals("2"), "QuotesV2.version() = " + v2.version());
+    }
+
+    /** The book, seen through the view interface (the server reads this structure in place). */
+    private static BookView asView(Book book) {
+        List<OrderView> views = new ArrayList<>(book.orders().size());
+        for (Order o : book.orders()) {
+            views.add(new OrderView() {
+                public long id() { return o.id(); }
+                public CharSequence symbol() { return o.symbol(); }
+                public Side side() { return o.side(); }
+                public int quantity() { return o.quantity(); }
+                public double limit() { return o.limit(); }
+            });
+        }
+        return new BookView() {
+            public CharSequence venue() { return book.venue(); }
+            public List<OrderView> orders() { return views; }
+        };
+    }
+
+    private static void latency(Node client, String shm, String tcp, String rmiStub, PrintStream out) throws Exception {
+        Quotes overShm = client.lookup(shm, "quotes", Quotes.class);
+        Quotes overTcp = client.lookup(tcp, "quotes", Quotes.class);
+        DemoApi.RmiPing rmi;
+        try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(Base64.getDecoder().decode(rmiStub)))) {
+            rmi = (DemoApi.RmiPing) in.readObject();
+        }
+        long[] s = measure(overShm::ping, 20_000);
+        long[] c = measure(overTcp::ping, 5_000);
+        long[] r = measure(() -> {
+            try {
+                rmi.ping();
+            } catch (java.rmi.RemoteException e) {
+                throw new RemoteException(RemoteException.Reason.CONNECTION, e.toString());
+            }
+        }, 3_000);
+        out.println("\n7. null-call round trip on this host (after warm-up; ns):");
+        out.printf("   %-28s %10s %10s%n", "", "p50", "p99");
+        out.printf("   %-28s %10d %10d%n", "Verbatim shm", s[0], s[1]);
+        out.printf("   %-28s %10d %10d%n", "Verbatim tcp (loopback)", c[0], c[1]);
+        out.printf("   %-28s %10d %10d%n", "Java RMI (loopback)", r[0], r[1]);
+        out.printf("   Java RMI / Verbatim shm p50: %.0fx%n", (double) r[0] / s[0]);
+        step(out, "7. latency measured over all three", s[0] > 0 && c[0] > 0 && r[0] > 0, "");
+    }
+
+    private static long[] measure(Runnable call, int n) {
+        for (int i = 0; i < n; i++) {
+            call.run(); // warm-up
+        }
+        long[] t = new long[n];
+        for (int i = 0; i < n; i++) {
+            long t0 = System.nanoTime();
+            call.run();
+            t[i] = System.nanoTime() - t0;
+        }
+        Arrays.sort(t);
+        return new long[] {t[n / 2], t[(int) (n * 0.99)]};
+    }
+
     private static void step(PrintStream out, String what, boolean ok, String detail) {
-        if (!ok) failures++;
-        out.println((ok ? "  ok   " : "  FAIL ") + what);
-        out.println("         " + detail);
+        if (!ok) {
+            failures++;
+        }
+        out.println((ok ? "  ok    " : "  FAIL  ") + what + (detail.isEmpty() ? "" : "\n        " + detail));
     }
 }

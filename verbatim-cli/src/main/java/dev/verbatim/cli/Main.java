@@ -38,7 +38,8 @@ public final class Main {
 
                   help                     this text
                   test                     build and run the whole test suite (Maven)
-                  demo                     a tour of the wire format (the RPC demo comes with J-RPC)
+                  demo [--transport tcp]   the J-RPC demo: a server process called through a plain interface
+                  demo --wire              a tour of the wire format
                   bench wire [--quick] [--json]
                                            the J-RPC Tables 3-4 with Java serialization, Kryo and Fory
                   bench transport [--quick] [--json] [--plot PATH]

@@ -53,6 +53,7 @@ public final class Endpoint {
     private static final int MAX_OUTSTANDING = 4096;
     private static final int MAX_VIRTUAL_CALLS = 1024;
     private static final long SPIN_NANOS = 20_000;
+    private static final long STEP_ASIDE_NANOS = 2_000_000;
     private static final Set<String> JDK_UNCHECKED = Set.of(
             "java.lang.IllegalArgumentException", "java.lang.IllegalStateException", "java.lang.NullPointerException",
             "java.lang.UnsupportedOperationException", "java.lang.ArithmeticException", "java.lang.IndexOutOfBoundsException",
@@ -82,6 +83,9 @@ public final class Endpoint {
 
     private volatile boolean closed;
     private volatile String closeReason;
+    /** Callers waiting for replies, and when one last did: the dispatcher steps aside for them. */
+    private final AtomicInteger callers = new AtomicInteger();
+    private volatile long lastCaller;
     private volatile Thread dispatcher;
     private final DeliveryHandler handler = this::onDelivery;
 
@@ -182,6 +186,16 @@ public final class Endpoint {
     }
 
     private Object await(Pending p) throws RemoteException {
+        callers.incrementAndGet();
+        try {
+            return awaitReply(p);
+        } finally {
+            callers.decrementAndGet();
+            lastCaller = System.nanoTime();
+        }
+    }
+
+    private Object awaitReply(Pending p) throws RemoteException {
         long spinUntil = System.nanoTime() + SPIN_NANOS;
         while (!p.isDone()) {
             if (recvLock.tryLock()) {
@@ -1016,9 +1030,18 @@ public final class Endpoint {
 
     private void dispatchLoop() {
         while (!closed) {
+            if (callers.get() > 0 || System.nanoTime() - lastCaller < STEP_ASIDE_NANOS) {
+                // callers are leading (they read replies and run incoming calls themselves): a thread
+                // hand-off per reply would cost a wake-up, so the dispatcher waits its turn
+                LockSupport.parkNanos(100_000);
+                expireAsync();
+                continue;
+            }
             recvLock.lock();
             try {
-                Delivery d = connection.take(Duration.ofMillis(1));
+                // long: after its spin an idle dispatcher sleeps until a message comes (a short timeout
+                // would restart the spin over and over and burn a core on an idle connection)
+                Delivery d = connection.take(Duration.ofMillis(100));
                 if (d != null) {
                     if (!handle(d, true)) {
                         try {
