@@ -1,0 +1,159 @@
+package dev.verbatim.rpc;
+
+import dev.verbatim.transport.Claim;
+import dev.verbatim.transport.Connection;
+import dev.verbatim.transport.Transport;
+import dev.verbatim.transport.TransportException;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** What crosses a process boundary: a server or a client killed mid-call, a peer sending garbage. */
+@Timeout(90)
+class RpcProcessTest {
+    private static final AtomicInteger N = new AtomicInteger();
+
+    static String address(String transport) {
+        return transport.equals("shm") ? "shm:rpcp-" + ProcessHandle.current().pid() + "-" + N.incrementAndGet() : "tcp://:0";
+    }
+
+    static Process start(String... args) throws Exception {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> cmd = new java.util.ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
+                "-cp", System.getProperty("java.class.path"), RpcPeer.class.getName()));
+        cmd.addAll(List.of(args));
+        return new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    }
+
+    static String line(Process p, String prefix) throws Exception {
+        BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        CompletableFuture<String> f = CompletableFuture.supplyAsync(() -> {
+            try {
+                String l;
+                while ((l = r.readLine()) != null) {
+                    if (l.startsWith(prefix)) {
+                        return l;
+                    }
+                }
+                return null;
+            } catch (java.io.IOException e) {
+                return null;
+            }
+        });
+        String l = f.get(60, TimeUnit.SECONDS);
+        assertTrue(l != null, "the child printed " + prefix);
+        return l;
+    }
+
+    static void kill(Process p) throws InterruptedException {
+        p.destroyForcibly();
+        p.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void aServerKilledMidCallFailsTheCallInsteadOfHanging(String transport) throws Exception {
+        Process server = start("serve", address(transport));
+        try (Node client = Node.create()) {
+            String address = line(server, "READY").substring(6);
+            Api.Calc calc = client.lookup(address, "calc", Api.Calc.class, Duration.ofSeconds(60));
+            assertEquals(10, calc.add4(1, 2, 3, 4));
+            CompletableFuture<RemoteException> call = CompletableFuture.supplyAsync(() -> {
+                try {
+                    calc.sleep(50_000);
+                    return null;
+                } catch (RemoteException e) {
+                    return e;
+                }
+            });
+            Thread.sleep(300);
+            kill(server);
+            RemoteException e = call.get(30, TimeUnit.SECONDS);
+            assertTrue(e != null && e.reason() == RemoteException.Reason.CONNECTION,
+                    "the pending call failed with CONNECTION, not a 60 s timeout: " + e);
+            RemoteException later = assertThrows(RemoteException.class, () -> calc.add4(1, 2, 3, 4));
+            assertTrue(later.reason() == RemoteException.Reason.CONNECTION || later.reason() == RemoteException.Reason.NOT_SENT,
+                    later.getMessage());
+        } finally {
+            kill(server);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void aClientKilledMidCallIsForgottenWithWhatItHeld(String transport) throws Exception {
+        try (Node server = Node.listen(address(transport))) {
+            server.export("calc", Api.Calc.class, new Api.CalcImpl(), ExportOptions.VIRTUAL_THREADS);
+            Process client = start("hold", server.addresses().getFirst());
+            try {
+                line(client, "HOLDING 1");
+                assertEquals(1, server.exportedObjects(), "the server exports a counter for the client");
+                kill(client);
+                long deadline = System.nanoTime() + 20_000_000_000L;
+                while ((server.exportedObjects() != 0 || server.connections() != 0) && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                }
+                assertEquals(0, server.exportedObjects(), "what the dead client held was freed");
+                assertEquals(0, server.connections(), "its connection is gone");
+            } finally {
+                kill(client);
+            }
+            // and the server goes on serving
+            try (Node other = Node.create()) {
+                assertEquals(10, other.lookup(server.addresses().getFirst(), "calc", Api.Calc.class).add4(1, 2, 3, 4));
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void aMalformedCallDropsThatConnectionOnly(String transport) throws Exception {
+        try (Node server = Node.listen(address(transport)); Node good = Node.create()) {
+            server.export("calc", Api.Calc.class, new Api.CalcImpl());
+            Api.Calc calc = good.lookup(server.addresses().getFirst(), "calc", Api.Calc.class);
+            assertEquals(10, calc.add4(1, 2, 3, 4));
+            for (byte[] junk : List.of(new byte[3], new byte[64], bytes(40, 99), bytes(64, 120))) {
+                try (Connection raw = Transport.connect(server.addresses().getFirst())) {
+                    Claim c = raw.claim(junk.length);
+                    c.segment().copyFrom(java.lang.foreign.MemorySegment.ofArray(junk));
+                    c.commit();
+                    TransportException e = assertThrows(TransportException.class, () -> {
+                        for (int i = 0; i < 200; i++) {
+                            var d = raw.take(Duration.ofMillis(100)); // nothing comes back but the close
+                            if (d != null) {
+                                throw new AssertionError("a reply to garbage: " + d.length() + " bytes");
+                            }
+                        }
+                    });
+                    assertTrue(e.reason() == TransportException.Reason.PEER_CLOSED, e.getMessage());
+                }
+                assertEquals(10, calc.add4(1, 2, 3, 4), "the other client keeps working");
+            }
+        }
+    }
+
+    /** A message with a given kind byte and random-looking rest. */
+    static byte[] bytes(int n, int kind) {
+        byte[] b = new byte[n];
+        for (int i = 0; i < n; i++) {
+            b[i] = (byte) (i * 37 + 11);
+        }
+        b[0] = (byte) kind;
+        java.lang.foreign.MemorySegment.ofArray(b).set(ValueLayout.JAVA_SHORT_UNALIGNED, 2, (short) 300);
+        return b;
+    }
+}
