@@ -830,12 +830,13 @@ public final class Endpoint {
             return false;
         }
         if (!virtual) {
-            // retained while the call runs: a nested call polling the connection must not free its area
-            Delivery kept = owned ? d : d.retain();
+            // views and segments read the message during the call: retained, so that a nested call
+            // polling the connection cannot free its area (other arguments are decoded first)
+            Delivery kept = owned || !mi.inPlace ? d : d.retain();
             try {
                 run(kept, m, callId, ri, mi, impl);
             } finally {
-                if (!owned) {
+                if (kept != d) {
                     kept.release();
                 }
             }

@@ -44,6 +44,8 @@ public final class RemoteInterface {
         public final ValueKind[] params;
         public final ValueKind result;
         public final boolean async;
+        /** Whether an argument is read in place (a view or a segment): the message must outlive decoding. */
+        public final boolean inPlace;
 
         MethodInfo(int index, Method method, long id, String signature, ValueKind[] params, ValueKind result, boolean async) {
             this.index = index;
@@ -53,6 +55,11 @@ public final class RemoteInterface {
             this.params = params;
             this.result = result;
             this.async = async;
+            boolean any = false;
+            for (ValueKind k : params) {
+                any |= k.tag() == ValueKind.Tag.VIEW || k.tag() == ValueKind.Tag.SEGMENT;
+            }
+            this.inPlace = any;
         }
 
         @Override
@@ -121,6 +128,14 @@ public final class RemoteInterface {
     }
 
     public MethodInfo byId(long id) {
+        if (methods.length <= 32) { // no boxing on the call path for ordinary interfaces
+            for (MethodInfo m : methods) {
+                if (m.id == id) {
+                    return m;
+                }
+            }
+            return null;
+        }
         return byId.get(id);
     }
 
