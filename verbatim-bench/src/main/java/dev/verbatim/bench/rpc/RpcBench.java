@@ -82,13 +82,25 @@ public final class RpcBench {
         return quick ? 350 : 1000;
     }
 
+    /** Warm-up calls at least: a contender's first case warms up the shared paths (the JIT: gRPC needs ~20,000). */
+    static long warmCalls(boolean quick, boolean first) {
+        return first ? (quick ? 12_000 : 30_000) : (quick ? 2_000 : 5_000);
+    }
+
+    /** Warm-up time at most, whatever the calls. */
+    static long maxWarmMillis(boolean quick, boolean first) {
+        return first ? (quick ? 4_000 : 12_000) : (quick ? 1_000 : 3_000);
+    }
+
     /** A contender's plan: its cases in {@link RpcCase} order. */
     static List<RpcPeer.Step> plan(RpcContender c, boolean quick) {
         List<RpcPeer.Step> p = new ArrayList<>();
         for (RpcCase rc : RpcCase.values()) {
             if (c.cases().contains(rc)) {
-                long warm = warmMillis(quick) + (p.isEmpty() ? firstWarmExtraMillis(quick) : 0);
-                p.add(new RpcPeer.Step(rc, warm, measureMillis(quick)));
+                boolean first = p.isEmpty();
+                long warm = warmMillis(quick) + (first ? firstWarmExtraMillis(quick) : 0);
+                p.add(new RpcPeer.Step(rc, warm, warmCalls(quick, first), maxWarmMillis(quick, first),
+                        measureMillis(quick)));
             }
         }
         return p;
@@ -180,7 +192,8 @@ public final class RpcBench {
         Path dir = null;
         try {
             dir = TransportBench.sessionDir(base, id);
-            long budget = plan.stream().mapToLong(s -> s.warmMillis() + s.measureMillis()).sum() + 60_000;
+            long budget = plan.stream().mapToLong(s -> Math.max(s.warmMillis(), s.maxWarmMillis()) + s.measureMillis())
+                    .sum() + 60_000;
             Map<String, String> common = common(dir, budget + 2 * READY_TIMEOUT.toMillis());
             Map<String, String> clientArgs = new LinkedHashMap<>();
             try (ChildProcess server = startServer(c, common, clientArgs)) {

@@ -27,15 +27,20 @@ import java.util.StringJoiner;
 public final class RpcPeer {
     private RpcPeer() {}
 
-    /** Session property: the client's plan, {@code case:warmMs:measureMs,...}. */
+    /** Session property: the client's plan, {@code case:warmMs:warmCalls:maxWarmMs:measureMs,...}. */
     static final String PLAN = "calls";
 
-    /** One case of a client's plan. */
-    record Step(RpcCase rpcCase, long warmMillis, long measureMillis) {}
+    /**
+     * One case of a client's plan: warm up for at least {@code warmMillis} and at least
+     * {@code warmCalls} calls, but no longer than {@code maxWarmMillis} (gRPC's JIT takes some 20,000
+     * calls to settle, a spin floor's 10,000 take 5 ms), then record for {@code measureMillis}.
+     */
+    record Step(RpcCase rpcCase, long warmMillis, long warmCalls, long maxWarmMillis, long measureMillis) {}
 
     static String encode(List<Step> plan) {
         StringJoiner j = new StringJoiner(",");
-        plan.forEach(s -> j.add(s.rpcCase().key() + ":" + s.warmMillis() + ":" + s.measureMillis()));
+        plan.forEach(s -> j.add(s.rpcCase().key() + ":" + s.warmMillis() + ":" + s.warmCalls() + ":"
+                + s.maxWarmMillis() + ":" + s.measureMillis()));
         return j.toString();
     }
 
@@ -43,7 +48,8 @@ public final class RpcPeer {
         List<Step> out = new ArrayList<>();
         for (String e : s.split(",")) {
             String[] f = e.split(":");
-            out.add(new Step(RpcCase.of(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2])));
+            out.add(new Step(RpcCase.of(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]),
+                    Long.parseLong(f[4])));
         }
         return out;
     }
@@ -70,8 +76,7 @@ public final class RpcPeer {
                     Peer.say(Peer.ready(s));
                     for (Step step : plan) {
                         RpcContender.Call call = client.call(step.rpcCase());
-                        double cpu = measure(call, step.rpcCase(), step.warmMillis() * 1_000_000L,
-                                step.measureMillis() * 1_000_000L, seq, h);
+                        double cpu = measure(call, step, seq, h);
                         Peer.say(String.format(Locale.ROOT, "CALLS case=%s calls=%d cpu=%.3f hist=%s",
                                 step.rpcCase().key(), h.count(), cpu, h.encode()));
                     }
@@ -82,22 +87,26 @@ public final class RpcPeer {
     }
 
     /**
-     * Calls of one case: {@code warmNanos} unrecorded, then at least {@code measureNanos} recorded
+     * Calls of one case: the step's warm-up unrecorded, then at least its measuring time recorded
      * into {@code h} (reset first), one {@link System#nanoTime()} pair around each call; every
      * result checked after its call. {@code seq[0]} is the last sequence number used. Returns the
      * measuring thread's CPU share while recording (NaN where unknown).
      */
-    static double measure(RpcContender.Call call, RpcCase c, long warmNanos, long measureNanos, long[] seq,
-                          LatencyHistogram h) throws Exception {
-        long end = System.nanoTime() + warmNanos;
+    static double measure(RpcContender.Call call, Step step, long[] seq, LatencyHistogram h) throws Exception {
+        RpcCase c = step.rpcCase();
+        long start = System.nanoTime();
+        long end = start + step.warmMillis() * 1_000_000L;
+        long max = start + Math.max(step.warmMillis(), step.maxWarmMillis()) * 1_000_000L;
         long t1;
+        long n = 0;
         do {
             long s = ++seq[0];
             c.check(s, call.call(s));
             t1 = System.nanoTime();
-        } while (t1 < end);
+            n++;
+        } while (t1 < end || (n < step.warmCalls() && t1 < max));
         h.reset();
-        end = t1 + measureNanos;
+        end = t1 + step.measureMillis() * 1_000_000L;
         long cpu0 = Loops.cpuNanos();
         long wall0 = t1;
         do {

@@ -145,9 +145,12 @@ final class RpcReport {
                         + " processes, one contender at a time%n", System.getProperty("java.vm.version"),
                 System.getProperty("java.vm.name"), System.getProperty("os.arch"),
                 Runtime.getRuntime().availableProcessors(), run.mode());
-        out.printf(Locale.ROOT, "Per case: %d ms warm-up (a contender's first case %d ms more), then every call of %d ms"
-                        + " timed; every result checked.%n", run.warmMillis(),
-                RpcBench.firstWarmExtraMillis(run.mode().equals("quick")), run.measureMillis());
+        boolean quick = run.mode().equals("quick");
+        out.printf(Locale.ROOT, "Per case: warm-up of %d ms and %,d calls at least (a contender's first case: %d ms and"
+                        + " %,d calls; at most %d s), then every call of %d ms timed; every result checked.%n",
+                run.warmMillis(), RpcBench.warmCalls(quick, false),
+                run.warmMillis() + RpcBench.firstWarmExtraMillis(quick), RpcBench.warmCalls(quick, true),
+                RpcBench.maxWarmMillis(quick, true) / 1000, run.measureMillis());
         out.println("Ratios are contender / floor (the transport's ping-pong of the same argument bytes, a one-word reply);"
                 + " rmi and grpc run on loopback TCP and are shown with both media.");
         out.println();
