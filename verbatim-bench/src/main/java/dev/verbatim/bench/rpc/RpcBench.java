@@ -89,7 +89,7 @@ public final class RpcBench {
 
     /** Warm-up time at most, whatever the calls. */
     static long maxWarmMillis(boolean quick, boolean first) {
-        return first ? (quick ? 4_000 : 12_000) : (quick ? 1_000 : 3_000);
+        return first ? (quick ? 8_000 : 15_000) : (quick ? 1_000 : 3_000);
     }
 
     /** A contender's plan: its cases in {@link RpcCase} order. */

@@ -99,7 +99,7 @@ final class RpcPlot {
             return;
         }
         double ly0 = Math.floor(Math.log10(min));
-        double ly1 = Math.max(ly0 + 1, Math.ceil(Math.log10(max)));
+        double ly1 = Math.max(ly0 + 1, Math.ceil(Math.log10(max * 1.4))); // room for the top bar's label
         java.util.function.DoubleUnaryOperator py = v -> y0 + h - (Math.log10(v) - ly0) / (ly1 - ly0) * h;
         g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
         FontMetrics fm = g.getFontMetrics();
