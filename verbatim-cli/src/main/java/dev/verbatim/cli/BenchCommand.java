@@ -1,6 +1,7 @@
 package dev.verbatim.cli;
 
 import dev.verbatim.bench.file.FileBench;
+import dev.verbatim.bench.rpc.RpcBench;
 import dev.verbatim.bench.transport.TransportBench;
 import dev.verbatim.bench.wire.WireBench;
 
@@ -34,12 +35,13 @@ final class BenchCommand {
         return switch (rest.getFirst()) {
             case "wire", "file" -> {
                 if (plot != null) {
-                    usage(err, "--plot is for the transport suite");
+                    usage(err, "--plot is for the transport and rpc suites");
                     yield 2;
                 }
                 yield rest.getFirst().equals("wire") ? WireBench.run(quick, json, out, err) : FileBench.run(quick, json, out, err);
             }
             case "transport" -> TransportBench.run(quick, json, plot, out, err);
+            case "rpc" -> RpcBench.run(quick, json, plot, out, err);
             default -> {
                 usage(err, "unknown suite '" + rest.getFirst() + "'");
                 yield 2;
@@ -54,8 +56,10 @@ final class BenchCommand {
         err.println("          transport  Javia Tables 1-2: round trip (p50/p99/p99.9, per-byte) and streaming bandwidth,");
         err.println("                     shm floor, Verbatim shm/tcp, Aeron IPC, raw NIO TCP, each in two processes (about 2 minutes)");
         err.println("          file       Jaguar Figure 9 file scan with DataInputStream, MappedByteBuffer and C mmap; stored arrays and lists");
+        err.println("          rpc        J-RPC Table 2 and Figure 7: null, ints4, remote-arg, 8 KiB and list-128 calls (p50/p99),");
+        err.println("                     transport floor, Java RMI and gRPC-java on loopback, Aeron IPC echo, each in two processes");
         err.println("  --quick      the same cases, shorter warm-up and fewer batches (well under a minute)");
         err.println("  --json       one JSON object per line instead of tables");
-        err.println("  --plot PATH  (transport) also write the figure as a PNG, e.g. docs/transport.png");
+        err.println("  --plot PATH  (transport, rpc) also write the figure as a PNG, e.g. docs/transport.png");
     }
 }

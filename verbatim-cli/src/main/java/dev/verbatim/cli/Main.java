@@ -46,6 +46,8 @@ public final class Main {
                                            Javia Tables 1-2: round trips and bandwidth, shm floor, Aeron IPC, NIO TCP
                   bench file [--quick] [--json]
                                            Jaguar Figure 9 (file scan) with C mmap; stored arrays and lists
+                  bench rpc [--quick] [--json] [--plot PATH]
+                                           J-RPC Table 2 and Figure 7: calls vs the floor, Java RMI, gRPC, Aeron IPC
                   file inspect PATH        a stored graph file or log: header, types and fingerprints, objects
                   file verify PATH         validate a stored file, checksums included (exit 1 with the reason)
                   fuzz [--seconds N] [--iterations N] [--seed S] [--threads T] [--heap] [--replay I] [--out DIR]

@@ -111,7 +111,7 @@ final class AeronPingPong implements PingPongContender {
             aeron = Aeron.connect(actx);
             Subscription sub = aeron.addSubscription(CHANNEL, PING_STREAM);
             ExclusivePublication pub = aeron.addExclusivePublication(CHANNEL, PONG_STREAM);
-            return new AeronPong(driver, aeron, sub, pub);
+            return new AeronPong(driver, aeron, sub, pub, session.replyMax());
         } catch (Exception | Error e) {
             if (aeron != null) {
                 aeron.close();
@@ -134,7 +134,7 @@ final class AeronPingPong implements PingPongContender {
                 }
                 Thread.sleep(1);
             }
-            return new AeronPing(aeron, pub, sub);
+            return new AeronPing(aeron, pub, sub, session.replyMax());
         } catch (Exception | Error e) {
             aeron.close();
             throw e;
@@ -173,11 +173,13 @@ final class AeronPingPong implements PingPongContender {
         private final View out = new View();
         private final View in = new View();
         private final FragmentAssembler assembler;
+        private final int replyMax;
         private UnsafeBuffer reply;
         private int received = -1;
 
-        AeronPing(Aeron aeron, ExclusivePublication pub, Subscription sub) {
+        AeronPing(Aeron aeron, ExclusivePublication pub, Subscription sub, int replyMax) {
             this.aeron = aeron;
+            this.replyMax = replyMax;
             this.pub = pub;
             this.sub = sub;
             FragmentHandler onReply = (buffer, offset, length, header) -> {
@@ -198,7 +200,7 @@ final class AeronPingPong implements PingPongContender {
                 }
             }
             idle.reset();
-            if (received != size) {
+            if (received != Math.min(size, replyMax)) {
                 throw new IOException("aeron: echo of " + received + " bytes, sent " + size);
             }
         }
@@ -226,7 +228,7 @@ final class AeronPingPong implements PingPongContender {
         private boolean echoed;
         private boolean bye;
 
-        AeronPong(MediaDriver driver, Aeron aeron, Subscription sub, ExclusivePublication pub) {
+        AeronPong(MediaDriver driver, Aeron aeron, Subscription sub, ExclusivePublication pub, int replyMax) {
             this.driver = driver;
             this.aeron = aeron;
             this.sub = sub;
@@ -239,7 +241,7 @@ final class AeronPingPong implements PingPongContender {
                     return;
                 }
                 try {
-                    offer(pub, buffer, offset, length, idle);
+                    offer(pub, buffer, offset, Math.min(length, replyMax), idle); // all of it but in the rpc suite
                 } catch (IOException e) {
                     failure = e;
                 }

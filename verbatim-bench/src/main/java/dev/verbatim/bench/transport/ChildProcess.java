@@ -246,7 +246,7 @@ public final class ChildProcess implements AutoCloseable {
     }
 
     /** How many children are alive (for tests). */
-    static int liveCount() {
+    public static int liveCount() {
         return (int) LIVE.stream().filter(ChildProcess::isAlive).count();
     }
 }

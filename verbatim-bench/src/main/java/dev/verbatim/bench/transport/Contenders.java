@@ -44,7 +44,8 @@ public final class Contenders {
         return id(c.medium(), c.name());
     }
 
-    static PingPongContender pingPong(String id) {
+    /** The round-trip contender of id {@code medium/name} (a fresh instance). */
+    public static PingPongContender pingPong(String id) {
         return pingPong().stream().filter(c -> id(c).equals(id)).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("no ping-pong contender " + id));
     }

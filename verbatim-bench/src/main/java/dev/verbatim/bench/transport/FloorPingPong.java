@@ -21,7 +21,8 @@ import static dev.verbatim.bench.transport.FloorPingPongDescriptor.SIZE;
  * two cache-line transfers between cores: the physical limit of the host. Larger messages are
  * copied into the shared payload area by the ping, from there straight into the reverse area by the
  * pong, and out by the ping: three bare {@link MemorySegment#copy}s per round trip, the memcpy cost
- * any shared-memory transport pays at least.
+ * any shared-memory transport pays at least. With a {@linkplain Session#replyMax() shorter reply}
+ * (the rpc suite's call floor) the pong sends back only the first bytes of the message.
  *
  * <p>The spin loops pause with {@link Thread#onSpinWait()} by default: on this project's virtual
  * machines a bare spin keeps the hypervisor from running the other side and round trips stall for
@@ -54,7 +55,7 @@ final class FloorPingPong implements PingPongContender {
         int max = session.maxSize();
         Arena arena = Arena.ofShared();
         MemorySegment m = SharedFile.create(session.dir().resolve(FILE), FloorPingPongDescriptor.fileSize(max), arena);
-        return new FloorPong(m, arena, max);
+        return new FloorPong(m, arena, max, session.replyMax());
     }
 
     @Override
@@ -122,12 +123,14 @@ final class FloorPingPong implements PingPongContender {
         private final long pingArea;
         private final long pongArea;
         private final int max;
+        private final int replyMax;
         private long seen;
 
-        FloorPong(MemorySegment shm, Arena arena, int max) {
+        FloorPong(MemorySegment shm, Arena arena, int max, int replyMax) {
             this.shm = shm;
             this.arena = arena;
             this.max = max;
+            this.replyMax = replyMax;
             this.pingArea = FloorPingPongDescriptor.pingPayload();
             this.pongArea = FloorPingPongDescriptor.pongPayload(max);
         }
@@ -146,12 +149,13 @@ final class FloorPingPong implements PingPongContender {
             seen = s;
             int n = (int) shm.get(ValueLayout.JAVA_LONG, PING_LINE + SIZE);
             FloorPingPongDescriptor.checkSize(n, max);
-            if (n <= INLINE_MAX) {
-                MemorySegment.copy(shm, PING_LINE + INLINE, shm, PONG_LINE + INLINE, n);
+            int r = Math.min(n, replyMax); // the first r bytes go back (all of them but in the rpc suite)
+            if (r <= INLINE_MAX) {
+                MemorySegment.copy(shm, n <= INLINE_MAX ? PING_LINE + INLINE : pingArea, shm, PONG_LINE + INLINE, r);
             } else {
-                MemorySegment.copy(shm, pingArea, shm, pongArea, n);
+                MemorySegment.copy(shm, pingArea, shm, pongArea, r);
             }
-            shm.set(ValueLayout.JAVA_LONG, PONG_LINE + SIZE, n);
+            shm.set(ValueLayout.JAVA_LONG, PONG_LINE + SIZE, r);
             LONG.setRelease(shm, PONG_LINE + SEQ, s);
             return true;
         }

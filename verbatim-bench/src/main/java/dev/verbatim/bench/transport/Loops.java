@@ -12,12 +12,13 @@ import java.util.Random;
  * last 8 (when it has 16 or more); every echo or received message is checked against it, outside
  * the timed region for round trips (a stream's check is part of consuming it).
  */
-final class Loops {
+public final class Loops {
     private Loops() {}
 
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
 
-    static void stamp(MemorySegment m, int size, long seq) {
+    /** Writes {@code seq} into the first 8 bytes of {@code m} and, from 16 bytes on, {@code ~seq} into the last 8. */
+    public static void stamp(MemorySegment m, int size, long seq) {
         m.set(LONG, 0, seq);
         if (size >= 16) {
             m.set(LONG, size - 8, ~seq);
@@ -32,7 +33,7 @@ final class Loops {
     }
 
     /** Fills {@code m[0, size)} with a pattern that depends on the size (the stamps overwrite its ends). */
-    static void pattern(MemorySegment m, int size) {
+    public static void pattern(MemorySegment m, int size) {
         for (int i = 0; i < size; i++) {
             m.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + size));
         }
@@ -79,7 +80,7 @@ final class Loops {
     private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
 
     /** CPU time of the current thread, or -1 where the JVM does not measure it. */
-    static long cpuNanos() {
+    public static long cpuNanos() {
         return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : -1;
     }
 
@@ -87,7 +88,7 @@ final class Loops {
      * The share of the wall time since {@code wall0} that this thread was on a CPU (NaN where unknown):
      * a spinning side below 1 was descheduled, by other processes on the host or by its own peer.
      */
-    static double cpuShare(long cpu0, long wall0) {
+    public static double cpuShare(long cpu0, long wall0) {
         long wall = System.nanoTime() - wall0;
         return cpu0 < 0 || wall <= 0 ? Double.NaN : Math.min(1.0, (cpuNanos() - cpu0) / (double) wall);
     }

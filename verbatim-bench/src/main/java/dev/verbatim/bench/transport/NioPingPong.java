@@ -15,7 +15,7 @@ import java.nio.channels.SocketChannel;
  * The TCP floor: raw Java NIO on loopback, blocking {@link SocketChannel}s with TCP_NODELAY, a
  * 4-byte length before each message (so an 8-byte message is 12 bytes on the wire), one
  * {@code write} per message and as few {@code read}s as the kernel allows. The pong reads a whole
- * frame and writes it back from the same direct buffer. Java's own cost over the system calls is a
+ * frame and writes it back from the same direct buffer (its first {@link Session#replyMax()} bytes). Java's own cost over the system calls is a
  * few hundred nanoseconds at most; the rest is the kernel's loopback path.
  */
 final class NioPingPong implements PingPongContender {
@@ -36,7 +36,7 @@ final class NioPingPong implements PingPongContender {
         ServerSocketChannel server = ServerSocketChannel.open();
         server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         session.publish(PORT, Integer.toString(((InetSocketAddress) server.getLocalAddress()).getPort()));
-        return new NioPong(server, session.maxSize());
+        return new NioPong(server, session.maxSize(), session.replyMax());
     }
 
     @Override
@@ -44,7 +44,7 @@ final class NioPingPong implements PingPongContender {
         int port = Integer.parseInt(session.require(PORT));
         SocketChannel ch = SocketChannel.open(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
         ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-        return new NioPing(ch, session.maxSize());
+        return new NioPing(ch, session.maxSize(), session.replyMax());
     }
 
     /** Reads until {@code buf} has no room left; false on a clean end of stream before any byte. */
@@ -74,9 +74,11 @@ final class NioPingPong implements PingPongContender {
         private final MemorySegment outSeg;
         private final ByteBuffer in;
         private final MemorySegment inSeg;
+        private final int replyMax;
 
-        NioPing(SocketChannel ch, int max) {
+        NioPing(SocketChannel ch, int max, int replyMax) {
             this.ch = ch;
+            this.replyMax = replyMax;
             this.out = ByteBuffer.allocateDirect(4 + max).order(ByteOrder.LITTLE_ENDIAN);
             this.outSeg = MemorySegment.ofBuffer(out);
             this.in = ByteBuffer.allocateDirect(4 + max).order(ByteOrder.LITTLE_ENDIAN);
@@ -90,14 +92,15 @@ final class NioPingPong implements PingPongContender {
             MemorySegment.copy(message, 0, outSeg, 4, size);
             out.limit(4 + size);
             writeFully(ch, out);
-            in.clear().limit(4 + size);
+            int r = Math.min(size, replyMax);
+            in.clear().limit(4 + r);
             if (!readFully(ch, in)) {
                 throw new EOFException("pong closed the connection");
             }
-            if (in.getInt(0) != size) {
-                throw new IOException("echo of " + in.getInt(0) + " bytes, sent " + size);
+            if (in.getInt(0) != r) {
+                throw new IOException("echo of " + in.getInt(0) + " bytes, expected " + r);
             }
-            MemorySegment.copy(inSeg, 4, reply, 0, size);
+            MemorySegment.copy(inSeg, 4, reply, 0, r);
         }
 
         @Override
@@ -110,12 +113,14 @@ final class NioPingPong implements PingPongContender {
         private final ServerSocketChannel server;
         private final ByteBuffer buf;
         private final int max;
+        private final int replyMax;
         private SocketChannel ch;
 
-        NioPong(ServerSocketChannel server, int max) {
+        NioPong(ServerSocketChannel server, int max, int replyMax) {
             this.server = server;
             this.buf = ByteBuffer.allocateDirect(4 + max).order(ByteOrder.LITTLE_ENDIAN);
             this.max = max;
+            this.replyMax = replyMax;
         }
 
         @Override
@@ -139,7 +144,9 @@ final class NioPingPong implements PingPongContender {
             }
             buf.limit(4 + size);
             readFully(ch, buf);
-            buf.flip();
+            int r = Math.min(size, replyMax); // the first r bytes go back (all of them but in the rpc suite)
+            buf.putInt(0, r);
+            buf.position(0).limit(4 + r);
             writeFully(ch, buf);
             return true;
         }

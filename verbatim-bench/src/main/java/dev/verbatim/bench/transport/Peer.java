@@ -39,10 +39,29 @@ public final class Peer {
     static final double RETRY_BELOW_SHARE = 0.8;
 
     public static void main(String[] args) {
+        host(args, Peer::run);
+    }
+
+    /**
+     * One side of something in a child process: {@code role} and {@code id} name it, {@code session}
+     * holds the {@code key=value} arguments. Runs on the main thread; returns when the side is done.
+     */
+    @FunctionalInterface
+    public interface Side {
+        void run(String role, String id, Session session) throws Exception;
+    }
+
+    /**
+     * The body of a child's {@code main}, for this suite and others built on it ({@code bench rpc}):
+     * parses {@code ROLE ID key=value...}, watches stdin (STOP or its end halts the child after a
+     * grace) and the {@code deadlineMs} argument, runs {@code side}, then says {@code DONE} and exits
+     * 0, or says {@code ERROR} and exits 1. Never returns.
+     */
+    public static void host(String[] args, Side side) {
         watchStdin();
         try {
             if (args.length < 2) {
-                throw new IllegalArgumentException("usage: Peer ROLE CONTENDER-ID key=value...");
+                throw new IllegalArgumentException("usage: ROLE ID key=value...");
             }
             Map<String, String> props = new LinkedHashMap<>();
             for (int i = 2; i < args.length; i++) {
@@ -56,7 +75,7 @@ public final class Peer {
             if (deadline != null) {
                 watchdog(Long.parseLong(deadline));
             }
-            run(args[0], args[1], new Session(props));
+            side.run(args[0], args[1], new Session(props));
             say("DONE");
             System.exit(0);
         } catch (Throwable t) {
@@ -66,7 +85,13 @@ public final class Peer {
         }
     }
 
-    static void say(String line) {
+    /** Waits for the parent's {@code STOP} (or the end of stdin); after it the child has a grace of {@value #GRACE_MILLIS} ms to exit. */
+    public static void awaitStop() throws InterruptedException {
+        STOP.await();
+    }
+
+    /** Prints one protocol line ({@link ChildProcess#PREFIX} and {@code line}) on stdout. */
+    public static void say(String line) {
         synchronized (System.out) {
             System.out.println(ChildProcess.PREFIX + line);
             System.out.flush();
@@ -106,7 +131,8 @@ public final class Peer {
         }
     }
 
-    private static String ready(Session s) {
+    /** The ready line of a first side: {@code READY} and what it {@linkplain Session#publish published}. */
+    public static String ready(Session s) {
         StringJoiner j = new StringJoiner(" ");
         j.add("READY");
         s.published().forEach((k, v) -> j.add(k + "=" + v));

@@ -21,11 +21,17 @@ public final class Session {
     static final String DIR = "dir";
     static final String NAME = "name";
     static final String MAX_SIZE = "maxSize";
+    /** Property key of {@link #replyMax()}. */
+    public static final String REPLY_MAX = "replyMax";
 
     private final Map<String, String> props;
     private final Map<String, String> published = new LinkedHashMap<>();
 
-    Session(Map<String, String> props) {
+    /**
+     * A session of the given properties: in a child, its {@code key=value} arguments; in a test or
+     * an in-process side, the harness's properties plus what the first side published.
+     */
+    public Session(Map<String, String> props) {
         this.props = Map.copyOf(props);
     }
 
@@ -42,6 +48,17 @@ public final class Session {
     /** The largest message size (bytes) this run sends or streams. */
     public int maxSize() {
         return Integer.parseInt(require(MAX_SIZE));
+    }
+
+    /**
+     * The longest echo (bytes): a ping-pong's pong sends back the first {@code min(size, replyMax)}
+     * bytes of each message, and the ping expects that many. Unbounded in the transport suite (a
+     * full echo); the rpc suite sets it to 8, so its floor is a call whose result is a word:
+     * the request carries the argument bytes, the reply one word. Property {@value #REPLY_MAX}.
+     */
+    public int replyMax() {
+        String v = props.get(REPLY_MAX);
+        return v == null ? Integer.MAX_VALUE : Integer.parseInt(v);
     }
 
     /** A property given by the harness or published by the first side, or null. */

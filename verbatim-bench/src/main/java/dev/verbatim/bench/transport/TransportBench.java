@@ -265,15 +265,15 @@ public final class TransportBench {
     }
 
     /** Contender ids to run, from {@value #ONLY} (comma-separated, e.g. {@code shm/floor,shm/aeron}); all when unset. */
-    static final String ONLY = "verbatim.bench.only";
+    public static final String ONLY = "verbatim.bench.only";
 
-    static boolean selected(String id) {
+    public static boolean selected(String id) {
         String only = System.getProperty(ONLY);
         return only == null || only.isBlank() || List.of(only.split(",")).contains(id);
     }
 
     /** The host's 1-minute load average (NaN where unknown): above ~2 on a 2-core host, spinning sides get descheduled. */
-    static double loadAverage() {
+    public static double loadAverage() {
         try {
             return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+")[0]);
         } catch (IOException | RuntimeException e) {
@@ -281,7 +281,8 @@ public final class TransportBench {
         }
     }
 
-    static Map<String, String> common(Path dir, int maxSize, long deadlineMillis) {
+    /** The harness's session properties for one contender's run: directory, unique name, largest message, deadline. */
+    public static Map<String, String> common(Path dir, int maxSize, long deadlineMillis) {
         Map<String, String> m = new LinkedHashMap<>();
         m.put(Session.DIR, dir.toString());
         m.put(Session.NAME, "vb" + ProcessHandle.current().pid() + "-" + RUNS.incrementAndGet());
@@ -290,7 +291,8 @@ public final class TransportBench {
         return m;
     }
 
-    static List<String> args(String role, String id, Map<String, String> props) {
+    /** A child's arguments: {@code ROLE ID key=value...}. */
+    public static List<String> args(String role, String id, Map<String, String> props) {
         List<String> a = new ArrayList<>(List.of(role, id));
         props.forEach((k, v) -> a.add(k + "=" + v));
         return a;
@@ -301,7 +303,7 @@ public final class TransportBench {
     }
 
     /** The {@code key=value} words of a protocol line (the keyword dropped). */
-    static Map<String, String> props(String line) {
+    public static Map<String, String> props(String line) {
         Map<String, String> m = new LinkedHashMap<>();
         String[] words = line.trim().split("\\s+");
         for (int i = 1; i < words.length; i++) {
@@ -314,20 +316,21 @@ public final class TransportBench {
     }
 
     /** A new owner-only directory under /dev/shm (or the temporary directory where there is none). */
-    static Path privateDir() throws IOException {
+    public static Path privateDir() throws IOException {
         Path shm = Path.of("/dev/shm");
         Path parent = Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
         return Files.createTempDirectory(parent, "verbatim-bench-",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     }
 
-    static Path sessionDir(Path base, String id) throws IOException {
+    /** A new owner-only directory for one contender's run under {@code base}. */
+    public static Path sessionDir(Path base, String id) throws IOException {
         return Files.createDirectory(base.resolve(id.replace('/', '-') + "-" + RUNS.incrementAndGet()),
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     }
 
     /** Deletes {@code root} and everything under it; quiet about what is already gone. */
-    static void deleteTree(Path root) {
+    public static void deleteTree(Path root) {
         if (!Files.exists(root)) {
             return;
         }

@@ -25,14 +25,15 @@ import java.util.function.Function;
  * ({@code null}: a contender it needs is missing), and one line per failed contender:
  * {@code {"suite":"transport","failed":id,"error":...}}.
  */
-final class TransportReport {
+public final class TransportReport {
     private TransportReport() {}
 
-    static final String FLOOR = "floor";
+    public static final String FLOOR = "floor";
 
     /** One row of a table / one JSON case: a figure per contender. */
-    record Case(String name, String label, String unit, Map<String, Double> results, Map<String, Double> cpu) {
-        Map<String, Double> ratios() {
+    public record Case(String name, String label, String unit, Map<String, Double> results, Map<String, Double> cpu) {
+        /** Each contender's figure over the floor's (empty without a floor). */
+        public Map<String, Double> ratios() {
             Map<String, Double> m = new LinkedHashMap<>();
             Double f = results.get(FLOOR);
             if (f != null && f != 0) {
@@ -124,8 +125,8 @@ final class TransportReport {
     // ---- targets --------------------------------------------------------------------------
 
     /** A target; {@code measured} empty when a contender it needs is missing. */
-    record Target(String what, Optional<Double> measured, String need, boolean pass) {
-        String status() {
+    public record Target(String what, Optional<Double> measured, String need, boolean pass) {
+        public String status() {
             return measured.isEmpty() ? "n/a" : pass ? "PASS" : "MISS";
         }
     }
@@ -204,7 +205,7 @@ final class TransportReport {
     }
 
     /** Below this CPU share of the measuring side, a figure is marked with '!'. */
-    static final double BUSY_SHARE = 0.9;
+    public static final double BUSY_SHARE = 0.9;
 
     private static void busyNote(TransportBench.Run run, PrintStream out) {
         double lowest = 1;
@@ -228,7 +229,12 @@ final class TransportReport {
         out.println();
     }
 
-    private static void table(PrintStream out, String title, String firstColumn, List<Case> cases) {
+    /**
+     * Prints one table: a row per case, a column per contender (in order of first appearance), then
+     * each contender's ratio to the floor where the table has one; figures whose measuring side had
+     * less than {@value #BUSY_SHARE} of a CPU are marked '!'.
+     */
+    public static void table(PrintStream out, String title, String firstColumn, List<Case> cases) {
         out.println(title);
         if (cases.stream().allMatch(c -> c.results().isEmpty())) {
             out.println("  (no contender produced this figure)");
@@ -336,7 +342,7 @@ final class TransportReport {
         return Double.isFinite(v) ? String.format(Locale.ROOT, "%.3f", v) : "null";
     }
 
-    static String quote(String s) {
+    public static String quote(String s) {
         StringBuilder b = new StringBuilder("\"");
         for (char ch : s.toCharArray()) {
             switch (ch) {
@@ -357,7 +363,7 @@ final class TransportReport {
 
     // ---- formatting -----------------------------------------------------------------------
 
-    static String fmt(double v, String unit) {
+    public static String fmt(double v, String unit) {
         if (unit.equals("ns/byte")) {
             return String.format(Locale.ROOT, "%.3f", v);
         }
@@ -367,7 +373,7 @@ final class TransportReport {
         return String.format(Locale.ROOT, "%.1f", v);
     }
 
-    static String fmtRatio(double r) {
+    public static String fmtRatio(double r) {
         return r >= 10 ? String.format(Locale.ROOT, "%.1fx", r) : String.format(Locale.ROOT, "%.2fx", r);
     }
 }

@@ -1,0 +1,132 @@
+package dev.verbatim.bench.rpc;
+
+import dev.verbatim.bench.transport.Contenders;
+import dev.verbatim.bench.transport.Loops;
+import dev.verbatim.bench.transport.Medium;
+import dev.verbatim.bench.transport.PingPongContender;
+import dev.verbatim.bench.transport.Session;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A transport suite's round-trip contender as an RPC contender: a call is one round trip of
+ * {@link RpcCase#floorBytes()} request bytes (the first 8 a sequence stamp) whose reply is the
+ * first word of the request ({@link Session#replyMax()} is 8 in this suite). The floors
+ * ({@code shm/floor}: FFM spin over a shared file, {@code tcp/floor}: raw NIO) and Aeron IPC echo
+ * ({@code shm/aeron}) come in this way: the same code as in {@code bench transport}.
+ */
+final class PingPongRpc implements RpcContender {
+    /** The reply of every round trip: one word. */
+    static final int REPLY = 8;
+    private final String id;
+    private final Set<RpcCase> cases;
+
+    /** The transport contender {@code id} ({@code shm/floor}, {@code tcp/floor}, {@code shm/aeron}) for {@code cases}. */
+    PingPongRpc(String id, Set<RpcCase> cases) {
+        this.id = id;
+        this.cases = Set.copyOf(cases);
+    }
+
+    private PingPongContender transport() {
+        return Contenders.pingPong(id);
+    }
+
+    @Override
+    public String name() {
+        return transport().name();
+    }
+
+    @Override
+    public Medium medium() {
+        return transport().medium();
+    }
+
+    @Override
+    public Set<RpcCase> cases() {
+        return cases;
+    }
+
+    @Override
+    public boolean spins() {
+        return medium() == Medium.SHM;
+    }
+
+    @Override
+    public List<String> jvmFlags() {
+        return transport().jvmFlags();
+    }
+
+    @Override
+    public Server server(Session session) throws Exception {
+        check(session);
+        PingPongContender.Pong pong = transport().pong(session);
+        return new Server() {
+            @Override
+            public void serve() throws Exception {
+                while (pong.echo()) {
+                    // until the client closes
+                }
+            }
+
+            @Override
+            public void close() throws IOException {
+                pong.close();
+            }
+        };
+    }
+
+    @Override
+    public Client client(Session session) throws Exception {
+        check(session);
+        Arena arena = Arena.ofConfined();
+        MemorySegment msg = arena.allocate(session.maxSize(), 4096);
+        MemorySegment reply = arena.allocate(session.maxSize(), 4096);
+        PingPongContender.Ping ping;
+        try {
+            ping = transport().ping(session);
+        } catch (Exception | Error e) {
+            arena.close();
+            throw e;
+        }
+        return new Client() {
+            @Override
+            public Call call(RpcCase c) {
+                int size = c.floorBytes();
+                if (size < 8 || size > session.maxSize()) {
+                    throw new IllegalArgumentException(id + " has no floor for " + c.key());
+                }
+                Loops.pattern(msg, size);
+                return seq -> {
+                    Loops.stamp(msg, size, seq);
+                    ping.roundTrip(msg, reply, size);
+                    long echoed = reply.get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
+                    if (echoed != seq) {
+                        throw new IOException(id + ": reply " + echoed + " to call " + seq);
+                    }
+                    return c.expected(seq);
+                };
+            }
+
+            @Override
+            public void close() throws IOException {
+                try {
+                    ping.close();
+                } finally {
+                    arena.close();
+                }
+            }
+        };
+    }
+
+    private static void check(Session session) {
+        if (session.replyMax() != REPLY) {
+            throw new IllegalStateException("the rpc floor needs " + Session.REPLY_MAX + "=" + REPLY
+                    + ", has " + session.replyMax());
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package dev.verbatim.bench.rpc;
+
+import dev.verbatim.bench.transport.Medium;
+import dev.verbatim.bench.transport.Session;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A contender of {@code verbatim bench rpc}: an RPC system's server side, started first in its own
+ * process, which exports a service keeping the {@link RpcCase} contracts, and its client side in
+ * another process, which the harness ({@link RpcPeer}) times call by call. Register an
+ * implementation in {@link RpcContenders}; see the package documentation.
+ */
+public interface RpcContender {
+
+    /**
+     * The column in tables and the key in JSON results: {@code floor}, {@code verbatim}, {@code jos},
+     * {@code rmi}, {@code grpc}, {@code aeron}.
+     */
+    String name();
+
+    /** Where its two processes talk (the id is {@code medium/name}, as {@code shm/floor}, {@code tcp/rmi}). */
+    Medium medium();
+
+    /**
+     * The tables (and JSON case prefixes) its figures appear in: its own medium by default. Peers
+     * that exist over one medium only (RMI, gRPC on loopback) appear in both, as what an RPC on
+     * this host is compared with.
+     */
+    default Set<Medium> shownIn() {
+        return Set.of(medium());
+    }
+
+    /** The cases it measures; the others are n/a ('-') in its column. */
+    Set<RpcCase> cases();
+
+    /**
+     * Whether its client spins while it waits for a reply (floors, Aeron, Verbatim in latency mode):
+     * then a CPU share of the measuring thread well below 1 means the host was busy, and the tables
+     * mark that figure; a client that blocks in the kernel has a low share anyway.
+     */
+    default boolean spins() {
+        return false;
+    }
+
+    /** Extra JVM flags for its two processes (the harness adds FFM and Unsafe access). */
+    default List<String> jvmFlags() {
+        return List.of();
+    }
+
+    /**
+     * Sets up the server side (listens, exports the service) and {@linkplain Session#publish
+     * publishes} what the client needs (a port); runs first, in its own process.
+     */
+    Server server(Session session) throws Exception;
+
+    /** Sets up the client side (connects, looks the service up); runs second, in another process. */
+    Client client(Session session) throws Exception;
+
+    /** The server side. */
+    interface Server extends AutoCloseable {
+        /**
+         * Serves: either runs the service on this thread until the client closed (a ping-pong's pong
+         * loop) or returns at once when the service runs on threads of its own (RMI, gRPC). Then the
+         * process waits for the harness's STOP, sent once the client is done, and closes the server.
+         */
+        void serve() throws Exception;
+
+        /** Unexports, stops listening, releases what the side holds. */
+        @Override
+        void close() throws IOException;
+    }
+
+    /** The client side. One thread. */
+    interface Client extends AutoCloseable {
+        /** Prepares the calls of {@code c} (one of {@link #cases()}): arguments, stubs, exported objects. */
+        Call call(RpcCase c) throws Exception;
+
+        /** Ends the run: a server whose {@link Server#serve()} runs until the client closed returns. */
+        @Override
+        void close() throws IOException;
+    }
+
+    /** One call of one case, timed by the harness. */
+    @FunctionalInterface
+    interface Call {
+        /**
+         * Makes call number {@code seq} (arguments as its {@link RpcCase} says) and returns the
+         * service's result as a long ({@link RpcCase#expected(long)}), without checking it.
+         */
+        long call(long seq) throws Exception;
+    }
+}

@@ -1,0 +1,270 @@
+package dev.verbatim.bench.rpc;
+
+import dev.verbatim.bench.transport.Medium;
+import dev.verbatim.bench.transport.TransportReport;
+import dev.verbatim.bench.transport.TransportReport.Case;
+import dev.verbatim.bench.transport.TransportReport.Target;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.StringJoiner;
+import java.util.function.ToDoubleFunction;
+
+import static dev.verbatim.bench.transport.TransportReport.FLOOR;
+import static dev.verbatim.bench.transport.TransportReport.quote;
+
+/**
+ * Prints an {@link RpcBench.Run}: tables in the transport suite's form (a row per case, a column
+ * per contender, then each contender's ratio to the floor), or one JSON object per line; then the
+ * targets, evaluated on this run, and notes.
+ *
+ * <p>JSON lines: {@code {"suite":"rpc","case":"shm/null","unit":"ns","results":{name: figure},
+ * "ratios":{name: figure/floor},"cpu":{name: share},"mode":"quick"}} for the cases of issue #4:
+ * {@code shm/null}, {@code shm/ints4}, {@code shm/remote-arg}, {@code tcp/null} (p50, ns; results
+ * {@code floor}, {@code verbatim}, and where measured {@code rmi}, {@code grpc}, {@code aeron}),
+ * {@code shm/null/p99} (ns, the same keys), {@code shm/bytes-8192} (MB/s of argument bytes; results
+ * {@code floor}, {@code verbatim}) and {@code shm/list-128} (p50, ns; results {@code verbatim},
+ * {@code jos}); {@code cpu} only for contenders whose client spins. The tables show more (every
+ * case over both media, every contender that measured it). Then one line per target:
+ * {@code {"suite":"rpc","target":...,"measured":x|null,"need":...,"pass":true|false|null}}
+ * ({@code null}: a contender it needs is missing), and one line per failed contender:
+ * {@code {"suite":"rpc","failed":id,"error":...}}.
+ */
+final class RpcReport {
+    private RpcReport() {}
+
+    static final String VERBATIM = "verbatim";
+    static final String JOS = "jos";
+    static final String RMI = "rmi";
+    static final String GRPC = "grpc";
+    static final String AERON = "aeron";
+    /** The result keys of the JSON cases in ns (issue #4). */
+    static final Set<String> NS_KEYS = Set.of(FLOOR, VERBATIM, RMI, GRPC, AERON);
+
+    /** MB/s (10^6 bytes per second) of one case's argument bytes at its p50 call. */
+    static double mbps(RpcBench.Result r, RpcCase c) {
+        return RpcCase.BYTES * 1e3 / r.quantile(c, 0.5);
+    }
+
+    /** One case's figure per contender shown in {@code m} that measured it ({@code keys}: only those names; null: all). */
+    static Case figure(RpcBench.Run run, Medium m, RpcCase c, String suffix, String label, String unit,
+                       ToDoubleFunction<RpcBench.Result> f, Set<String> keys) {
+        Map<String, Double> results = new LinkedHashMap<>();
+        Map<String, Double> cpu = new LinkedHashMap<>();
+        for (RpcBench.Result r : run.shownIn(m)) {
+            if (r.has(c) && (keys == null || keys.contains(r.name())) && !results.containsKey(r.name())) {
+                results.put(r.name(), f.applyAsDouble(r));
+                Double share = r.cpu().get(c);
+                if (r.spins() && share != null && !share.isNaN()) {
+                    cpu.put(r.name(), share);
+                }
+            }
+        }
+        return new Case(m.key() + "/" + c.key() + suffix, label, unit, results, cpu);
+    }
+
+    static List<Case> latency(RpcBench.Run run, Medium m, double q, String suffix) {
+        List<Case> cases = new ArrayList<>();
+        for (RpcCase c : RpcCase.values()) {
+            Case k = figure(run, m, c, suffix, c.key(), "ns", r -> r.quantile(c, q), null);
+            if (!k.results().isEmpty()) {
+                cases.add(k);
+            }
+        }
+        return cases;
+    }
+
+    static List<Case> bandwidth(RpcBench.Run run) {
+        List<Case> cases = new ArrayList<>();
+        for (Medium m : Medium.values()) {
+            Case k = figure(run, m, RpcCase.BYTES_8192, "", m.key(), "MB/s", r -> mbps(r, RpcCase.BYTES_8192), null);
+            if (!k.results().isEmpty()) {
+                cases.add(k);
+            }
+        }
+        return cases;
+    }
+
+    /** The JSON cases of issue #4, in its order. */
+    static List<Case> jsonCases(RpcBench.Run run) {
+        ToDoubleFunction<RpcBench.Result> p50null = r -> r.quantile(RpcCase.NULL, 0.5);
+        return List.of(
+                figure(run, Medium.SHM, RpcCase.NULL, "", "p50", "ns", p50null, NS_KEYS),
+                figure(run, Medium.SHM, RpcCase.INTS4, "", "p50", "ns", r -> r.quantile(RpcCase.INTS4, 0.5), NS_KEYS),
+                figure(run, Medium.SHM, RpcCase.REMOTE_ARG, "", "p50", "ns", r -> r.quantile(RpcCase.REMOTE_ARG, 0.5), NS_KEYS),
+                figure(run, Medium.TCP, RpcCase.NULL, "", "p50", "ns", p50null, NS_KEYS),
+                figure(run, Medium.SHM, RpcCase.NULL, "/p99", "p99", "ns", r -> r.quantile(RpcCase.NULL, 0.99), NS_KEYS),
+                figure(run, Medium.SHM, RpcCase.BYTES_8192, "", "MB/s", "MB/s", r -> mbps(r, RpcCase.BYTES_8192),
+                        Set.of(FLOOR, VERBATIM)),
+                figure(run, Medium.SHM, RpcCase.LIST_128, "", "p50", "ns", r -> r.quantile(RpcCase.LIST_128, 0.5),
+                        Set.of(VERBATIM, JOS)));
+    }
+
+    // ---- targets --------------------------------------------------------------------------
+
+    private static Optional<Double> p50(RpcBench.Run run, Medium m, String name, RpcCase c) {
+        return run.shownIn(m).stream().filter(r -> r.name().equals(name) && r.has(c)).findFirst()
+                .map(r -> r.quantile(c, 0.5));
+    }
+
+    private static Optional<Double> ratio(Optional<Double> a, Optional<Double> b) {
+        return a.isPresent() && b.isPresent() ? Optional.of(a.get() / b.get()) : Optional.empty();
+    }
+
+    static List<Target> targets(RpcBench.Run run) {
+        List<Target> t = new ArrayList<>();
+        Optional<Double> shmNull = p50(run, Medium.SHM, VERBATIM, RpcCase.NULL);
+        Optional<Double> r1 = ratio(shmNull, p50(run, Medium.SHM, FLOOR, RpcCase.NULL));
+        t.add(new Target("shm/null p50 verbatim/floor", r1, "<= 2.00x", r1.map(x -> x <= 2.0).orElse(false)));
+        Optional<Double> r2 = ratio(p50(run, Medium.SHM, RMI, RpcCase.NULL), shmNull);
+        t.add(new Target("shm/null p50 rmi/verbatim", r2, ">= 100x", r2.map(x -> x >= 100).orElse(false)));
+        Optional<Double> tcpNull = p50(run, Medium.TCP, VERBATIM, RpcCase.NULL);
+        Optional<Double> r3 = ratio(tcpNull, p50(run, Medium.TCP, FLOOR, RpcCase.NULL));
+        t.add(new Target("tcp/null p50 verbatim/floor (raw NIO)", r3, "<= 1.20x", r3.map(x -> x <= 1.2).orElse(false)));
+        Optional<Double> r4 = ratio(p50(run, Medium.TCP, GRPC, RpcCase.NULL), tcpNull);
+        t.add(new Target("tcp/null p50 grpc/verbatim", r4, ">= 2.00x", r4.map(x -> x >= 2.0).orElse(false)));
+        // bandwidth at the p50 call is bytes / p50, so the bandwidth ratio is the inverse time ratio
+        Optional<Double> r5 = ratio(p50(run, Medium.SHM, FLOOR, RpcCase.BYTES_8192), p50(run, Medium.SHM, VERBATIM, RpcCase.BYTES_8192));
+        t.add(new Target("shm/bytes-8192 MB/s verbatim/floor", r5, ">= 0.75x", r5.map(x -> x >= 0.75).orElse(false)));
+        Optional<Double> r6 = ratio(p50(run, Medium.SHM, JOS, RpcCase.LIST_128), p50(run, Medium.SHM, VERBATIM, RpcCase.LIST_128));
+        t.add(new Target("shm/list-128 p50 jos/verbatim", r6, ">= 50x", r6.map(x -> x >= 50).orElse(false)));
+        return t;
+    }
+
+    // ---- human form -----------------------------------------------------------------------
+
+    static void printTables(RpcBench.Run run, PrintStream out) {
+        out.println("Verbatim RPC benchmark: J-RPC Table 2 and Figure 7, Jaguar Figure 8's list, with peers");
+        out.printf(Locale.ROOT, "JVM %s (%s), %s, %d CPUs; %s run; every contender's server and client in two"
+                        + " processes, one contender at a time%n", System.getProperty("java.vm.version"),
+                System.getProperty("java.vm.name"), System.getProperty("os.arch"),
+                Runtime.getRuntime().availableProcessors(), run.mode());
+        boolean quick = run.mode().equals("quick");
+        out.printf(Locale.ROOT, "Per case: warm-up of %d ms and %,d calls at least (a contender's first case: %d ms and"
+                        + " %,d calls; at most %d s), then every call of %d ms timed; every result checked.%n",
+                run.warmMillis(), RpcBench.warmCalls(quick, false),
+                run.warmMillis() + RpcBench.firstWarmExtraMillis(quick), RpcBench.warmCalls(quick, true),
+                RpcBench.maxWarmMillis(quick, true) / 1000, run.measureMillis());
+        out.println("Ratios are contender / floor (the transport's ping-pong of the same argument bytes, a one-word reply);"
+                + " rmi and grpc run on loopback TCP and are shown with both media.");
+        out.println();
+        TransportReport.table(out, "Table 1. shm: call round trip, p50 (ns)", "case", latency(run, Medium.SHM, 0.5, ""));
+        TransportReport.table(out, "Table 2. shm: call round trip, p99 (ns)", "case", latency(run, Medium.SHM, 0.99, "/p99"));
+        TransportReport.table(out, "Table 3. tcp loopback: call round trip, p50 (ns); floor = raw Java NIO", "case",
+                latency(run, Medium.TCP, 0.5, ""));
+        TransportReport.table(out, "Table 4. tcp loopback: call round trip, p99 (ns)", "case",
+                latency(run, Medium.TCP, 0.99, "/p99"));
+        TransportReport.table(out, "Table 5. 8 KiB byte[] argument: bandwidth (MB/s of argument bytes = 8192 B / p50 call)",
+                "medium", bandwidth(run));
+        out.println("Targets (evaluated on this run)");
+        for (Target t : targets(run)) {
+            out.printf(Locale.ROOT, "  %-4s  %-40s %8s  (need %s)%s%n", t.status(), t.what(),
+                    t.measured().map(TransportReport::fmtRatio).orElse("-"), t.need(),
+                    t.measured().isEmpty() ? "  n/a (contender missing)" : "");
+        }
+        out.println();
+        busyNote(run, out);
+        List<String> failures = run.failures();
+        if (!failures.isEmpty()) {
+            out.println("FAILED contenders (left out of the figures)");
+            failures.forEach(f -> out.println("  - " + f));
+            out.println();
+        }
+        out.println("Notes");
+        for (String n : notes()) {
+            out.println("  - " + n);
+        }
+        out.printf(Locale.ROOT, "%nfinished in %.1f s%n", run.seconds());
+    }
+
+    private static void busyNote(RpcBench.Run run, PrintStream out) {
+        double lowest = 1;
+        String where = "";
+        for (RpcBench.Result r : run.results()) {
+            if (!r.ok() || !r.spins()) {
+                continue;
+            }
+            for (var e : r.cpu().entrySet()) {
+                if (e.getValue() < lowest) {
+                    lowest = e.getValue();
+                    where = r.id() + " " + e.getKey().key();
+                }
+            }
+        }
+        out.printf(Locale.ROOT, "Host load average (1 min) %.2f before, %.2f after; the lowest CPU share of a spinning"
+                        + " client while recording: %.0f%%%s.%n", run.loadBefore(), run.loadAfter(), lowest * 100,
+                where.isEmpty() ? "" : " (" + where + ")");
+        if (lowest < TransportReport.BUSY_SHARE || run.loadBefore() > 1.5) {
+            out.println("WARNING: the host was busy (figures marked '!' had a spinning client off its CPU for more than"
+                    + " 10% of the time): tails are inflated; rerun on a quiet host before quoting them.");
+        }
+        out.println();
+    }
+
+    static List<String> notes() {
+        return List.of(
+                "Call: System.nanoTime() around one call on one client thread, every call recorded in a log-linear"
+                        + " histogram (0.8% resolution); p50/p99 by nearest rank. Cases and the service's contract:"
+                        + " null (void, no arguments), ints4 (four ints, returns their sum), remote-arg (one"
+                        + " remote-interface argument, the same exported object each call, not called back),"
+                        + " bytes-8192 (an 8 KiB byte[], returns its first long), list-128 (the 128-node linked list"
+                        + " of Jaguar Figure 8, the server sums every node).",
+                "floor: the transport suite's ping-pong (shm: FFM spin over a shared file in /dev/shm; tcp: raw NIO,"
+                        + " TCP_NODELAY) sending the call's argument bytes (null 8, ints4 16, remote-arg 16,"
+                        + " bytes-8192 8192) and getting one word back: what any RPC over that medium must pay.",
+                "aeron: Aeron IPC echo (the transport suite's contender, embedded driver, busy-spin), request as"
+                        + " above, one-word reply.",
+                "rmi: java.rmi on loopback, a registry created in the server process, UnicastRemoteObject on"
+                        + " 127.0.0.1, java.rmi.server.hostname=127.0.0.1; arguments by Java serialization, one TCP"
+                        + " connection reused; remote-arg passes an exported object (the server gets its stub).",
+                "grpc: gRPC-java " + grpcVersion() + " (grpc-netty-shaded, HTTP/2 plaintext) on loopback, unary calls"
+                        + " with a byte[] marshaller (no protobuf), direct executors on both sides, blockingUnaryCall;"
+                        + " null = empty request and reply, ints4 = 16 bytes, bytes-8192 = the array.",
+                "bandwidth: argument bytes over the p50 call (J-RPC Figure 7: an RPC's bandwidth at one array size).",
+                "Children run with -XX:+UseSerialGC; nothing is pinned to a CPU. Spinning clients (floors, aeron)"
+                        + " take a core each side; rmi and grpc block in the kernel.");
+    }
+
+    private static String grpcVersion() {
+        Package p = io.grpc.ManagedChannel.class.getPackage();
+        String v = p == null ? null : p.getImplementationVersion();
+        return v == null ? "1.79" : v;
+    }
+
+    // ---- JSON -----------------------------------------------------------------------------
+
+    static void printJson(RpcBench.Run run, PrintStream out) {
+        for (Case c : jsonCases(run)) {
+            StringJoiner r = new StringJoiner(",", "{", "}");
+            c.results().forEach((k, v) -> r.add(quote(k) + ":" + num(v)));
+            StringJoiner q = new StringJoiner(",", "{", "}");
+            c.ratios().forEach((k, v) -> q.add(quote(k) + ":" + String.format(Locale.ROOT, "%.3f", v)));
+            StringJoiner cpu = new StringJoiner(",", "{", "}");
+            c.cpu().forEach((k, v) -> cpu.add(quote(k) + ":" + String.format(Locale.ROOT, "%.3f", v)));
+            out.println("{\"suite\":\"rpc\",\"case\":" + quote(c.name()) + ",\"unit\":" + quote(c.unit())
+                    + ",\"results\":" + r + ",\"ratios\":" + q + (c.cpu().isEmpty() ? "" : ",\"cpu\":" + cpu)
+                    + ",\"mode\":" + quote(run.mode()) + "}");
+        }
+        for (Target t : targets(run)) {
+            out.println("{\"suite\":\"rpc\",\"target\":" + quote(t.what()) + ",\"measured\":"
+                    + t.measured().map(x -> String.format(Locale.ROOT, "%.3f", x)).orElse("null")
+                    + ",\"need\":" + quote(t.need()) + ",\"pass\":"
+                    + (t.measured().isEmpty() ? "null" : Boolean.toString(t.pass())) + "}");
+        }
+        for (RpcBench.Result r : run.results()) {
+            if (!r.ok()) {
+                out.println("{\"suite\":\"rpc\",\"failed\":" + quote(r.id()) + ",\"error\":" + quote(r.error()) + "}");
+            }
+        }
+    }
+
+    private static String num(double v) {
+        return Double.isFinite(v) ? String.format(Locale.ROOT, "%.3f", v) : "null";
+    }
+}

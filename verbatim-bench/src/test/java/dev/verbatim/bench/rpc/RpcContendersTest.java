@@ -1,0 +1,169 @@
+package dev.verbatim.bench.rpc;
+
+import dev.verbatim.bench.transport.ChildProcess;
+import dev.verbatim.bench.transport.LatencyHistogram;
+import dev.verbatim.bench.transport.Session;
+import dev.verbatim.bench.transport.TransportBench;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The rpc suite's baselines really call their server in another process and get the right values
+ * back (each contender's server in a child, its client here); a suite run leaves no child behind.
+ * No timing.
+ */
+class RpcContendersTest {
+
+    @BeforeAll
+    static void rmiHost() {
+        // this JVM is an RMI exporter too in the remote-arg case (its token); the children get the flag
+        System.setProperty("java.rmi.server.hostname", "127.0.0.1");
+    }
+
+    @AfterEach
+    void noneLeft() {
+        ChildProcess.closeAll();
+        assertEquals(0, ChildProcess.liveCount());
+        assertEquals(0, ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).count(),
+                "a child process outlived the test");
+    }
+
+    /** Runs {@code perCase} calls of every case of {@code id} against its server in a child; returns the calls made. */
+    private static long callEveryCase(String id, int perCase, Set<RpcCase> expectedCases) throws Exception {
+        RpcContender c = RpcContenders.get(id);
+        assertEquals(expectedCases, c.cases());
+        Path base = TransportBench.privateDir();
+        long made = 0;
+        try {
+            Path dir = TransportBench.sessionDir(base, id);
+            Map<String, String> session = new LinkedHashMap<>();
+            try (ChildProcess server = RpcBench.startServer(c, RpcBench.common(dir, 60_000), session)) {
+                try (RpcContender.Client client = c.client(new Session(session))) {
+                    long[] seq = {1000};
+                    for (RpcCase rc : c.cases()) {
+                        RpcContender.Call call = client.call(rc);
+                        explicitValues(rc, call);
+                        LatencyHistogram h = new LatencyHistogram();
+                        RpcPeer.calls(call, rc, perCase, seq, h); // each result checked against the contract
+                        assertEquals(perCase, h.count());
+                        made += perCase + 3;
+                    }
+                }
+                RpcBench.stopServer(server); // the server said DONE: it closed cleanly
+                assertTrue(server.awaitExit(java.time.Duration.ofSeconds(10)));
+                assertEquals(0, server.process().exitValue());
+            }
+        } finally {
+            TransportBench.deleteTree(base);
+            assertFalse(Files.exists(base));
+        }
+        return made;
+    }
+
+    /** A few calls whose results are spelled out here, independently of {@link RpcCase#expected}. */
+    private static void explicitValues(RpcCase rc, RpcContender.Call call) throws Exception {
+        switch (rc) {
+            case NULL -> assertEquals(0, call.call(1));
+            case INTS4 -> {
+                assertEquals(10 + 11 + 12 + 13, call.call(10));
+                assertEquals(-1 + 0 + 1 + 2, call.call(-1));
+                assertEquals(4 * 1_000_000 + 6, call.call(1_000_000));
+            }
+            case REMOTE_ARG -> {
+                assertEquals(1, call.call(1));
+                assertEquals(1, call.call(2));
+                assertEquals(1, call.call(3));
+            }
+            case BYTES_8192 -> {
+                assertEquals(42, call.call(42));
+                assertEquals(0x0102_0304_0506_0708L, call.call(0x0102_0304_0506_0708L));
+                assertEquals(-7, call.call(-7));
+            }
+            case LIST_128 -> {
+                long tail = 0;
+                for (int i = 1; i < RpcCase.LIST; i++) {
+                    tail += i * 7 + 1; // Graphs.list: values i * 7 + 1
+                }
+                assertEquals(5 + tail, call.call(5));
+                assertEquals(-3 + tail, call.call(-3));
+                assertEquals(99 + tail, call.call(99));
+            }
+        }
+    }
+
+    @Test
+    @Timeout(20)
+    void rmiAnswersEveryCaseWithTheRightValues() throws Exception {
+        assertEquals(5 * 303, callEveryCase("tcp/rmi", 300, EnumSet.allOf(RpcCase.class)));
+    }
+
+    @Test
+    @Timeout(20)
+    void grpcAnswersItsCasesWithTheRightValues() throws Exception {
+        assertEquals(3 * 303, callEveryCase("tcp/grpc", 300,
+                EnumSet.of(RpcCase.NULL, RpcCase.INTS4, RpcCase.BYTES_8192)));
+    }
+
+    @Test
+    @Timeout(20)
+    void floorsAnswerWithTheFirstWordOfTheRequest() throws Exception {
+        Set<RpcCase> floorCases = EnumSet.of(RpcCase.NULL, RpcCase.INTS4, RpcCase.REMOTE_ARG, RpcCase.BYTES_8192);
+        assertEquals(4 * 503, callEveryCase("shm/floor", 500, floorCases));
+        assertEquals(4 * 503, callEveryCase("tcp/floor", 500, floorCases));
+    }
+
+    @Test
+    @Timeout(20)
+    void aContenderThatWasNotAskedForACaseRefusesIt() throws Exception {
+        RpcContender grpc = RpcContenders.get("tcp/grpc");
+        Map<String, String> session = new LinkedHashMap<>(Map.of(GrpcContender.PORT, "1"));
+        try (RpcContender.Client client = grpc.client(new Session(session))) {
+            assertThrows(IllegalArgumentException.class, () -> client.call(RpcCase.REMOTE_ARG));
+        }
+    }
+
+    @Test
+    @Timeout(20)
+    void aSuiteRunOfRmiAndGrpcMeasuresEveryCaseAndLeavesNoChild() throws Exception {
+        Path base = TransportBench.privateDir();
+        try {
+            for (String id : List.of("tcp/rmi", "tcp/grpc")) {
+                RpcContender c = RpcContenders.get(id);
+                List<RpcPeer.Step> plan = c.cases().stream().sorted()
+                        .map(rc -> new RpcPeer.Step(rc, 20, 50, 2_000, 60)).toList();
+                RpcBench.Result r = RpcBench.runContender(c, plan, base);
+                assertNull(r.error(), r.error());
+                assertEquals(c.cases(), r.byCase().keySet());
+                r.byCase().values().forEach(h -> assertTrue(h.count() > 0));
+                assertEquals(0, ChildProcess.liveCount());
+            }
+        } finally {
+            TransportBench.deleteTree(base);
+        }
+    }
+
+    @Test
+    @Timeout(20)
+    void rmiLatencyForTheDemo() throws Exception {
+        RmiLatency.Result r = RmiLatency.measure(200, 500);
+        assertEquals(500, r.calls());
+        assertTrue(r.p50Nanos() > 0 && r.p99Nanos() >= r.p50Nanos(), r.toString());
+        assertEquals(0, ChildProcess.liveCount());
+    }
+}

@@ -1,0 +1,111 @@
+package dev.verbatim.bench.rpc;
+
+import dev.verbatim.bench.transport.LatencyHistogram;
+import dev.verbatim.bench.transport.Medium;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The report of a made-up run: the JSON cases and keys of issue #4, the targets, the tables, the plot. No processes. */
+@Timeout(20)
+class RpcReportTest {
+
+    private static RpcBench.Result result(String name, Medium m, Set<Medium> shown, Map<RpcCase, Long> p50) {
+        Map<RpcCase, LatencyHistogram> byCase = new EnumMap<>(RpcCase.class);
+        p50.forEach((c, v) -> {
+            LatencyHistogram h = new LatencyHistogram();
+            for (int i = 0; i < 101; i++) {
+                h.record(v); // every call the same: p50 = p99 = v
+            }
+            byCase.put(c, h);
+        });
+        return new RpcBench.Result(m.key() + "/" + name, name, m, shown, false, byCase, Map.of(), null);
+    }
+
+    private static RpcBench.Run run(boolean withVerbatim) {
+        List<RpcBench.Result> rs = new ArrayList<>();
+        Set<Medium> both = EnumSet.allOf(Medium.class);
+        rs.add(result("floor", Medium.SHM, Set.of(Medium.SHM), Map.of(RpcCase.NULL, 400L, RpcCase.INTS4, 400L,
+                RpcCase.REMOTE_ARG, 400L, RpcCase.BYTES_8192, 800L)));
+        if (withVerbatim) {
+            rs.add(result("verbatim", Medium.SHM, Set.of(Medium.SHM), Map.of(RpcCase.NULL, 600L, RpcCase.INTS4, 640L,
+                    RpcCase.REMOTE_ARG, 700L, RpcCase.BYTES_8192, 1000L, RpcCase.LIST_128, 2000L)));
+            rs.add(result("jos", Medium.SHM, Set.of(Medium.SHM), Map.of(RpcCase.LIST_128, 200_000L)));
+            rs.add(result("verbatim", Medium.TCP, Set.of(Medium.TCP), Map.of(RpcCase.NULL, 15_000L)));
+        }
+        rs.add(result("aeron", Medium.SHM, Set.of(Medium.SHM), Map.of(RpcCase.NULL, 500L, RpcCase.INTS4, 500L)));
+        rs.add(result("floor", Medium.TCP, Set.of(Medium.TCP), Map.of(RpcCase.NULL, 20_000L)));
+        rs.add(result("rmi", Medium.TCP, both, Map.of(RpcCase.NULL, 30_000L, RpcCase.LIST_128, 100_000L,
+                RpcCase.BYTES_8192, 40_000L)));
+        rs.add(result("grpc", Medium.TCP, both, Map.of(RpcCase.NULL, 80_000L, RpcCase.BYTES_8192, 90_000L)));
+        return new RpcBench.Run("quick", 150, 350, rs, 1.0, 0.1, 0.1);
+    }
+
+    private static List<String> json(RpcBench.Run run) {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        RpcReport.printJson(run, new PrintStream(b, true, StandardCharsets.UTF_8));
+        return b.toString(StandardCharsets.UTF_8).lines().toList();
+    }
+
+    @Test
+    void jsonHasTheCasesAndKeysOfTheIssue() {
+        List<String> lines = json(run(true));
+        List<String> cases = lines.stream().filter(l -> l.contains("\"case\":")).toList();
+        assertEquals(7, cases.size(), lines.toString());
+        String[] names = {"shm/null", "shm/ints4", "shm/remote-arg", "tcp/null", "shm/null/p99", "shm/bytes-8192", "shm/list-128"};
+        for (int i = 0; i < names.length; i++) {
+            assertTrue(cases.get(i).contains("\"case\":\"" + names[i] + "\""), cases.get(i));
+        }
+        assertTrue(cases.get(0).contains("\"results\":{\"floor\":400.000,\"verbatim\":600.000,\"aeron\":500.000,"
+                + "\"rmi\":30000.000,\"grpc\":80000.000}"), cases.get(0));
+        assertTrue(cases.get(3).contains("\"results\":{\"verbatim\":15000.000,\"floor\":20000.000,\"rmi\":30000.000,"
+                + "\"grpc\":80000.000}"), cases.get(3));
+        // MB/s of 8192 argument bytes at the p50 call; only floor and verbatim, as the issue lists
+        assertTrue(cases.get(5).contains("\"unit\":\"MB/s\",\"results\":{\"floor\":10240.000,\"verbatim\":8192.000}"),
+                cases.get(5));
+        assertTrue(cases.get(6).contains("\"results\":{\"verbatim\":2000.000,\"jos\":200000.000}"), cases.get(6));
+        List<String> targets = lines.stream().filter(l -> l.contains("\"target\":")).toList();
+        assertEquals(6, targets.size());
+        assertTrue(targets.get(0).contains("\"measured\":1.500") && targets.get(0).contains("\"pass\":true"), targets.get(0));
+        assertTrue(targets.get(1).contains("\"measured\":50.000") && targets.get(1).contains("\"pass\":false"), targets.get(1));
+        assertTrue(targets.get(2).contains("\"measured\":0.750") && targets.get(2).contains("\"pass\":true"), targets.get(2));
+        assertTrue(targets.get(3).contains("\"measured\":5.333") && targets.get(3).contains("\"pass\":true"), targets.get(3));
+        assertTrue(targets.get(4).contains("\"measured\":0.800") && targets.get(4).contains("\"pass\":true"), targets.get(4));
+        assertTrue(targets.get(5).contains("\"measured\":100.000") && targets.get(5).contains("\"pass\":true"), targets.get(5));
+    }
+
+    @Test
+    void withoutVerbatimTheTargetsAreNotApplicable() {
+        List<String> targets = json(run(false)).stream().filter(l -> l.contains("\"target\":")).toList();
+        assertEquals(6, targets.size());
+        targets.forEach(t -> assertTrue(t.contains("\"measured\":null") && t.contains("\"pass\":null"), t));
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        RpcReport.printTables(run(false), new PrintStream(b, true, StandardCharsets.UTF_8));
+        String text = b.toString(StandardCharsets.UTF_8);
+        assertEquals(6, text.lines().filter(l -> l.contains("n/a (contender missing)")).count(), text);
+        assertTrue(text.contains("Table 1. shm"), text);
+    }
+
+    @Test
+    void thePlotIsAPng(@TempDir Path dir) throws Exception {
+        Path png = dir.resolve("rpc.png");
+        RpcPlot.write(run(true), png);
+        byte[] head = Files.readAllBytes(png);
+        assertTrue(head.length > 1000 && head[1] == 'P' && head[2] == 'N' && head[3] == 'G');
+    }
+}
