@@ -1,6 +1,7 @@
 package dev.verbatim.bench.rpc;
 
 import java.util.EnumSet;
+import dev.verbatim.bench.transport.Medium;
 import java.util.List;
 
 import static dev.verbatim.bench.rpc.RpcCase.BYTES_8192;
@@ -21,11 +22,11 @@ public final class RpcContenders {
     public static List<RpcContender> all() {
         return List.of(
                 new PingPongRpc("shm/floor", EnumSet.of(NULL, INTS4, REMOTE_ARG, BYTES_8192)),
-                // shm/verbatim: Verbatim RPC over shm, every case (column "verbatim")
-                // shm/jos: the list-128 case as a Java-serialized byte[] over the same kind of connection (column "jos")
+                new VerbatimRpcContender(Medium.SHM, false),
+                new VerbatimRpcContender(Medium.SHM, true),
                 new PingPongRpc("shm/aeron", EnumSet.of(NULL, INTS4)),
                 new PingPongRpc("tcp/floor", EnumSet.of(NULL, INTS4, REMOTE_ARG, BYTES_8192)),
-                // tcp/verbatim: Verbatim RPC over tcp, every case (column "verbatim")
+                new VerbatimRpcContender(Medium.TCP, false),
                 new RmiContender(),
                 new GrpcContender()
         );

@@ -1,0 +1,199 @@
+package dev.verbatim.bench.rpc;
+
+import dev.verbatim.bench.transport.Medium;
+import dev.verbatim.bench.transport.Session;
+import dev.verbatim.bench.wire.Node;
+import dev.verbatim.bench.wire.NodeView;
+import dev.verbatim.rpc.Remote;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * Verbatim J-RPC ({@code shm/verbatim}, {@code tcp/verbatim}): a {@link dev.verbatim.rpc.Node} exports the
+ * service, the client looks it up and calls through the generated proxy. The client's interface
+ * passes the list as the {@link Node} class (by copy on the wire); the server's declares it as the
+ * {@link NodeView} accessor interface of the same structure (same method identity), so the server
+ * walks the 128 nodes in place. {@code jos} ({@code shm/jos}): the same list written with Java
+ * serialization into a {@code byte[]} and read back with it, over the same kind of connection.
+ */
+final class VerbatimRpcContender implements RpcContender {
+    private final Medium medium;
+    private final boolean jos;
+
+    VerbatimRpcContender(Medium medium, boolean jos) {
+        this.medium = medium;
+        this.jos = jos;
+    }
+
+    /** The client's view of the service. */
+    public interface Service {
+        void nullCall();
+
+        int ints4(int a, int b, int c, int d);
+
+        int remoteArg(Token t);
+
+        long bytes(byte[] a);
+
+        long list(Node head);
+
+        long listJos(byte[] serialized);
+    }
+
+    /** The server's: the list as a view of the same structure. */
+    public interface ServerService {
+        void nullCall();
+
+        int ints4(int a, int b, int c, int d);
+
+        int remoteArg(Token t);
+
+        long bytes(byte[] a);
+
+        long list(NodeView head);
+
+        long listJos(byte[] serialized);
+    }
+
+    public interface Token extends Remote {
+        int id();
+    }
+
+    static final class Impl implements ServerService {
+        @Override
+        public void nullCall() {
+        }
+
+        @Override
+        public int ints4(int a, int b, int c, int d) {
+            return RpcCase.ints4(a, b, c, d);
+        }
+
+        @Override
+        public int remoteArg(Token t) {
+            return t == null ? 0 : 1;
+        }
+
+        @Override
+        public long bytes(byte[] a) {
+            return RpcCase.bytes(a);
+        }
+
+        @Override
+        public long list(NodeView head) {
+            long sum = 0;
+            for (NodeView n = head; n != null; n = n.next()) {
+                sum += n.value();
+            }
+            return sum;
+        }
+
+        @Override
+        public long listJos(byte[] serialized) {
+            try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(serialized))) {
+                return RpcCase.list((Node) in.readObject());
+            } catch (IOException | ClassNotFoundException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    @Override
+    public String name() {
+        return jos ? "jos" : "verbatim";
+    }
+
+    @Override
+    public Medium medium() {
+        return medium;
+    }
+
+    @Override
+    public Set<RpcCase> cases() {
+        return jos ? EnumSet.of(RpcCase.LIST_128) : EnumSet.allOf(RpcCase.class);
+    }
+
+    @Override
+    public boolean spins() {
+        return true;
+    }
+
+    @Override
+    public Server server(Session session) {
+        String address;
+        if (medium == Medium.SHM) {
+            System.setProperty("verbatim.shm.dir", session.dir().toString());
+            address = "shm:" + session.name();
+        } else {
+            address = "tcp://127.0.0.1:0";
+        }
+        dev.verbatim.rpc.Node node = dev.verbatim.rpc.Node.listen(address);
+        node.export("bench", ServerService.class, new Impl());
+        session.publish("address", node.addresses().getFirst());
+        return new Server() {
+            @Override
+            public void serve() {
+                // the node serves on its own dispatcher threads
+            }
+
+            @Override
+            public void close() {
+                node.close();
+            }
+        };
+    }
+
+    @Override
+    public Client client(Session session) {
+        if (medium == Medium.SHM) {
+            System.setProperty("verbatim.shm.dir", session.dir().toString());
+        }
+        dev.verbatim.rpc.Node node = dev.verbatim.rpc.Node.create();
+        Service s = node.lookup(session.require("address"), "bench", Service.class);
+        Token token = () -> 1;
+        byte[] bytes = RpcCase.bytes();
+        Node list = RpcCase.list();
+        return new Client() {
+            @Override
+            public Call call(RpcCase c) {
+                return switch (c) {
+                    case NULL -> seq -> {
+                        s.nullCall();
+                        return 0;
+                    };
+                    case INTS4 -> seq -> {
+                        int[] a = RpcCase.ints(seq);
+                        return s.ints4(a[0], a[1], a[2], a[3]);
+                    };
+                    case REMOTE_ARG -> seq -> s.remoteArg(token);
+                    case BYTES_8192 -> seq -> {
+                        RpcCase.stamp(bytes, seq);
+                        return s.bytes(bytes);
+                    };
+                    case LIST_128 -> jos ? seq -> {
+                        list.value = (int) seq;
+                        ByteArrayOutputStream b = new ByteArrayOutputStream();
+                        try (ObjectOutputStream out = new ObjectOutputStream(b)) {
+                            out.writeObject(list);
+                        }
+                        return s.listJos(b.toByteArray());
+                    } : seq -> {
+                        list.value = (int) seq;
+                        return s.list(list);
+                    };
+                };
+            }
+
+            @Override
+            public void close() {
+                node.close();
+            }
+        };
+    }
+}
