@@ -16,7 +16,8 @@ import java.util.Set;
 /**
  * A transport suite's round-trip contender as an RPC contender: a call is one round trip of
  * {@link RpcCase#floorBytes()} request bytes (the first 8 a sequence stamp) whose reply is the
- * first word of the request ({@link Session#replyMax()} is 8 in this suite). The floors
+ * first word of the request ({@link Session#replyMax()} is 8 in this suite); the server side still
+ * takes the whole request in (the shm floor copies it out of the shared file, NIO reads it). The floors
  * ({@code shm/floor}: FFM spin over a shared file, {@code tcp/floor}: raw NIO) and Aeron IPC echo
  * ({@code shm/aeron}) come in this way: the same code as in {@code bench transport}.
  */

@@ -41,7 +41,8 @@ public final class RmiLatency {
         try {
             Path dir = TransportBench.sessionDir(base, RpcContenders.id(rmi));
             Map<String, String> session = new LinkedHashMap<>();
-            try (ChildProcess server = RpcBench.startServer(rmi, RpcBench.common(dir, 120_000), session)) {
+            long deadlineMillis = 60_000 + (warmupCalls + (long) calls) / 5; // the server halts itself after it
+            try (ChildProcess server = RpcBench.startServer(rmi, RpcBench.common(dir, deadlineMillis), session)) {
                 LatencyHistogram h = new LatencyHistogram();
                 try (RpcContender.Client client = rmi.client(new Session(session))) {
                     RpcContender.Call call = client.call(RpcCase.NULL);

@@ -38,6 +38,8 @@ public final class RpcBench {
     private RpcBench() {}
 
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
+    /** {@code -Dverbatim.bench.trace=true}: each case's warm-up and call counts on stderr. */
+    private static final boolean TRACE = Boolean.getBoolean("verbatim.bench.trace");
 
     /** One contender's calls: a histogram per case, or the error that stopped it. */
     public record Result(String id, String name, Medium medium, Set<Medium> shownIn, boolean spins,
@@ -71,11 +73,11 @@ public final class RpcBench {
 
     /** Warm-up and measuring time per case (ms); the first case of a contender warms up longer (the JIT). */
     static long warmMillis(boolean quick) {
-        return quick ? 150 : 1000;
+        return quick ? 100 : 1000;
     }
 
     static long measureMillis(boolean quick) {
-        return quick ? 350 : 2500;
+        return quick ? 300 : 2500;
     }
 
     static long firstWarmExtraMillis(boolean quick) {
@@ -121,8 +123,10 @@ public final class RpcBench {
                 if (!TransportBench.selected(id)) {
                     continue;
                 }
-                err.printf(Locale.ROOT, "verbatim bench rpc: %s calls ...%n", id);
+                err.printf(Locale.ROOT, "verbatim bench rpc: %s calls ...", id);
+                long t0 = System.nanoTime();
                 Result r = runContender(c, plan(c, quick), base);
+                err.printf(Locale.ROOT, " %.1f s%n", (System.nanoTime() - t0) / 1e9);
                 if (!r.ok()) {
                     err.println("  FAILED: " + r.error());
                 }
@@ -207,6 +211,10 @@ public final class RpcBench {
                             RpcCase rc = RpcCase.of(p.get("case"));
                             byCase.put(rc, LatencyHistogram.decode(p.get("hist")));
                             cpu.put(rc, Double.parseDouble(p.get("cpu")));
+                            if (TRACE) {
+                                System.err.printf(Locale.ROOT, "%n  %s %s: %s warm-up calls in %s ms, %d calls", id,
+                                        rc.key(), p.get("warm"), p.get("warmMs"), byCase.get(rc).count());
+                            }
                         }
                     }
                 }

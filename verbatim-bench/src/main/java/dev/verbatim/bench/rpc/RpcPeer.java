@@ -18,8 +18,9 @@ import java.util.StringJoiner;
  * <pre>
  *   server   sets up, says READY with what it published, serves, waits for STOP, closes; DONE
  *   client   connects, says READY; per planned case: warm-up, then every call timed into a histogram:
- *              VB CALLS case=K calls=N cpu=C hist=H   (H a {@link LatencyHistogram#encode()}, C the
- *                                                     measuring thread's CPU share while recording)
+ *              VB CALLS case=K calls=N cpu=C warm=W warmMs=T hist=H
+ *                       (H a {@link LatencyHistogram#encode()}, C the measuring thread's CPU share while
+ *                       recording, W calls of warm-up in T ms)
  *            then closes; DONE
  * </pre>
  * Every call's result is checked ({@link RpcCase#check}) outside the timed region.
@@ -76,9 +77,10 @@ public final class RpcPeer {
                     Peer.say(Peer.ready(s));
                     for (Step step : plan) {
                         RpcContender.Call call = client.call(step.rpcCase());
-                        double cpu = measure(call, step, seq, h);
-                        Peer.say(String.format(Locale.ROOT, "CALLS case=%s calls=%d cpu=%.3f hist=%s",
-                                step.rpcCase().key(), h.count(), cpu, h.encode()));
+                        long[] warm = new long[2];
+                        double cpu = measure(call, step, seq, h, warm);
+                        Peer.say(String.format(Locale.ROOT, "CALLS case=%s calls=%d cpu=%.3f warm=%d warmMs=%d hist=%s",
+                                step.rpcCase().key(), h.count(), cpu, warm[0], warm[1] / 1_000_000, h.encode()));
                     }
                 }
             }
@@ -90,9 +92,11 @@ public final class RpcPeer {
      * Calls of one case: the step's warm-up unrecorded, then at least its measuring time recorded
      * into {@code h} (reset first), one {@link System#nanoTime()} pair around each call; every
      * result checked after its call. {@code seq[0]} is the last sequence number used. Returns the
-     * measuring thread's CPU share while recording (NaN where unknown).
+     * measuring thread's CPU share while recording (NaN where unknown); {@code warm} gets the warm-up's
+     * calls and nanoseconds.
      */
-    static double measure(RpcContender.Call call, Step step, long[] seq, LatencyHistogram h) throws Exception {
+    static double measure(RpcContender.Call call, Step step, long[] seq, LatencyHistogram h, long[] warm)
+            throws Exception {
         RpcCase c = step.rpcCase();
         long start = System.nanoTime();
         long end = start + step.warmMillis() * 1_000_000L;
@@ -105,6 +109,8 @@ public final class RpcPeer {
             t1 = System.nanoTime();
             n++;
         } while (t1 < end || (n < step.warmCalls() && t1 < max));
+        warm[0] = n;
+        warm[1] = t1 - start;
         h.reset();
         end = t1 + step.measureMillis() * 1_000_000L;
         long cpu0 = Loops.cpuNanos();

@@ -217,7 +217,8 @@ final class RpcReport {
                         + " of Jaguar Figure 8, the server sums every node).",
                 "floor: the transport suite's ping-pong (shm: FFM spin over a shared file in /dev/shm; tcp: raw NIO,"
                         + " TCP_NODELAY) sending the call's argument bytes (null 8, ints4 16, remote-arg 16,"
-                        + " bytes-8192 8192) and getting one word back: what any RPC over that medium must pay.",
+                        + " bytes-8192 8192), the server side taking them in whole (shm: copied out of the file;"
+                        + " tcp: read), and getting one word back: what any RPC over that medium must pay.",
                 "aeron: Aeron IPC echo (the transport suite's contender, embedded driver, busy-spin), request as"
                         + " above, one-word reply.",
                 "rmi: java.rmi on loopback, a registry created in the server process, UnicastRemoteObject on"

@@ -22,7 +22,8 @@ import static dev.verbatim.bench.transport.FloorPingPongDescriptor.SIZE;
  * copied into the shared payload area by the ping, from there straight into the reverse area by the
  * pong, and out by the ping: three bare {@link MemorySegment#copy}s per round trip, the memcpy cost
  * any shared-memory transport pays at least. With a {@linkplain Session#replyMax() shorter reply}
- * (the rpc suite's call floor) the pong sends back only the first bytes of the message.
+ * (the rpc suite's call floor) the pong copies the whole message out of the file into memory of its
+ * own, as a server takes in an argument, and sends back only its first bytes: two copies per call.
  *
  * <p>The spin loops pause with {@link Thread#onSpinWait()} by default: on this project's virtual
  * machines a bare spin keeps the hypervisor from running the other side and round trips stall for
@@ -124,6 +125,8 @@ final class FloorPingPong implements PingPongContender {
         private final long pongArea;
         private final int max;
         private final int replyMax;
+        /** Where a message whose reply is shorter is received whole (the rpc suite); null otherwise. */
+        private final MemorySegment received;
         private long seen;
 
         FloorPong(MemorySegment shm, Arena arena, int max, int replyMax) {
@@ -131,6 +134,7 @@ final class FloorPingPong implements PingPongContender {
             this.arena = arena;
             this.max = max;
             this.replyMax = replyMax;
+            this.received = replyMax < max ? arena.allocate(max, 64) : null;
             this.pingArea = FloorPingPongDescriptor.pingPayload();
             this.pongArea = FloorPingPongDescriptor.pongPayload(max);
         }
@@ -150,6 +154,10 @@ final class FloorPingPong implements PingPongContender {
             int n = (int) shm.get(ValueLayout.JAVA_LONG, PING_LINE + SIZE);
             FloorPingPongDescriptor.checkSize(n, max);
             int r = Math.min(n, replyMax); // the first r bytes go back (all of them but in the rpc suite)
+            if (r < n) {
+                // a call: the argument is still taken in whole (copied out, as a server receives it)
+                MemorySegment.copy(shm, n <= INLINE_MAX ? PING_LINE + INLINE : pingArea, received, 0, n);
+            }
             if (r <= INLINE_MAX) {
                 MemorySegment.copy(shm, n <= INLINE_MAX ? PING_LINE + INLINE : pingArea, shm, PONG_LINE + INLINE, r);
             } else {
