@@ -201,15 +201,8 @@ public final class TcpConnection extends BaseConnection {
         int next = pendingNext;
         try {
             notices = noticesRef.getAndSet(0);
-            long carried = notices;
-            int start = NEXT_SPAN;
-            if (pendingNext >= 0) {
-                start = 0;
-                header(0, NEXT_PAYLOAD, NEXT, carried);
-                sendWindow.set(ValueLayout.JAVA_LONG, HEADER, pendingNext);
-                carried = 0;
-                pendingNext = -1;
-            }
+            int start = prefixNext(notices);
+            long carried = start == 0 ? 0 : notices;
             int end = NEXT_SPAN;
             if (type >= 0) {
                 header(NEXT_SPAN, length, type, carried);
@@ -225,6 +218,20 @@ public final class TcpConnection extends BaseConnection {
             sendLock.unlock();
         }
         flushNotices();
+    }
+
+    /**
+     * Puts the pending NEXT frame (carrying {@code notices}) in front of the frame at
+     * {@code NEXT_SPAN}; returns where the bytes to write start (0 with a NEXT, else NEXT_SPAN).
+     */
+    private int prefixNext(long notices) {
+        if (pendingNext < 0) {
+            return NEXT_SPAN;
+        }
+        header(0, NEXT_PAYLOAD, NEXT, notices);
+        sendWindow.set(ValueLayout.JAVA_LONG, HEADER, pendingNext);
+        pendingNext = -1;
+        return 0;
     }
 
     private void restore(long notices, int next) {
@@ -259,15 +266,8 @@ public final class TcpConnection extends BaseConnection {
         long written = 0;
         try {
             notices = noticesRef.getAndSet(0);
-            long carried = notices;
-            int start = NEXT_SPAN;
-            if (pendingNext >= 0) {
-                start = 0;
-                header(0, NEXT_PAYLOAD, NEXT, carried);
-                sendWindow.set(ValueLayout.JAVA_LONG, HEADER, pendingNext);
-                carried = 0;
-                pendingNext = -1;
-            }
+            int start = prefixNext(notices);
+            long carried = start == 0 ? 0 : notices;
             header(NEXT_SPAN, length, FrameDescriptor.REGION, carried);
             int padded = (length + 7) & ~7;
             ByteBuffer[] parts = {
