@@ -54,6 +54,7 @@ public final class Endpoint {
     private static final int MAX_VIRTUAL_CALLS = 1024;
     private static final long SPIN_NANOS = 20_000;
     private static final long STEP_ASIDE_NANOS = 2_000_000;
+    private static final long DISPATCH_SPIN_NANOS = 200_000;
     private static final Set<String> JDK_UNCHECKED = Set.of(
             "java.lang.IllegalArgumentException", "java.lang.IllegalStateException", "java.lang.NullPointerException",
             "java.lang.UnsupportedOperationException", "java.lang.ArithmeticException", "java.lang.IndexOutOfBoundsException",
@@ -1040,19 +1041,28 @@ public final class Endpoint {
             }
             recvLock.lock();
             try {
-                // long: after its spin an idle dispatcher sleeps until a message comes (a short timeout
-                // would restart the spin over and over and burn a core on an idle connection)
-                Delivery d = connection.take(Duration.ofMillis(100));
-                if (d != null) {
-                    if (!handle(d, true)) {
-                        try {
-                            d.release();
-                        } catch (IllegalStateException ignored) {
-                            // the connection closed meanwhile
+                // first spin with the allocation-free poll (a busy connection never leaves this), then
+                // sleep in take until a message comes (long: a short timeout would restart the spin
+                // over and over and burn a core on an idle connection)
+                long spinUntil = System.nanoTime() + DISPATCH_SPIN_NANOS;
+                int n;
+                while ((n = connection.poll(handler, 64)) == 0 && System.nanoTime() - spinUntil < 0
+                        && callers.get() == 0) {
+                    Thread.onSpinWait();
+                }
+                if (n == 0 && callers.get() == 0) {
+                    Delivery d = connection.take(Duration.ofMillis(100));
+                    if (d != null) {
+                        if (!handle(d, true)) {
+                            try {
+                                d.release();
+                            } catch (IllegalStateException ignored) {
+                                // the connection closed meanwhile
+                            }
                         }
-                    }
-                    while (connection.poll(handler, 64) > 0) {
-                        // drain what else has arrived
+                        while (connection.poll(handler, 64) > 0) {
+                            // drain what else has arrived
+                        }
                     }
                 }
             } catch (TransportException e) {
