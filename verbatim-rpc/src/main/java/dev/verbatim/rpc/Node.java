@@ -206,8 +206,10 @@ public final class Node implements AutoCloseable {
     }
 
     /**
-     * Releases a proxy received by reference now (its exporter forgets the object once every
-     * holder released it), instead of when the garbage collector finds it unreachable.
+     * Releases now, instead of when the garbage collector finds it unreachable, this process's
+     * references to the object behind a proxy received by reference: every proxy of that object in
+     * this process (one object arrives as one proxy, and copies made by {@link #withTimeout} share
+     * it) stops working, and the exporter forgets the object once no process holds it.
      */
     public static void release(Object proxy) {
         Endpoint.release(proxy);

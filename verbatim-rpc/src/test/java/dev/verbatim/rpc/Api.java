@@ -67,6 +67,8 @@ public final class Api {
         CompletableFuture<Integer> later(int x);
 
         void sleep(long millis);
+
+        void open(String path) throws java.io.IOException;
     }
 
     /** Version 2: one more method; version 1 clients keep working. */
@@ -167,6 +169,11 @@ public final class Api {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+
+        @Override
+        public void open(String path) throws java.io.IOException {
+            throw new java.io.FileNotFoundException(path + " (no such file)");
         }
 
         @Override

@@ -182,6 +182,41 @@ abstract class RpcContract {
     }
 
     @Test
+    void aSubclassOfADeclaredExceptionArrivesAsTheDeclaredType() {
+        java.io.IOException e = assertThrows(java.io.IOException.class, () -> calc.open("/nope"));
+        assertTrue(e.getMessage().contains("java.io.FileNotFoundException") && e.getMessage().contains("/nope"),
+                e.getMessage());
+    }
+
+    @Test
+    void anInterruptedCallerStopsWaiting() throws Exception {
+        CompletableFuture<RemoteException.Reason> outcome = new CompletableFuture<>();
+        Thread t = Thread.ofPlatform().start(() -> {
+            try {
+                calc.sleep(3000);
+                outcome.complete(null);
+            } catch (RemoteException e) {
+                outcome.complete(e.reason());
+            }
+        });
+        Thread.sleep(300);
+        t.interrupt();
+        assertEquals(RemoteException.Reason.CANCELLED, outcome.get(10, java.util.concurrent.TimeUnit.SECONDS));
+        t.join(5000);
+    }
+
+    @Test
+    void aTimeoutCopyKeepsTheObjectItCalls() throws Exception {
+        Counter quick = Node.withTimeout(calc.counter(), Duration.ofSeconds(5)); // the original proxy is garbage at once
+        for (int i = 0; i < 5; i++) {
+            System.gc();
+            Thread.sleep(50);
+        }
+        assertEquals(1, quick.add(1), "the object lives while a copy of its proxy does");
+        assertEquals(1, server.exportedObjects());
+    }
+
+    @Test
     void aProxyImplementsOnlyItsInterface() {
         assertTrue(calc instanceof Calc);
         assertTrue(!(calc instanceof Api.Calc2), "exactly the interface looked up");

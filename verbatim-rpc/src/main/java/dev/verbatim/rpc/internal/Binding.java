@@ -17,10 +17,18 @@ public final class Binding implements Invoker {
     final long timeoutNanos;
     /** For an object received by reference: how many references this side holds (released together). */
     final AtomicInteger references;
+    /** For a copy made by {@code withTimeout}: the original proxy, kept reachable (its cleaner releases the object). */
+    private final Object original;
     volatile boolean released;
 
     Binding(Endpoint endpoint, RemoteInterface remote, int target, boolean toObject, Duration timeout,
             AtomicInteger references) {
+        this(endpoint, remote, target, toObject, timeout, references, null);
+    }
+
+    private Binding(Endpoint endpoint, RemoteInterface remote, int target, boolean toObject, Duration timeout,
+                    AtomicInteger references, Object original) {
+        this.original = original;
         this.endpoint = endpoint;
         this.remote = remote;
         this.target = target;
@@ -29,13 +37,21 @@ public final class Binding implements Invoker {
         this.references = references;
     }
 
-    Binding withTimeout(Duration timeout) {
-        return new Binding(endpoint, remote, target, toObject, timeout, references);
+    Binding withTimeout(Duration timeout, Object proxy) {
+        return new Binding(endpoint, remote, target, toObject, timeout, references, proxy);
+    }
+
+    Object original() {
+        return original;
+    }
+
+    boolean isReleased() {
+        return released || original instanceof ProxyObject po && po.verbatimBinding().released;
     }
 
     @Override
     public Object invoke(int method, Object[] args) throws Throwable {
-        if (released) {
+        if (isReleased()) {
             throw new RemoteException(RemoteException.Reason.NOT_FOUND, this + " was released");
         }
         return endpoint.call(this, remote.methods[method], args);

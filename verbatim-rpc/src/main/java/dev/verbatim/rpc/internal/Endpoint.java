@@ -80,7 +80,6 @@ public final class Endpoint {
     private int nextLocal;
     // proxies of the peer's objects, so one object arrives as one proxy
     private final Map<Integer, WeakReference<Object>> imported = new ConcurrentHashMap<>();
-    private final Map<Integer, AtomicInteger> importedCounts = new ConcurrentHashMap<>();
 
     private volatile boolean closed;
     private volatile String closeReason;
@@ -199,6 +198,10 @@ public final class Endpoint {
     private Object awaitReply(Pending p) throws RemoteException {
         long spinUntil = System.nanoTime() + SPIN_NANOS;
         while (!p.isDone()) {
+            if (Thread.currentThread().isInterrupted()) {
+                cancelInterrupted(p);
+                break;
+            }
             if (recvLock.tryLock()) {
                 try {
                     lead(p);
@@ -240,10 +243,22 @@ public final class Endpoint {
         throw (T) t;
     }
 
+    /** An interrupted caller stops waiting: CANCELLED, the interrupt flag kept. */
+    private void cancelInterrupted(Pending p) {
+        if (pending.remove(p.id) != null) {
+            p.completeExceptionally(new RemoteException(Reason.CANCELLED, "the calling thread was interrupted"
+                    + " (the call may still run on the server)"));
+        }
+    }
+
     /** As the leader: polls the connection until {@code p} completes or times out. */
     private void lead(Pending p) {
         long spinUntil = System.nanoTime() + SPIN_NANOS;
         while (!p.isDone()) {
+            if (Thread.currentThread().isInterrupted()) {
+                cancelInterrupted(p);
+                return;
+            }
             int n;
             try {
                 n = connection.poll(handler, 16);
@@ -366,8 +381,8 @@ public final class Endpoint {
                     at = put(s, at, v);
                 }
             }, p);
-        } catch (RemoteException | TransportException e) {
-            pending.remove(id);
+        } catch (RuntimeException | Error e) {
+            pending.remove(id); // whatever failed (an accessor of a view argument, say), nothing waits for a reply
             throw e;
         } finally {
             sendLock.unlock();
@@ -525,8 +540,8 @@ public final class Endpoint {
                         m.get(ValueLayout.JAVA_LONG_UNALIGNED, CALL_ID));
                 default -> protocol("an unknown message kind " + kind);
             }
-        } catch (WireFormatException | IndexOutOfBoundsException | IllegalArgumentException e) {
-            protocol("a malformed message: " + e.getMessage());
+        } catch (RuntimeException e) {
+            protocol("a message that could not be handled: " + e);
         }
         return false;
     }
@@ -691,13 +706,13 @@ public final class Endpoint {
             }
             return l.impl;
         }
-        AtomicInteger count = importedCounts.computeIfAbsent(id, k -> new AtomicInteger());
-        count.incrementAndGet();
         WeakReference<Object> ref = imported.get(id);
         Object proxy = ref == null ? null : ref.get();
         if (proxy != null && iface.isInstance(proxy)) {
+            ((ProxyObject) proxy).verbatimBinding().references.incrementAndGet(); // held: its cleaner cannot run
             return proxy;
         }
+        AtomicInteger count = new AtomicInteger(1); // a new generation: an old proxy's cleaner keeps its own count
         Binding b = new Binding(this, RemoteInterface.of(iface), id, true, Duration.ofSeconds(30), count);
         proxy = ProxyFactory.create(b);
         imported.put(id, new WeakReference<>(proxy));
@@ -712,8 +727,10 @@ public final class Endpoint {
         }
         b.released = true;
         int n = b.references.getAndSet(0);
-        importedCounts.remove(b.target, b.references);
-        imported.remove(b.target);
+        WeakReference<Object> ref = imported.get(b.target);
+        if (ref != null && ref.refersTo(null)) {
+            imported.remove(b.target, ref); // only a dead entry: a newer proxy of the object stays
+        }
         if (n > 0 && !closed) {
             try {
                 send(RELEASE, 0, 0, b.target, n, 0, 0, (s, at) -> { }, null);
@@ -758,7 +775,7 @@ public final class Endpoint {
         long[] ids = m.asSlice(at + VALUE_HEADER, n & ~7L).toArray(ValueLayout.JAVA_LONG_UNALIGNED);
         Exports.Export e = exports.byName(name);
         if (e == null) {
-            fail(LOOKUP_FAIL, callId, Reason.NOT_FOUND, "nothing is exported as '" + name + "' at " + description);
+            fail(LOOKUP_FAIL, callId, Reason.NOT_FOUND, "nothing is exported as '" + clip(name) + "' at " + description);
             return;
         }
         RemoteInterface server = e.bound.remote();
@@ -769,9 +786,9 @@ public final class Endpoint {
             }
         }
         if (!missing.isEmpty()) {
-            byte[] msg = ("'" + name + "' is exported as " + server.type.getName() + ", which lacks " + missing.size()
-                    + " method(s) of " + iface).getBytes(StandardCharsets.UTF_8);
-            long[] ms = missing.stream().mapToLong(Long::longValue).toArray();
+            byte[] msg = ("'" + clip(name) + "' is exported as " + server.type.getName() + ", which lacks " + missing.size()
+                    + " method(s) of " + clip(iface)).getBytes(StandardCharsets.UTF_8);
+            long[] ms = missing.stream().limit(256).mapToLong(Long::longValue).toArray();
             MemorySegment a = MemorySegment.ofArray(msg);
             MemorySegment b = MemorySegment.ofArray(ms);
             send(LOOKUP_FAIL, Reason.INCOMPATIBLE.ordinal(), 2, 0, callId, 0, span(msg.length) + span(b.byteSize()),
@@ -880,8 +897,14 @@ public final class Endpoint {
                 args[i] = read(d, m, at, mi.params[i], mi);
                 at = next(m, at);
             }
-        } catch (WireFormatException | IllegalArgumentException | IndexOutOfBoundsException | IllegalStateException e) {
-            fail(FAIL, callId, Reason.ARGUMENT, "the arguments of " + mi.signature + " could not be read: " + e.getMessage());
+        } catch (RuntimeException e) {
+            // a malformed call: the caller learns why, then the connection is dropped (other connections go on)
+            String why = "the arguments of " + mi.signature + " could not be read: " + e.getMessage();
+            try {
+                fail(FAIL, callId, Reason.PROTOCOL, why);
+            } finally {
+                closeWith("the peer sent " + why);
+            }
             return;
         }
         Object result;
@@ -932,7 +955,12 @@ public final class Endpoint {
         long body = 0;
         Set<Throwable> seen = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
         for (Throwable c = t; c != null && seen.add(c) && parts.size() < 32; c = c.getCause()) {
-            byte[] n = c.getClass().getName().getBytes(StandardCharsets.UTF_8);
+            StringBuilder chain = new StringBuilder(c.getClass().getName()); // and its superclasses, so a
+            for (Class<?> k = c.getClass().getSuperclass(); k != null && k != Throwable.class
+                    && chain.length() < 2000; k = k.getSuperclass()) { // caller can rebuild the nearest declared one
+                chain.append(',').append(k.getName());
+            }
+            byte[] n = chain.toString().getBytes(StandardCharsets.UTF_8);
             String msg = c.getMessage();
             byte[] mb = msg == null ? null : truncate(msg).getBytes(StandardCharsets.UTF_8);
             parts.add(MemorySegment.ofArray(n));
@@ -954,6 +982,11 @@ public final class Endpoint {
         } catch (RuntimeException ignored) {
             // the connection is gone: the caller learns that instead
         }
+    }
+
+    /** A peer's string as echoed in a reply: bounded, so a reply always fits. */
+    private static String clip(String s) {
+        return s == null ? "null" : s.length() > 200 ? s.substring(0, 200) + "..." : s;
     }
 
     private static String truncate(String s) {
@@ -991,20 +1024,34 @@ public final class Endpoint {
         return cause == null ? new RemoteException(Reason.PROTOCOL, "an empty exception reply") : cause;
     }
 
-    private static Throwable recreate(String name, String message, RemoteInterface.MethodInfo mi) {
+    private static Throwable recreate(String names, String message, RemoteInterface.MethodInfo mi) {
+        String[] chain = names == null ? new String[] {"?"} : names.split(",");
+        String name = chain[0];
         Class<?> type = null;
-        if (mi != null) {
-            for (Class<?> declared : mi.method.getExceptionTypes()) {
-                if (declared.getName().equals(name)) {
-                    type = declared;
+        for (int c = 0; c < chain.length; c++) { // the class itself, else its nearest superclass the caller may create
+            String candidate = chain[c];
+            if (c > 0 && (candidate.equals("java.lang.RuntimeException") || candidate.equals("java.lang.Exception"))) {
+                break; // too general to stand for the real class: a ServerException names it instead
+            }
+            if (mi != null) {
+                for (Class<?> declared : mi.method.getExceptionTypes()) {
+                    if (declared.getName().equals(candidate)) {
+                        type = declared;
+                    }
                 }
             }
-        }
-        if (type == null && JDK_UNCHECKED.contains(name)) {
-            try {
-                type = Class.forName(name, false, ClassLoader.getPlatformClassLoader());
-            } catch (ClassNotFoundException e) {
-                type = null;
+            if (type == null && JDK_UNCHECKED.contains(candidate)) {
+                try {
+                    type = Class.forName(candidate, false, ClassLoader.getPlatformClassLoader());
+                } catch (ClassNotFoundException e) {
+                    type = null;
+                }
+            }
+            if (type != null) {
+                if (c > 0) {
+                    message = name + (message == null ? "" : ": " + message); // the real class, in words
+                }
+                break;
             }
         }
         if (type != null && Throwable.class.isAssignableFrom(type)) {
@@ -1031,6 +1078,14 @@ public final class Endpoint {
     }
 
     private void dispatchLoop() {
+        try {
+            dispatch();
+        } catch (RuntimeException | Error e) {
+            closeWith("the dispatcher failed: " + e); // never a connection left open and unread
+        }
+    }
+
+    private void dispatch() {
         while (!closed) {
             if (callers.get() > 0 || System.nanoTime() - lastCaller < STEP_ASIDE_NANOS) {
                 // callers are leading (they read replies and run incoming calls themselves): a thread
@@ -1131,7 +1186,7 @@ public final class Endpoint {
         if (!(proxy instanceof ProxyObject po)) {
             throw new IllegalArgumentException("not a Verbatim proxy: " + proxy);
         }
-        return ProxyFactory.create(po.verbatimBinding().withTimeout(timeout));
+        return ProxyFactory.create(po.verbatimBinding().withTimeout(timeout, proxy));
     }
 
     /** Releases a proxy of an object received by reference now, instead of when it becomes unreachable. */
@@ -1140,6 +1195,9 @@ public final class Endpoint {
             throw new IllegalArgumentException("not a Verbatim proxy: " + proxy);
         }
         Binding b = po.verbatimBinding();
+        if (b.original() instanceof ProxyObject orig) {
+            b = orig.verbatimBinding();
+        }
         if (b.toObject) {
             b.endpoint.releaseRemote(b);
         }

@@ -17,12 +17,14 @@ package dev.verbatim.rpc.internal;
  *
  * <ul>
  *   <li>{@code LOOKUP}: values name, interface name, then the method ids as one {@code BYTES}.</li>
- *   <li>{@code LOOKUP_OK}: target the export id; the server's method ids as {@code BYTES}.</li>
- *   <li>{@code LOOKUP_FAIL}: flags a {@link dev.verbatim.rpc.RemoteException.Reason} ordinal; the message.</li>
+ *   <li>{@code LOOKUP_OK}: target the export id; no values.</li>
+ *   <li>{@code LOOKUP_FAIL}: flags a {@link dev.verbatim.rpc.RemoteException.Reason} ordinal; the message;
+ *       for {@code INCOMPATIBLE}, the missing method ids as {@code BYTES}.</li>
  *   <li>{@code CALL}: target an export id (flags 0) or an object id ({@link #TO_OBJECT}); the method id;
  *       the arguments.</li>
  *   <li>{@code REPLY}: the call id; one value (none for void).</li>
- *   <li>{@code THROWN}: the call id; for each exception of the cause chain, its class name and message.</li>
+ *   <li>{@code THROWN}: the call id; for each exception of the cause chain, its class name followed by
+ *       its superclasses' (comma-separated) and its message.</li>
  *   <li>{@code FAIL}: the call id; flags a reason ordinal; the message.</li>
  *   <li>{@code RELEASE}: target an object id of the receiver; the call id field holds the count.</li>
  * </ul>
