@@ -217,6 +217,26 @@ abstract class RpcContract {
     }
 
     @Test
+    void aProxyTheGarbageCollectorDropsReleasesItsObject() throws Exception {
+        assertEquals(1, calc.counter().add(1)); // the proxy is unreachable once this statement ends
+        assertEquals(1, server.exportedObjects());
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (server.exportedObjects() != 0 && System.nanoTime() < deadline) {
+            System.gc();
+            Thread.sleep(50);
+        }
+        assertEquals(0, server.exportedObjects(), "the cleaner of the dropped proxy released the server's object");
+        CounterImpl mine = new CounterImpl();
+        assertEquals(1, calc.callBack(mine, 1));
+        deadline = System.nanoTime() + 20_000_000_000L;
+        while (client.exportedObjects() != 0 && System.nanoTime() < deadline) {
+            System.gc();
+            Thread.sleep(50);
+        }
+        assertEquals(0, client.exportedObjects(), "the server dropped its proxy of our counter: we forgot it too");
+    }
+
+    @Test
     void aProxyImplementsOnlyItsInterface() {
         assertTrue(calc instanceof Calc);
         assertTrue(!(calc instanceof Api.Calc2), "exactly the interface looked up");
