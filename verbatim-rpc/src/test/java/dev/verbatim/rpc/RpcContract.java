@@ -248,6 +248,9 @@ abstract class RpcContract {
         server.unexport("calc");
         RemoteException e = assertThrows(RemoteException.class, calc::nothing);
         assertEquals(RemoteException.Reason.NOT_FOUND, e.reason());
+        CounterImpl mine = new CounterImpl();
+        assertEquals(RemoteException.Reason.NOT_FOUND, assertThrows(RemoteException.class, () -> calc.callBack(mine, 1)).reason());
+        assertEquals(0, client.exportedObjects(), "the references of a rejected call were given back");
     }
 
     @Test

@@ -820,6 +820,7 @@ public final class Endpoint {
                 l = locals.get(target);
             }
             if (l == null) {
+                releaseUnread(m);
                 fail(FAIL, callId, Reason.NOT_FOUND, "object #" + target + " is no longer exported by " + description);
                 return false;
             }
@@ -828,6 +829,7 @@ public final class Endpoint {
         } else {
             Exports.Export e = exports.byId(target);
             if (e == null) {
+                releaseUnread(m);
                 fail(FAIL, callId, Reason.NOT_FOUND, "export #" + target + " was unexported at " + description);
                 return false;
             }
@@ -838,6 +840,7 @@ public final class Endpoint {
         }
         RemoteInterface.MethodInfo mi = ri.byId(methodId);
         if (mi == null) {
+            releaseUnread(m);
             fail(FAIL, callId, Reason.INCOMPATIBLE, ri.type.getName() + " has no method with id "
                     + String.format("%016x", methodId));
             return false;
@@ -887,6 +890,31 @@ public final class Endpoint {
             }
         });
         return true;
+    }
+
+    /**
+     * A call rejected before its arguments were read may still carry references to the caller's
+     * objects, which the caller counted as held: give them back, or they would leak until the
+     * connection closes.
+     */
+    private void releaseUnread(MemorySegment m) {
+        int count = m.get(ValueLayout.JAVA_SHORT_UNALIGNED, COUNT) & 0xFFFF;
+        long at = HEADER;
+        try {
+            for (int i = 0; i < count && at < m.byteSize(); i++) {
+                long end = next(m, at);
+                if (m.get(ValueLayout.JAVA_INT_UNALIGNED, at) == T_REMOTE) {
+                    long ref = m.get(ValueLayout.JAVA_LONG_UNALIGNED, at + VALUE_HEADER);
+                    if ((int) (ref >>> 32) == 0) {
+                        int id = (int) ref;
+                        send(RELEASE, 0, 0, id, 1, 0, 0, (s, a) -> { }, null);
+                    }
+                }
+                at = end;
+            }
+        } catch (RuntimeException ignored) {
+            // a malformed message: nothing more to give back
+        }
     }
 
     private void run(Delivery d, MemorySegment m, long callId, RemoteInterface ri, RemoteInterface.MethodInfo mi, Object impl) {
