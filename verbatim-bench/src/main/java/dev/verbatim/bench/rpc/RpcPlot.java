@@ -1,18 +1,16 @@
 package dev.verbatim.bench.rpc;
 
 import dev.verbatim.bench.transport.Medium;
+import dev.verbatim.bench.transport.TransportPlot;
 
-import javax.imageio.ImageIO;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
 import java.awt.FontMetrics;
 import java.awt.Graphics2D;
-import java.awt.RenderingHints;
 import java.awt.geom.AffineTransform;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,29 +39,15 @@ final class RpcPlot {
             }
         }
         BufferedImage img = new BufferedImage(W, H, BufferedImage.TYPE_INT_RGB);
-        Graphics2D g = img.createGraphics();
+        Graphics2D g = TransportPlot.canvas(img, "Verbatim RPC benchmark: p50 call round trip", run.mode());
         try {
-            g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
-            g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
-            g.setColor(Color.WHITE);
-            g.fillRect(0, 0, W, H);
-            g.setColor(Color.BLACK);
-            g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 17));
-            g.drawString(String.format(Locale.ROOT, "Verbatim RPC benchmark: p50 call round trip (%s run, %d CPUs, JDK %s)",
-                    run.mode(), Runtime.getRuntime().availableProcessors(), Runtime.version().feature()), 30, 28);
             panel(g, 90, 70, 580, 440, "(a) shm (rmi, grpc: loopback TCP)", run, Medium.SHM, names);
             panel(g, 790, 70, 580, 440, "(b) tcp loopback (floor: raw NIO)", run, Medium.TCP, names);
             legend(g, 90, 580, names);
         } finally {
             g.dispose();
         }
-        Path parent = file.toAbsolutePath().getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
-        }
-        if (!ImageIO.write(img, "png", file.toFile())) {
-            throw new IOException("no PNG writer");
-        }
+        TransportPlot.save(img, file);
     }
 
     private static Color color(List<String> names, String name) {
@@ -108,7 +92,7 @@ final class RpcPlot {
             g.setColor(new Color(0xdddddd));
             g.drawLine(x0 + 1, yy, x0 + w - 1, yy);
             g.setColor(Color.BLACK);
-            String t = timeLabel(Math.pow(10, e));
+            String t = TransportPlot.timeLabel(Math.pow(10, e));
             g.drawString(t, x0 - 8 - fm.stringWidth(t), yy + 4);
         }
         AffineTransform saved = g.getTransform();
@@ -154,16 +138,6 @@ final class RpcPlot {
             g.drawString(n, x + 20, y);
             x += 40 + fm.stringWidth(n);
         }
-    }
-
-    static String timeLabel(double ns) {
-        if (ns >= 1e6) {
-            return String.format(Locale.ROOT, "%.0f ms", ns / 1e6);
-        }
-        if (ns >= 1e3) {
-            return String.format(Locale.ROOT, "%.0f us", ns / 1e3);
-        }
-        return String.format(Locale.ROOT, "%.0f ns", ns);
     }
 
     static String shortTime(double ns) {

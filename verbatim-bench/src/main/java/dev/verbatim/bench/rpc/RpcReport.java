@@ -13,7 +13,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.StringJoiner;
 import java.util.function.ToDoubleFunction;
 
 import static dev.verbatim.bench.transport.TransportReport.FLOOR;
@@ -242,30 +241,15 @@ final class RpcReport {
 
     static void printJson(RpcBench.Run run, PrintStream out) {
         for (Case c : jsonCases(run)) {
-            StringJoiner r = new StringJoiner(",", "{", "}");
-            c.results().forEach((k, v) -> r.add(quote(k) + ":" + num(v)));
-            StringJoiner q = new StringJoiner(",", "{", "}");
-            c.ratios().forEach((k, v) -> q.add(quote(k) + ":" + String.format(Locale.ROOT, "%.3f", v)));
-            StringJoiner cpu = new StringJoiner(",", "{", "}");
-            c.cpu().forEach((k, v) -> cpu.add(quote(k) + ":" + String.format(Locale.ROOT, "%.3f", v)));
-            out.println("{\"suite\":\"rpc\",\"case\":" + quote(c.name()) + ",\"unit\":" + quote(c.unit())
-                    + ",\"results\":" + r + ",\"ratios\":" + q + (c.cpu().isEmpty() ? "" : ",\"cpu\":" + cpu)
-                    + ",\"mode\":" + quote(run.mode()) + "}");
+            TransportReport.printCase("rpc", c, run.mode(), out);
         }
         for (Target t : targets(run)) {
-            out.println("{\"suite\":\"rpc\",\"target\":" + quote(t.what()) + ",\"measured\":"
-                    + t.measured().map(x -> String.format(Locale.ROOT, "%.3f", x)).orElse("null")
-                    + ",\"need\":" + quote(t.need()) + ",\"pass\":"
-                    + (t.measured().isEmpty() ? "null" : Boolean.toString(t.pass())) + "}");
+            TransportReport.printTarget("rpc", t, out);
         }
         for (RpcBench.Result r : run.results()) {
             if (!r.ok()) {
                 out.println("{\"suite\":\"rpc\",\"failed\":" + quote(r.id()) + ",\"error\":" + quote(r.error()) + "}");
             }
         }
-    }
-
-    private static String num(double v) {
-        return Double.isFinite(v) ? String.format(Locale.ROOT, "%.3f", v) : "null";
     }
 }

@@ -21,7 +21,7 @@ import java.util.Locale;
  * Figures 3 and 6: (a) round-trip p50 against message size, log-log, one line per contender and
  * medium; (b) one-way streaming bandwidth against message size, log size, linear MB/s.
  */
-final class TransportPlot {
+public final class TransportPlot {
     private TransportPlot() {}
 
     private static final int W = 1400;
@@ -52,16 +52,8 @@ final class TransportPlot {
             }
         }
         BufferedImage img = new BufferedImage(W, H, BufferedImage.TYPE_INT_RGB);
-        Graphics2D g = img.createGraphics();
+        Graphics2D g = canvas(img, "Verbatim transport benchmark", run.mode());
         try {
-            g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
-            g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
-            g.setColor(Color.WHITE);
-            g.fillRect(0, 0, W, H);
-            g.setColor(Color.BLACK);
-            g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 17));
-            g.drawString(String.format(Locale.ROOT, "Verbatim transport benchmark (%s run, %d CPUs, JDK %s)",
-                    run.mode(), Runtime.getRuntime().availableProcessors(), Runtime.version().feature()), 30, 28);
             List<String> names = new ArrayList<>();
             rtt.forEach(s -> names.add(s.label()));
             bw.forEach(s -> {
@@ -76,6 +68,25 @@ final class TransportPlot {
         } finally {
             g.dispose();
         }
+        save(img, file);
+    }
+
+    /** A white, anti-aliased canvas with the figure's title ({@code title (mode run, CPUs, JDK)}). */
+    public static Graphics2D canvas(BufferedImage img, String title, String mode) {
+        Graphics2D g = img.createGraphics();
+        g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
+        g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
+        g.setColor(Color.WHITE);
+        g.fillRect(0, 0, img.getWidth(), img.getHeight());
+        g.setColor(Color.BLACK);
+        g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 17));
+        g.drawString(String.format(Locale.ROOT, "%s (%s run, %d CPUs, JDK %s)", title, mode,
+                Runtime.getRuntime().availableProcessors(), Runtime.version().feature()), 30, 28);
+        return g;
+    }
+
+    /** Writes {@code img} as a PNG at {@code file}, creating its directory. */
+    public static void save(BufferedImage img, Path file) throws IOException {
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null) {
             Files.createDirectories(parent);
@@ -248,7 +259,7 @@ final class TransportPlot {
         return String.format(Locale.ROOT, "%.0f B", bytes);
     }
 
-    static String timeLabel(double ns) {
+    public static String timeLabel(double ns) {
         if (ns >= 1e6) {
             return String.format(Locale.ROOT, "%.0f ms", ns / 1e6);
         }

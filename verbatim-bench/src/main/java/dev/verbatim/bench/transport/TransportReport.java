@@ -308,21 +308,10 @@ public final class TransportReport {
 
     static void printJson(TransportBench.Run run, PrintStream out) {
         for (Case c : allCases(run)) {
-            StringJoiner r = new StringJoiner(",", "{", "}");
-            c.results().forEach((k, v) -> r.add(quote(k) + ":" + num(v)));
-            StringJoiner q = new StringJoiner(",", "{", "}");
-            c.ratios().forEach((k, v) -> q.add(quote(k) + ":" + String.format(Locale.ROOT, "%.3f", v)));
-            StringJoiner cpu = new StringJoiner(",", "{", "}");
-            c.cpu().forEach((k, v) -> cpu.add(quote(k) + ":" + String.format(Locale.ROOT, "%.3f", v)));
-            out.println("{\"suite\":\"transport\",\"case\":" + quote(c.name()) + ",\"unit\":" + quote(c.unit())
-                    + ",\"results\":" + r + ",\"ratios\":" + q + (c.cpu().isEmpty() ? "" : ",\"cpu\":" + cpu)
-                    + ",\"mode\":" + quote(run.mode()) + "}");
+            printCase("transport", c, run.mode(), out);
         }
         for (Target t : targets(run)) {
-            out.println("{\"suite\":\"transport\",\"target\":" + quote(t.what()) + ",\"measured\":"
-                    + t.measured().map(x -> String.format(Locale.ROOT, "%.3f", x)).orElse("null")
-                    + ",\"need\":" + quote(t.need()) + ",\"pass\":"
-                    + (t.measured().isEmpty() ? "null" : Boolean.toString(t.pass())) + "}");
+            printTarget("transport", t, out);
         }
         for (var r : run.rtt()) {
             if (!r.ok()) {
@@ -336,6 +325,27 @@ public final class TransportReport {
                         + ",\"figure\":\"bw\",\"error\":" + quote(r.error()) + "}");
             }
         }
+    }
+
+    /** One case as a JSON line of suite {@code suite} (the format every bench suite prints). */
+    public static void printCase(String suite, Case c, String mode, PrintStream out) {
+        StringJoiner r = new StringJoiner(",", "{", "}");
+        c.results().forEach((k, v) -> r.add(quote(k) + ":" + num(v)));
+        StringJoiner q = new StringJoiner(",", "{", "}");
+        c.ratios().forEach((k, v) -> q.add(quote(k) + ":" + String.format(Locale.ROOT, "%.3f", v)));
+        StringJoiner cpu = new StringJoiner(",", "{", "}");
+        c.cpu().forEach((k, v) -> cpu.add(quote(k) + ":" + String.format(Locale.ROOT, "%.3f", v)));
+        out.println("{\"suite\":" + quote(suite) + ",\"case\":" + quote(c.name()) + ",\"unit\":" + quote(c.unit())
+                + ",\"results\":" + r + ",\"ratios\":" + q + (c.cpu().isEmpty() ? "" : ",\"cpu\":" + cpu)
+                + ",\"mode\":" + quote(mode) + "}");
+    }
+
+    /** One target as a JSON line of suite {@code suite}. */
+    public static void printTarget(String suite, Target t, PrintStream out) {
+        out.println("{\"suite\":" + quote(suite) + ",\"target\":" + quote(t.what()) + ",\"measured\":"
+                + t.measured().map(x -> String.format(Locale.ROOT, "%.3f", x)).orElse("null")
+                + ",\"need\":" + quote(t.need()) + ",\"pass\":"
+                + (t.measured().isEmpty() ? "null" : Boolean.toString(t.pass())) + "}");
     }
 
     private static String num(double v) {
