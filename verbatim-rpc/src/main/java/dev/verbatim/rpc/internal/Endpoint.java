@@ -146,9 +146,8 @@ public final class Endpoint {
 
     /** Looks up a named export; returns a proxy of {@code iface}. */
     public Object lookup(String name, RemoteInterface ri, Duration timeout) {
-        RemoteInterface.MethodInfo lookup = LOOKUP_METHOD;
         long id = callIds.incrementAndGet();
-        Pending p = new Pending(this, id, lookup, System.nanoTime() + timeout.toNanos());
+        Pending p = new Pending(this, id, null, System.nanoTime() + timeout.toNanos());
         p.lookingUp = ri;
         pending.put(id, p);
         byte[] n = name.getBytes(StandardCharsets.UTF_8);
@@ -163,8 +162,6 @@ public final class Endpoint {
         int[] target = (int[]) await(p);
         return ProxyFactory.create(new Binding(this, ri, target[0], false, timeout, null));
     }
-
-    private static final RemoteInterface.MethodInfo LOOKUP_METHOD = null;
 
     /** Sends a call and waits for (or, for an asynchronous method, returns the future of) its reply. */
     Object call(Binding b, RemoteInterface.MethodInfo mi, Object[] args) throws Throwable {
@@ -563,7 +560,7 @@ public final class Endpoint {
                     Object v = count == 0 ? null : read(d, m, HEADER, p.method.result, p.method);
                     p.complete(v);
                 }
-                case LOOKUP_OK -> p.complete(checkLookup(m, p));
+                case LOOKUP_OK -> p.complete(new int[] {m.get(ValueLayout.JAVA_INT_UNALIGNED, TARGET)}); // the export id
                 case THROWN -> p.completeExceptionally(rebuild(m, p.method));
                 case FAIL, LOOKUP_FAIL -> {
                     int r = m.get(ValueLayout.JAVA_BYTE, FLAGS);
@@ -586,9 +583,7 @@ public final class Endpoint {
 
     /** The client's own signatures of the method ids the server reported missing. */
     private static String missing(MemorySegment m, long at, RemoteInterface ri) {
-        int n = m.get(ValueLayout.JAVA_INT_UNALIGNED, at + 4);
-        next(m, at);
-        long[] ids = m.asSlice(at + VALUE_HEADER, n & ~7L).toArray(ValueLayout.JAVA_LONG_UNALIGNED);
+        long[] ids = longs(m, at);
         StringBuilder b = new StringBuilder();
         for (long id : ids) {
             RemoteInterface.MethodInfo mi = ri.byId(id);
@@ -597,8 +592,11 @@ public final class Endpoint {
         return b.toString();
     }
 
-    private Object checkLookup(MemorySegment m, Pending p) {
-        return new int[] {m.get(ValueLayout.JAVA_INT_UNALIGNED, TARGET)};
+    /** A {@code BYTES} value at {@code at} read as u64s (method ids). */
+    private static long[] longs(MemorySegment m, long at) {
+        int n = m.get(ValueLayout.JAVA_INT_UNALIGNED, at + 4);
+        next(m, at); // bounds-checks the value against the message
+        return m.asSlice(at + VALUE_HEADER, n & ~7L).toArray(ValueLayout.JAVA_LONG_UNALIGNED);
     }
 
     private static String string(MemorySegment m, long at) {
@@ -770,9 +768,7 @@ public final class Endpoint {
         at = next(m, at);
         String iface = string(m, at);
         at = next(m, at);
-        int n = m.get(ValueLayout.JAVA_INT_UNALIGNED, at + 4);
-        next(m, at);
-        long[] ids = m.asSlice(at + VALUE_HEADER, n & ~7L).toArray(ValueLayout.JAVA_LONG_UNALIGNED);
+        long[] ids = longs(m, at);
         Exports.Export e = exports.byName(name);
         if (e == null) {
             fail(LOOKUP_FAIL, callId, Reason.NOT_FOUND, "nothing is exported as '" + clip(name) + "' at " + description);

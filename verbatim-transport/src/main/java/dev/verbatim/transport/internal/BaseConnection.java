@@ -262,9 +262,7 @@ public abstract class BaseConnection implements Connection {
 
     @Override
     public void send(MemorySegment src) {
-        if (src.byteSize() > maxMessageLength()) {
-            checkLength(src.byteSize());
-        }
+        checkLength(src.byteSize()); // before the int cast below
         int length = (int) src.byteSize();
         Claim c = claim(length);
         MemorySegment.copy(src, 0, c.segment(), 0, length);

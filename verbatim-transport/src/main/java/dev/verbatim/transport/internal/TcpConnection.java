@@ -134,7 +134,7 @@ public final class TcpConnection extends BaseConnection {
         }
         int k = takeRemoteFree();
         if (k < 0) {
-            pumpForCredits();
+            pumpIfFree();
             k = takeRemoteFree();
             if (k < 0) {
                 return false;
@@ -333,19 +333,7 @@ public final class TcpConnection extends BaseConnection {
             }
             throw new TransportException(Reason.TIMEOUT, what);
         }
-        if (pumpLock.tryLock()) { // read what the peer sends us meanwhile, so two writers never block each other
-            boolean deposited;
-            try {
-                deposited = pump();
-            } catch (ProtocolViolation v) {
-                throw protocolFailed(v);
-            } finally {
-                pumpLock.unlock();
-            }
-            if (deposited) {
-                readSelector.wakeup();
-            }
-        }
+        pumpIfFree(); // read what the peer sends us meanwhile, so two writers never block each other
         writeSelector.select(WAIT_SLICE_MS);
         writeSelector.selectedKeys().clear();
     }
@@ -399,7 +387,8 @@ public final class TcpConnection extends BaseConnection {
         }
     }
 
-    private void pumpForCredits() {
+    /** Reads the socket on the calling thread unless another thread is reading it (notices, data for the receiver). */
+    private void pumpIfFree() {
         if (pumpLock.tryLock()) {
             boolean deposited;
             try {
