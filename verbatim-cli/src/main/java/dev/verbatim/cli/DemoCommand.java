@@ -1,6 +1,6 @@
 package dev.verbatim.cli;
 
-import dev.verbatim.cli.demo.DemoApi;
+import dev.verbatim.bench.rpc.RmiLatency;
 import dev.verbatim.cli.demo.DemoApi.Book;
 import dev.verbatim.cli.demo.DemoApi.BookView;
 import dev.verbatim.cli.demo.DemoApi.Order;
@@ -16,14 +16,11 @@ import dev.verbatim.rpc.Node;
 import dev.verbatim.rpc.RemoteException;
 
 import java.io.BufferedReader;
-import java.io.ByteArrayInputStream;
 import java.io.InputStreamReader;
-import java.io.ObjectInputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -34,7 +31,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * calls it from this one through a plain Java interface, and checks every step: a null call, a
  * record by copy, an accessor-interface view of a large graph, a remote interface by reference with
  * callbacks, an exception crossing, an interface upgrade under a bound client, then a latency table
- * (Verbatim shm, Verbatim tcp, Java RMI on loopback). Exits non-zero if a step misbehaves.
+ * (Verbatim shm, Verbatim tcp, and Java RMI on loopback through the rpc bench's {@link RmiLatency}). Exits non-zero if a step misbehaves.
  * {@code --wire} runs the wire-format tour instead.
  */
 public final class DemoCommand {
@@ -71,7 +68,7 @@ public final class DemoCommand {
             String address = transport.equals("shm") ? shm : tcp;
             out.println("server: pid " + server.pid() + ", listening at " + shm + " and " + tcp + "\n");
             steps(client, address, out);
-            latency(client, shm, tcp, ready[3], out);
+            latency(client, shm, tcp, out);
         } catch (RuntimeException | Error e) {
             step(out, "the demo ran to its end", false, e.toString());
         } finally {
@@ -88,7 +85,7 @@ public final class DemoCommand {
 
     private static Process startServer(String name) throws Exception {
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> cmd = List.of(java, "--enable-native-access=ALL-UNNAMED", "-Djava.rmi.server.hostname=127.0.0.1",
+        List<String> cmd = List.of(java, "--enable-native-access=ALL-UNNAMED",
                 "-cp", System.getProperty("java.class.path"), DemoServer.class.getName(), "shm:" + name);
         return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     }
@@ -178,22 +175,13 @@ public final class DemoCommand {
         };
     }
 
-    private static void latency(Node client, String shm, String tcp, String rmiStub, PrintStream out) throws Exception {
+    private static void latency(Node client, String shm, String tcp, PrintStream out) throws Exception {
         Quotes overShm = client.lookup(shm, "quotes", Quotes.class);
         Quotes overTcp = client.lookup(tcp, "quotes", Quotes.class);
-        DemoApi.RmiPing rmi;
-        try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(Base64.getDecoder().decode(rmiStub)))) {
-            rmi = (DemoApi.RmiPing) in.readObject();
-        }
         long[] s = measure(overShm::ping, 20_000);
         long[] c = measure(overTcp::ping, 5_000);
-        long[] r = measure(() -> {
-            try {
-                rmi.ping();
-            } catch (java.rmi.RemoteException e) {
-                throw new RemoteException(RemoteException.Reason.CONNECTION, e.toString());
-            }
-        }, 3_000);
+        RmiLatency.Result rmi = RmiLatency.measure(3_000, 3_000); // its own server process, on loopback
+        long[] r = {(long) rmi.p50Nanos(), (long) rmi.p99Nanos()};
         out.println("\n7. null-call round trip on this host (after warm-up; ns):");
         out.printf("   %-28s %10s %10s%n", "", "p50", "p99");
         out.printf("   %-28s %10d %10d%n", "Verbatim shm", s[0], s[1]);

@@ -68,9 +68,4 @@ public final class DemoApi {
     public interface QuotesV2 extends Quotes {
         String version();
     }
-
-    /** The Java RMI twin of {@link Quotes#ping()}, for the latency table. */
-    public interface RmiPing extends java.rmi.Remote {
-        void ping() throws java.rmi.RemoteException;
-    }
 }

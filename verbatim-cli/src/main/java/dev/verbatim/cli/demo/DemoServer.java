@@ -10,15 +10,10 @@ import dev.verbatim.cli.demo.DemoApi.QuotesV2;
 import dev.verbatim.cli.demo.DemoApi.RejectedException;
 import dev.verbatim.rpc.Node;
 
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.ObjectOutputStream;
-import java.rmi.server.UnicastRemoteObject;
-import java.util.Base64;
 
 /**
- * The server process of the demo: exports {@code quotes} on {@code shm:NAME} and {@code tcp://:0},
- * plus a Java RMI twin for the latency table; prints {@code READY shmAddress tcpAddress rmiStub} and
+ * The server process of the demo: exports {@code quotes} on {@code shm:NAME} and {@code tcp://:0};
+ * prints {@code READY shmAddress tcpAddress} and
  * runs until its standard input closes (so it never outlives the demo).
  */
 public final class DemoServer {
@@ -79,33 +74,16 @@ public final class DemoServer {
         }
     }
 
-    static final class RmiPingImpl implements DemoApi.RmiPing {
-        @Override
-        public void ping() {
-        }
-    }
-
     public static void main(String[] args) throws Exception {
         String shm = args[0];
         try (Node node = Node.listen(shm, "tcp://:0")) {
             node.export("quotes", Quotes.class, new QuotesImpl(node, false));
-            RmiPingImpl rmi = new RmiPingImpl();
-            java.rmi.Remote stub = UnicastRemoteObject.exportObject(rmi, 0);
-            System.out.println("READY " + node.addresses().get(0) + " " + node.addresses().get(1) + " " + encode(stub));
+            System.out.println("READY " + node.addresses().get(0) + " " + node.addresses().get(1));
             System.out.flush();
             while (System.in.read() >= 0) {
                 // until the demo closes our standard input (or dies)
             }
-            UnicastRemoteObject.unexportObject(rmi, true);
         }
         System.exit(0);
-    }
-
-    private static String encode(Object stub) throws IOException {
-        ByteArrayOutputStream b = new ByteArrayOutputStream();
-        try (ObjectOutputStream o = new ObjectOutputStream(b)) {
-            o.writeObject(stub);
-        }
-        return Base64.getEncoder().encodeToString(b.toByteArray());
     }
 }
