@@ -39,8 +39,33 @@ public final class Api {
         int add(int x);
     }
 
+    /** A callback reporting the thread it runs on. */
+    public interface Probe extends Remote {
+        long threadId();
+    }
+
+    /** A callback with an asynchronous method. */
+    public interface AsyncProbe extends Remote {
+        CompletableFuture<Integer> twiceLater(int x);
+    }
+
     public interface Calc {
         void nothing();
+
+        /** Calls {@code p} asynchronously and blocks on the future (on the thread running this call). */
+        int joinOnCallBack(AsyncProbe p, int x);
+
+        /** Calls {@code p} back from within this call (a nested call of the caller's chain). */
+        long threadOfCallBack(Probe p);
+
+        /** Calls {@code p} from another server thread (an unrelated call) while this call waits for it. */
+        long threadOfUnrelatedCall(Probe p);
+
+        /** Sleeps, then returns a new counter by reference. */
+        Counter slowCounter(long millis);
+
+        /** The total quantity of a book, computed later on another thread from the view. */
+        CompletableFuture<Long> totalLater(BookView book, long millis);
 
         int add4(int a, int b, int c, int d);
 
@@ -78,6 +103,47 @@ public final class Api {
 
     public static class CalcImpl implements Calc2 {
         public volatile int version = 2;
+        /** The counter the last {@link #same} call received. */
+        public volatile Counter lastSame;
+
+        @Override
+        public long threadOfCallBack(Probe p) {
+            return p.threadId();
+        }
+
+        @Override
+        public long threadOfUnrelatedCall(Probe p) {
+            long[] r = {-1};
+            Thread t = Thread.ofPlatform().start(() -> r[0] = p.threadId());
+            try {
+                t.join(30_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return r[0];
+        }
+
+        @Override
+        public int joinOnCallBack(AsyncProbe p, int x) {
+            return p.twiceLater(x).join();
+        }
+
+        @Override
+        public Counter slowCounter(long millis) {
+            sleep(millis);
+            return new CounterImpl();
+        }
+
+        /** What {@link #totalLater} waits for before it reads its view. */
+        public volatile CompletableFuture<Void> gate = CompletableFuture.completedFuture(null);
+
+        @Override
+        public CompletableFuture<Long> totalLater(BookView book, long millis) {
+            return gate.thenApplyAsync(v -> {
+                sleep(millis);
+                return totalQuantity(book);
+            });
+        }
 
         public CalcImpl() {
         }
@@ -139,6 +205,7 @@ public final class Api {
 
         @Override
         public Counter same(Counter c) {
+            lastSame = c;
             return c;
         }
 

@@ -72,17 +72,20 @@ abstract class RpcContract {
             orders.add(new Order(i, "S" + i, i % 17));
             expected += i % 17;
         }
-        Book book = new Book("XNYS", orders);
-        assertEquals(expected, calc.totalQuantity(new Api.BookView() {
+        assertEquals(expected, calc.totalQuantity(view(new Book("XNYS", orders))));
+    }
+
+    /** A book as its accessor interface (what a sender holding records passes to a view parameter). */
+    static Api.BookView view(Book book) {
+        List<Api.OrderView> orders = book.orders().stream().<Api.OrderView>map(o -> new Api.OrderView() {
+            public long id() { return o.id(); }
+            public CharSequence symbol() { return o.symbol(); }
+            public int quantity() { return o.quantity(); }
+        }).toList();
+        return new Api.BookView() {
             public CharSequence venue() { return book.venue(); }
-            public List<Api.OrderView> orders() {
-                return book.orders().stream().<Api.OrderView>map(o -> new Api.OrderView() {
-                    public long id() { return o.id(); }
-                    public CharSequence symbol() { return o.symbol(); }
-                    public int quantity() { return o.quantity(); }
-                }).toList();
-            }
-        }));
+            public List<Api.OrderView> orders() { return orders; }
+        };
     }
 
     @Test
@@ -259,5 +262,96 @@ abstract class RpcContract {
         RemoteException e = assertThrows(RemoteException.class, () -> calc.add4(1, 2, 3, 4));
         assertTrue(e.reason() == RemoteException.Reason.CONNECTION || e.reason() == RemoteException.Reason.NOT_SENT,
                 e.getMessage());
+    }
+
+    @Test
+    void aNestedCallRunsOnTheWaitingCallersThreadEvenWhenAnotherThreadReads() throws Exception {
+        Object lock = new Object();
+        Api.Probe probe = () -> {
+            synchronized (lock) { // held by the caller: a local call would re-enter it, so must this one
+                return Thread.currentThread().threadId();
+            }
+        };
+        // another thread of this process waits in a long call (run on a virtual thread at the server, so
+        // the server's dispatcher stays free): it leads the reading, so it reads the nested call below
+        server.export("slow", Calc.class, impl, ExportOptions.VIRTUAL_THREADS);
+        Calc slow = client.lookup(server.addresses().getFirst(), "slow", Calc.class);
+        CompletableFuture<Void> reader = CompletableFuture.runAsync(() -> slow.sleep(1500));
+        Thread.sleep(300);
+        long caller;
+        long ran;
+        synchronized (lock) {
+            caller = Thread.currentThread().threadId();
+            ran = calc.threadOfCallBack(probe);
+        }
+        assertEquals(caller, ran, "the callback of this thread's call ran on this thread (J-RPC's delegate threads)");
+        reader.get(10, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
+    @Test
+    void anUnrelatedCallNeverRunsOnAWaitingCaller() {
+        Api.Probe probe = () -> Thread.currentThread().threadId();
+        for (int i = 0; i < 3; i++) {
+            long ran = calc.threadOfUnrelatedCall(probe); // this thread waits, and reads, while the call comes
+            assertTrue(ran != -1, "the unrelated call ran");
+            assertTrue(ran != Thread.currentThread().threadId(), "an unrelated call did not run on the waiting caller");
+        }
+    }
+
+    @Test
+    void aNamedExportsProxyPassedBackIsTheOriginal() {
+        CounterImpl original = new CounterImpl();
+        server.export("counter", Counter.class, original);
+        Counter proxy = client.lookup(server.addresses().getFirst(), "counter", Counter.class);
+        calc.same(proxy);
+        assertSame(original, impl.lastSame, "the exporter received its own object, not a proxy of a proxy");
+        assertEquals(0, client.exportedObjects(), "nothing of the client's was exported for it");
+    }
+
+    @Test
+    void aLateReplyGivesBackTheReferencesItCarried() throws Exception {
+        Calc quick = Node.withTimeout(calc, Duration.ofMillis(100));
+        assertEquals(RemoteException.Reason.TIMEOUT,
+                assertThrows(RemoteException.class, () -> quick.slowCounter(400)).reason());
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        boolean passed = false;
+        while (System.nanoTime() < deadline) {
+            calc.nothing(); // reads the late reply
+            if (passed && server.exportedObjects() == 0) {
+                break;
+            }
+            passed |= server.exportedObjects() > 0 || System.nanoTime() > deadline - 9_000_000_000L;
+            Thread.sleep(20);
+        }
+        assertEquals(0, server.exportedObjects(), "the counter in the dropped reply was released");
+    }
+
+    @Test
+    void anAsynchronousMethodReadsItsViewUntilItsFutureCompletes() throws Exception {
+        List<Order> orders = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            orders.add(new Order(i, "S" + i, i + 1));
+        }
+        long expected = 200 * 201 / 2;
+        impl.gate = new CompletableFuture<>();
+        CompletableFuture<Long> later = calc.totalLater(view(new Book("XNAS", orders)), 0);
+        List<Order> other = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            other.add(new Order(i, "T" + i, 1000));
+        }
+        for (int i = 0; i < 2000; i++) { // traffic that would reuse the call's receive area were it given back
+            calc.totalQuantity(view(new Book("OTHR", other)));
+        }
+        impl.gate.complete(null); // only now does the method read its view
+        assertEquals(expected, later.get(20, java.util.concurrent.TimeUnit.SECONDS));
+    }
+
+    @Test
+    void aCallMayBlockOnAnAsynchronousCallOfItsOwn() {
+        Api.AsyncProbe probe = x -> CompletableFuture.completedFuture(2 * x);
+        for (int i = 0; i < 20; i++) {
+            assertEquals(2 * i, calc.joinOnCallBack(probe, i),
+                    "the server's dispatcher, blocked on the future, read the reply itself");
+        }
     }
 }

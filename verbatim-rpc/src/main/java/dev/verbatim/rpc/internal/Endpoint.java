@@ -19,6 +19,7 @@ import java.lang.ref.Cleaner;
 import java.lang.ref.WeakReference;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -27,6 +28,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -41,17 +44,29 @@ import static dev.verbatim.rpc.internal.RpcDescriptor.*;
  *
  * <p>Sending is serialised by {@code sendLock}: arguments are marshalled straight into space claimed
  * in the peer's receive area. Receiving is leader/follower: a caller waiting for its reply takes
- * {@code recvLock} if free and polls the connection itself, completing other callers' replies and
- * running incoming calls (a nested call from the peer runs on the thread that waits for it: J-RPC's
- * delegate threads); a caller that finds the lock taken waits for the leader to complete it. A
- * dispatcher thread polls when nobody else does, on servers and on clients with callbacks or
- * asynchronous calls. Calls arriving run inline on the polling thread, or on a virtual thread when
- * the export asks for it.
+ * {@code recvLock} if free and polls the connection itself, completing other callers' replies; a
+ * caller that finds the lock taken waits for the leader to complete it. A dispatcher thread polls
+ * when nobody else does, on servers and on clients with callbacks or asynchronous calls.
+ *
+ * <p>Incoming calls carry their call chain ({@link RpcDescriptor#CHAIN}): one nested in a chain a
+ * caller of ours waits in runs on that caller (J-RPC's delegate threads; handed to it when another
+ * thread read it); any other runs on a virtual thread when the export asks, else on the dispatcher
+ * (inline when it is the reader, else queued to it in arrival order), never on an unrelated waiting
+ * caller. A thread running a call inline gives {@code recvLock} away for the call's duration and takes
+ * it back only if still free (else it leaves the transport's poll by {@link Yield}); a leader steps
+ * down when another thread queues for the lock. See docs/rpc.md §4.
  */
 public final class Endpoint {
     private static final Cleaner CLEANER = Cleaner.create();
     private static final int MAX_OUTSTANDING = 4096;
     private static final int MAX_VIRTUAL_CALLS = 1024;
+    private static final int MAX_ASYNC_CALLS = 4096;
+    private static final long PEEK_NANOS = 100_000;
+    /** How long a leader sleeps in the transport before it looks whether it should step down. */
+    private static final long LEAD_WAIT_NANOS = 5_000_000;
+    /** The chain of the incoming call this thread is running (0: none); its outgoing calls carry it. */
+    private static final ThreadLocal<long[]> CURRENT_CHAIN = ThreadLocal.withInitial(() -> new long[1]);
+    private static final java.security.SecureRandom SEEDS = new java.security.SecureRandom();
     private static final long SPIN_NANOS = 20_000;
     private static final long STEP_ASIDE_NANOS = 2_000_000;
     private static final long DISPATCH_SPIN_NANOS = 200_000;
@@ -73,6 +88,11 @@ public final class Endpoint {
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
     private final AtomicLong callIds = new AtomicLong();
     private final Semaphore virtualCalls = new Semaphore(MAX_VIRTUAL_CALLS);
+    private final AtomicInteger asyncCalls = new AtomicInteger();
+    /** Top-level chains are this plus the call id: unique with overwhelming probability across processes. */
+    private final long chainSalt = SEEDS.nextLong();
+    /** Incoming calls another reading thread handed to the dispatcher, run in arrival order. */
+    private final ConcurrentLinkedQueue<Runnable> queued = new ConcurrentLinkedQueue<>();
 
     // objects this side exported implicitly on this connection (passed by reference)
     private final Map<Integer, Local> locals = new HashMap<>();
@@ -89,6 +109,26 @@ public final class Endpoint {
     private volatile Thread dispatcher;
     private final DeliveryHandler handler = this::onDelivery;
 
+    /**
+     * Thrown out of a transport poll by a thread that gave the read lock away while it ran an
+     * incoming call and found it taken when the call ended: it stops reading (the new holder reads
+     * on). Caught where the lock was taken; never escapes the endpoint.
+     */
+    private static final class Yield extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        static final Yield INSTANCE = new Yield();
+
+        private Yield() {
+            super("the read lock passed to another thread", null, false, false);
+        }
+    }
+
+    private void unlockIfHeld() {
+        if (recvLock.isHeldByCurrentThread()) {
+            recvLock.unlock();
+        }
+    }
+
     /** An object passed by reference from this side. */
     private record Local(int id, Object impl, RemoteInterface remote, AtomicInteger references) {}
 
@@ -98,15 +138,80 @@ public final class Endpoint {
         final long deadline;
         final Endpoint endpoint;
         final long id;
+        /** The call chain the call belongs to (0 for a lookup). */
+        final long chain;
+        /** The thread waiting for the reply (null for an asynchronous call): nested calls of its chain run on it. */
+        final Thread caller;
         /** For a lookup: the interface looked up (to name what the server lacks). */
         RemoteInterface lookingUp;
         volatile Thread waiter;
+        /** Nested calls of this chain read by another thread, for {@link #caller} to run. */
+        private ArrayDeque<Runnable> inbox;
+        private boolean inboxClosed;
+        volatile boolean hasTasks;
 
-        Pending(Endpoint endpoint, long id, RemoteInterface.MethodInfo method, long deadline) {
+        Pending(Endpoint endpoint, long id, RemoteInterface.MethodInfo method, long deadline, long chain, Thread caller) {
             this.endpoint = endpoint;
             this.id = id;
             this.method = method;
             this.deadline = deadline;
+            this.chain = chain;
+            this.caller = caller;
+        }
+
+        // A thread blocking on an asynchronous call's future reads the connection meanwhile: the
+        // reply must not depend on the dispatcher being free (it may be the very thread blocking).
+
+        @Override
+        public Object join() {
+            if (!isDone() && caller == null) {
+                endpoint.help(this, deadline);
+            }
+            return super.join();
+        }
+
+        @Override
+        public Object get() throws InterruptedException, java.util.concurrent.ExecutionException {
+            if (!isDone() && caller == null) {
+                endpoint.help(this, deadline);
+            }
+            return super.get();
+        }
+
+        @Override
+        public Object get(long timeout, TimeUnit unit) throws InterruptedException, java.util.concurrent.ExecutionException,
+                java.util.concurrent.TimeoutException {
+            long until = System.nanoTime() + unit.toNanos(timeout);
+            if (!isDone() && caller == null) {
+                endpoint.help(this, deadline - until < 0 ? deadline : until);
+            }
+            return super.get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
+        }
+
+        /** Hands a nested call to the waiting caller; false once it stopped waiting. */
+        boolean offer(Runnable task) {
+            synchronized (this) {
+                if (inboxClosed) {
+                    return false;
+                }
+                if (inbox == null) {
+                    inbox = new ArrayDeque<>();
+                }
+                inbox.add(task);
+                hasTasks = true;
+            }
+            LockSupport.unpark(caller);
+            return true;
+        }
+
+        /** The next handed-over call; with {@code close}, no more are accepted. */
+        Runnable nextTask(boolean close) {
+            synchronized (this) {
+                inboxClosed |= close;
+                Runnable t = inbox == null ? null : inbox.poll();
+                hasTasks = inbox != null && !inbox.isEmpty();
+                return t;
+            }
         }
 
         @Override
@@ -147,7 +252,7 @@ public final class Endpoint {
     /** Looks up a named export; returns a proxy of {@code iface}. */
     public Object lookup(String name, RemoteInterface ri, Duration timeout) {
         long id = callIds.incrementAndGet();
-        Pending p = new Pending(this, id, null, System.nanoTime() + timeout.toNanos());
+        Pending p = new Pending(this, id, null, System.nanoTime() + timeout.toNanos(), 0, null);
         p.lookingUp = ri;
         pending.put(id, p);
         byte[] n = name.getBytes(StandardCharsets.UTF_8);
@@ -172,7 +277,11 @@ public final class Endpoint {
             throw new RemoteException(Reason.OVERLOADED, MAX_OUTSTANDING + " calls are already outstanding on " + description);
         }
         long id = callIds.incrementAndGet();
-        Pending p = new Pending(this, id, mi, System.nanoTime() + b.timeoutNanos);
+        long chain = CURRENT_CHAIN.get()[0]; // inside an incoming call: its chain; else a new one
+        if (chain == 0) {
+            chain = chainSalt + id == 0 ? 1 : chainSalt + id;
+        }
+        Pending p = new Pending(this, id, mi, System.nanoTime() + b.timeoutNanos, chain, mi.async ? null : Thread.currentThread());
         pending.put(id, p);
         sendCall(b, mi, args, id, p);
         if (mi.async) {
@@ -199,14 +308,22 @@ public final class Endpoint {
                 cancelInterrupted(p);
                 break;
             }
+            if (p.hasTasks) { // nested calls of this caller's chain, read by another thread: run here
+                runTasks(p, false);
+                continue;
+            }
             if (recvLock.tryLock()) {
                 try {
-                    lead(p);
+                    lead(p, p.deadline);
+                } catch (Yield y) {
+                    // the lock went to another reader while this thread ran a nested call
                 } finally {
-                    recvLock.unlock();
+                    unlockIfHeld();
                 }
-                handOver();
-                break;
+                if (p.isDone()) {
+                    handOver();
+                }
+                continue;
             }
             long now = System.nanoTime();
             if (now - p.deadline >= 0) {
@@ -222,6 +339,7 @@ public final class Endpoint {
                 }
             }
         }
+        runTasks(p, true);
         try {
             return p.join();
         } catch (java.util.concurrent.CompletionException e) {
@@ -232,6 +350,34 @@ public final class Endpoint {
             throw sneaky(c);
         } catch (java.util.concurrent.CancellationException e) {
             throw new RemoteException(Reason.CANCELLED, "the call was cancelled");
+        }
+    }
+
+    /** Reads the connection for an asynchronous call's future until it completes or {@code until} passes. */
+    void help(Pending p, long until) {
+        while (!p.isDone() && !closed && System.nanoTime() - until < 0 && !Thread.currentThread().isInterrupted()) {
+            if (recvLock.tryLock()) {
+                try {
+                    lead(p, until);
+                } catch (Yield y) {
+                    // gave the lock away during a call
+                } finally {
+                    unlockIfHeld();
+                }
+                continue;
+            }
+            p.waiter = Thread.currentThread();
+            long left = until - System.nanoTime();
+            if (!p.isDone() && left > 0) {
+                LockSupport.parkNanos(Math.min(left, 200_000));
+            }
+        }
+    }
+
+    /** Runs the nested calls handed to {@code p}'s caller; {@code close}: it stops waiting, take no more. */
+    private static void runTasks(Pending p, boolean close) {
+        for (Runnable t = p.nextTask(close); t != null; t = p.nextTask(close)) {
+            t.run();
         }
     }
 
@@ -248,10 +394,14 @@ public final class Endpoint {
         }
     }
 
-    /** As the leader: polls the connection until {@code p} completes or times out. */
-    private void lead(Pending p) {
+    /**
+     * As the leader: polls the connection until {@code p} completes, times out ({@code p}'s deadline),
+     * {@code until} passes, nested calls were handed to its caller, or another thread waits for the
+     * lock (a reader taking back the lock it gave away while it ran a call).
+     */
+    private void lead(Pending p, long until) {
         long spinUntil = System.nanoTime() + SPIN_NANOS;
-        while (!p.isDone()) {
+        while (!p.isDone() && !p.hasTasks && !recvLock.hasQueuedThreads()) {
             if (Thread.currentThread().isInterrupted()) {
                 cancelInterrupted(p);
                 return;
@@ -271,12 +421,15 @@ public final class Endpoint {
                 timeOut(p);
                 return;
             }
+            if (now - until >= 0) {
+                return;
+            }
             if (now - spinUntil < 0) {
                 Thread.onSpinWait();
                 continue;
             }
             try {
-                Delivery d = connection.take(Duration.ofNanos(Math.min(p.deadline - now, 50_000_000)));
+                Delivery d = connection.take(Duration.ofNanos(Math.min(until - now, LEAD_WAIT_NANOS)));
                 if (d != null && !handle(d, true)) {
                     d.release();
                 }
@@ -314,6 +467,11 @@ public final class Endpoint {
 
     private void send(int kind, int flags, int count, int target, long callId, long method, long bodyBytes, Body body,
                       Pending failIfNotSent) {
+        send(kind, flags, count, target, callId, method, 0, bodyBytes, body, failIfNotSent);
+    }
+
+    private void send(int kind, int flags, int count, int target, long callId, long method, long chain, long bodyBytes,
+                      Body body, Pending failIfNotSent) {
         long total = HEADER + bodyBytes;
         if (total > connection.maxMessageLength()) {
             throw new RemoteException(Reason.ARGUMENT, "a message of " + total + " bytes exceeds the connection's maximum of "
@@ -329,7 +487,7 @@ public final class Endpoint {
             s.set(ValueLayout.JAVA_INT_UNALIGNED, TARGET, target);
             s.set(ValueLayout.JAVA_LONG_UNALIGNED, CALL_ID, callId);
             s.set(ValueLayout.JAVA_LONG_UNALIGNED, METHOD, method);
-            s.set(ValueLayout.JAVA_LONG_UNALIGNED, 24, 0L);
+            s.set(ValueLayout.JAVA_LONG_UNALIGNED, CHAIN, chain);
             try {
                 body.write(s, HEADER);
             } catch (RuntimeException | Error e) {
@@ -373,7 +531,7 @@ public final class Endpoint {
                 plan[i] = plan(mi.params[i], args[i], mi);
                 body += span(plan[i].payload);
             }
-            send(CALL, b.toObject ? TO_OBJECT : 0, plan.length, b.target, id, mi.id, body, (s, at) -> {
+            send(CALL, b.toObject ? TO_OBJECT : 0, plan.length, b.target, id, mi.id, p.chain, body, (s, at) -> {
                 for (Planned v : plan) {
                     at = put(s, at, v);
                 }
@@ -491,8 +649,8 @@ public final class Endpoint {
     private long remoteRef(Object v, Class<?> iface) {
         if (v instanceof ProxyObject po) {
             Binding pb = po.verbatimBinding();
-            if (pb.endpoint == this && pb.toObject) {
-                return (1L << 32) | (pb.target & 0xFFFF_FFFFL); // back to its exporter: it arrives as the original
+            if (pb.endpoint == this) { // back to its exporter: it arrives as the original
+                return ((long) (pb.toObject ? SIDE_RECEIVER_OBJECT : SIDE_RECEIVER_EXPORT) << 32) | (pb.target & 0xFFFF_FFFFL);
             }
         }
         synchronized (locals) {
@@ -537,6 +695,8 @@ public final class Endpoint {
                         m.get(ValueLayout.JAVA_LONG_UNALIGNED, CALL_ID));
                 default -> protocol("an unknown message kind " + kind);
             }
+        } catch (Yield y) {
+            throw y;
         } catch (RuntimeException e) {
             protocol("a message that could not be handled: " + e);
         }
@@ -551,7 +711,10 @@ public final class Endpoint {
         long id = m.get(ValueLayout.JAVA_LONG_UNALIGNED, CALL_ID);
         Pending p = pending.remove(id);
         if (p == null) {
-            return; // timed out or cancelled: the late reply is dropped
+            if (kind == REPLY) {
+                releaseUnread(m); // timed out or cancelled: the late reply is dropped, and what it refers to given back
+            }
+            return;
         }
         try {
             switch (kind) {
@@ -693,7 +856,16 @@ public final class Endpoint {
 
     /** A remote reference arriving: our own object coming back, or a proxy of one of the peer's. */
     private Object resolve(int id, int side, Class<?> iface) {
-        if (side == 1) {
+        if (side == SIDE_RECEIVER_EXPORT) {
+            Exports.Export e = exports.byId(id);
+            Object impl = e == null ? null : e.bound.impl();
+            if (impl == null || !iface.isInstance(impl)) {
+                throw new IllegalArgumentException("a reference to export #" + id + ", which this side does not export as "
+                        + iface.getName());
+            }
+            return impl;
+        }
+        if (side == SIDE_RECEIVER_OBJECT) {
             Local l;
             synchronized (locals) {
                 l = locals.get(id);
@@ -703,6 +875,9 @@ public final class Endpoint {
                         + iface.getName());
             }
             return l.impl;
+        }
+        if (side != SIDE_SENDER) {
+            throw new IllegalArgumentException("a reference of unknown side " + side);
         }
         WeakReference<Object> ref = imported.get(id);
         Object proxy = ref == null ? null : ref.get();
@@ -846,46 +1021,138 @@ public final class Endpoint {
             protocol("a call of " + mi.signature + " with " + count + " arguments");
             return false;
         }
-        if (!virtual) {
+        if (mi.async && asyncCalls.get() >= MAX_ASYNC_CALLS) {
+            releaseUnread(m);
+            fail(FAIL, callId, Reason.OVERLOADED, MAX_ASYNC_CALLS + " asynchronous calls are already running at " + description);
+            return false;
+        }
+        // Which thread runs it (J-RPC's delegate threads): a nested call of a chain one of our
+        // callers waits in runs on that caller (as a local call would: its monitors are re-entered,
+        // not deadlocked on); any other call never runs on a waiting caller, but on a virtual thread
+        // (if the export asks) or on the dispatcher, inline when the dispatcher is the one reading.
+        long chain = m.get(ValueLayout.JAVA_LONG_UNALIGNED, CHAIN);
+        Thread me = Thread.currentThread();
+        Pending delegate = chain == 0 || pending.isEmpty() ? null : waitingIn(chain);
+        boolean inline = delegate != null ? delegate.caller == me : !virtual && me == dispatcher && callers.get() == 0;
+        if (inline) {
             // views and segments read the message during the call: retained, so that a nested call
             // polling the connection cannot free its area (other arguments are decoded first)
             Delivery kept = owned || !mi.inPlace ? d : d.retain();
+            boolean keep = false;
+            // the read lock is given away while the call runs, so that what it waits for (a call of
+            // another thread of this process, say) can be read; taken back after, if still free
+            boolean reading = recvLock.isHeldByCurrentThread();
+            if (reading) {
+                recvLock.unlock();
+            }
             try {
-                run(kept, m, callId, ri, mi, impl);
+                keep = run(kept, m, callId, chain, ri, mi, impl);
             } finally {
-                if (kept != d) {
+                if (kept != d && !keep) {
                     kept.release();
                 }
             }
-            return false;
-        }
-        Delivery kept = owned ? d : d.retain(); // the arguments stay readable on the virtual thread
-        if (!virtualCalls.tryAcquire()) {
-            try {
-                virtualCalls.acquire(); // back-pressure: the dispatcher stops reading
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                if (!owned) {
-                    kept.release();
+            if (reading && !recvLock.tryLock()) {
+                if (owned && !keep) {
+                    releaseQuietly(d);
                 }
-                return false;
+                throw Yield.INSTANCE; // out of the transport's poll: the new holder reads on
             }
+            return keep;
         }
+        Delivery kept = owned ? d : d.retain(); // the arguments stay readable on the thread that runs the call
         final RemoteInterface fri = ri;
         final Object fimpl = impl;
+        Runnable task = () -> {
+            boolean keep = false;
+            try {
+                keep = run(kept, kept.payload(), callId, chain, fri, mi, fimpl);
+            } catch (IllegalStateException closed) {
+                // the connection closed before the call ran: its caller learnt that already
+            } finally {
+                if (!keep) {
+                    releaseQuietly(kept);
+                }
+            }
+        };
+        if (delegate != null && delegate.offer(task)) {
+            return true;
+        }
+        if (virtual) {
+            if (virtualCalls.tryAcquire()) {
+                startVirtual(task);
+            } else {
+                // back-pressure: the dispatcher waits for a running call to end, outside the read
+                // lock, so that the running calls' own nested calls still get their replies
+                queue(() -> {
+                    if (acquireVirtual()) {
+                        startVirtual(task);
+                    } else {
+                        releaseQuietly(kept);
+                    }
+                });
+            }
+            return true;
+        }
+        queue(task);
+        return true;
+    }
+
+    /** A sync caller of this endpoint waiting in {@code chain}, if any. */
+    private Pending waitingIn(long chain) {
+        for (Pending p : pending.values()) {
+            if (p.chain == chain && p.caller != null && !p.isDone()) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    private void startVirtual(Runnable task) {
         Thread.ofVirtual().name("verbatim-rpc-call").start(() -> {
             try {
-                run(kept, kept.payload(), callId, fri, mi, fimpl);
+                task.run();
             } finally {
-                try {
-                    kept.release();
-                } catch (IllegalStateException ignored) {
-                    // the connection closed meanwhile
-                }
                 virtualCalls.release();
             }
         });
-        return true;
+    }
+
+    private boolean acquireVirtual() {
+        try {
+            while (!closed) {
+                if (virtualCalls.tryAcquire(100, TimeUnit.MILLISECONDS)) {
+                    return true;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return false;
+    }
+
+    /** Hands an incoming call to the dispatcher (read by a caller, which must not run it). */
+    private void queue(Runnable task) {
+        queued.add(task);
+        ensureDispatcher();
+        Thread t = dispatcher;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    private void runQueued() {
+        for (Runnable t = queued.poll(); t != null; t = queued.poll()) {
+            t.run();
+        }
+    }
+
+    private static void releaseQuietly(Delivery d) {
+        try {
+            d.release();
+        } catch (IllegalStateException ignored) {
+            // the connection closed meanwhile
+        }
     }
 
     /**
@@ -913,7 +1180,25 @@ public final class Endpoint {
         }
     }
 
-    private void run(Delivery d, MemorySegment m, long callId, RemoteInterface ri, RemoteInterface.MethodInfo mi, Object impl) {
+    /**
+     * Reads the arguments, runs the call (with its chain as this thread's, so nested calls carry it)
+     * and replies. Returns true when an asynchronous method still reads its in-place arguments:
+     * {@code d} is then released when its future completes, not by the caller.
+     */
+    private boolean run(Delivery d, MemorySegment m, long callId, long chain, RemoteInterface ri,
+                        RemoteInterface.MethodInfo mi, Object impl) {
+        long[] current = CURRENT_CHAIN.get();
+        long outer = current[0];
+        current[0] = chain;
+        try {
+            return runIn(d, m, callId, ri, mi, impl);
+        } finally {
+            current[0] = outer;
+        }
+    }
+
+    private boolean runIn(Delivery d, MemorySegment m, long callId, RemoteInterface ri, RemoteInterface.MethodInfo mi,
+                          Object impl) {
         Object[] args = new Object[mi.params.length];
         long at = HEADER;
         try {
@@ -929,26 +1214,38 @@ public final class Endpoint {
             } finally {
                 closeWith("the peer sent " + why);
             }
-            return;
+            return false;
         }
         Object result;
         try {
             result = Stubs.invoke(ri, mi.index, impl, args);
         } catch (Throwable t) {
             thrown(callId, t);
-            return;
+            return false;
         }
         if (mi.async && result instanceof CompletableFuture<?> f) {
+            // views and segments among the arguments stay valid until the future completes
+            boolean keep = mi.inPlace;
+            asyncCalls.incrementAndGet();
             f.whenComplete((v, t) -> {
-                if (t != null) {
-                    thrown(callId, t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t);
-                } else {
-                    replyValue(callId, mi, v);
+                try {
+                    if (t != null) {
+                        thrown(callId, t instanceof java.util.concurrent.CompletionException && t.getCause() != null
+                                ? t.getCause() : t);
+                    } else {
+                        replyValue(callId, mi, v);
+                    }
+                } finally {
+                    asyncCalls.decrementAndGet();
+                    if (keep) {
+                        releaseQuietly(d);
+                    }
                 }
             });
-            return;
+            return keep;
         }
         replyValue(callId, mi, result);
+        return false;
     }
 
     private void replyValue(long callId, RemoteInterface.MethodInfo mi, Object result) {
@@ -1111,10 +1408,26 @@ public final class Endpoint {
 
     private void dispatch() {
         while (!closed) {
+            runQueued();
             if (callers.get() > 0 || System.nanoTime() - lastCaller < STEP_ASIDE_NANOS) {
-                // callers are leading (they read replies and run incoming calls themselves): a thread
-                // hand-off per reply would cost a wake-up, so the dispatcher waits its turn
-                LockSupport.parkNanos(100_000);
+                // callers are leading (they read replies themselves; a thread hand-off per reply would
+                // cost a wake-up), so the dispatcher only glances at the connection now and then: a
+                // message nobody waits for (a callback, an asynchronous reply) still goes within ~0.1 ms,
+                // and calls a leading caller reads are handed here at once (see queue)
+                if (recvLock.tryLock()) {
+                    try {
+                        connection.poll(handler, 64);
+                    } catch (TransportException e) {
+                        closeWith(e.getMessage());
+                    } catch (Yield y) {
+                        // gave the lock away during a call
+                    } finally {
+                        unlockIfHeld();
+                    }
+                }
+                if (queued.isEmpty()) {
+                    LockSupport.parkNanos(PEEK_NANOS);
+                }
                 expireAsync();
                 continue;
             }
@@ -1126,31 +1439,30 @@ public final class Endpoint {
                 long spinUntil = System.nanoTime() + DISPATCH_SPIN_NANOS;
                 int n;
                 while ((n = connection.poll(handler, 64)) == 0 && System.nanoTime() - spinUntil < 0
-                        && callers.get() == 0) {
+                        && callers.get() == 0 && queued.isEmpty()) {
                     Thread.onSpinWait();
                 }
-                if (n == 0 && callers.get() == 0) {
+                if (n == 0 && callers.get() == 0 && queued.isEmpty()) {
                     Delivery d = connection.take(Duration.ofMillis(100));
                     if (d != null) {
                         if (!handle(d, true)) {
-                            try {
-                                d.release();
-                            } catch (IllegalStateException ignored) {
-                                // the connection closed meanwhile
-                            }
+                            releaseQuietly(d);
                         }
-                        while (connection.poll(handler, 64) > 0) {
+                        while (queued.isEmpty() && connection.poll(handler, 64) > 0) {
                             // drain what else has arrived
                         }
                     }
                 }
             } catch (TransportException e) {
                 closeWith(e.getMessage());
+            } catch (Yield y) {
+                // gave the lock away during a call; whoever holds it now reads
             } finally {
-                recvLock.unlock();
+                unlockIfHeld();
             }
             expireAsync();
         }
+        runQueued(); // calls still queued fail their replies quietly and give their deliveries back
     }
 
     private void expireAsync() {

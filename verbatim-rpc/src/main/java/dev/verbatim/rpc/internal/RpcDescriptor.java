@@ -6,14 +6,20 @@ package dev.verbatim.rpc.internal;
  *
  * <pre>
  *  0      1       2        4          8          16                 24          32
- *  | kind | flags | count  | target   | call id  | method id / arg  | reserved  | values ...
+ *  | kind | flags | count  | target   | call id  | method id / arg  | chain     | values ...
  * </pre>
+ *
+ * The chain (in a {@code CALL}; 0 elsewhere) names the call chain the call belongs to: a top-level
+ * call starts a new one, a call made while handling an incoming call carries that call's chain. A
+ * receiver runs an incoming call on its thread that waits in the same chain (J-RPC's delegate
+ * threads), and never on a thread waiting for an unrelated call.
  *
  * A value is {@code [u32 tag][u32 length][payload, padded to 8]}: {@code NULL}; {@code PRIM} (8
  * bytes); {@code WIRE} (a wire-format message: a graph by copy, or for an accessor interface a
  * view); {@code BYTES} (raw bytes: a {@code MemorySegment} argument, a string of the protocol);
  * {@code REGION} (u32: the index of a region written ahead of the message, a large array or
- * segment); {@code REMOTE} (u32 object id, u32 side: 0 the sender's object, 1 the receiver's own).
+ * segment); {@code REMOTE} (u32 object id, u32 side: 0 the sender's object, 1 the receiver's own object, 2 the
+ * receiver's named export, by export id).
  *
  * <ul>
  *   <li>{@code LOOKUP}: values name, interface name, then the method ids as one {@code BYTES}.</li>
@@ -39,6 +45,7 @@ public final class RpcDescriptor {
     public static final int TARGET = 4;
     public static final int CALL_ID = 8;
     public static final int METHOD = 16;
+    public static final int CHAIN = 24;
 
     public static final int LOOKUP = 1;
     public static final int LOOKUP_OK = 2;
@@ -59,6 +66,11 @@ public final class RpcDescriptor {
     public static final int T_REMOTE = 5;
 
     public static final int VALUE_HEADER = 8;
+
+    /** Sides of a {@code REMOTE} value. */
+    public static final int SIDE_SENDER = 0;
+    public static final int SIDE_RECEIVER_OBJECT = 1;
+    public static final int SIDE_RECEIVER_EXPORT = 2;
 
     /** Arrays and segments at least this large go as regions written ahead (J-RPC §4.4). */
     public static final int REGION_THRESHOLD = 8 * 1024;
