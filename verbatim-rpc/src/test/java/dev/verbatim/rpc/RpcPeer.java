@@ -20,7 +20,7 @@ public final class RpcPeer {
                 Api.Counter held = calc.counter(); // the server now exports an object for us
                 System.out.println("HOLDING " + held.add(1));
                 System.out.flush();
-                calc.sleep(120_000); // killed in the middle of this call
+                calc.sleep(args.length > 2 ? Long.parseLong(args[2]) : 120_000); // killed in the middle of this call
             }
             default -> throw new IllegalArgumentException(args[0]);
         }

@@ -1,5 +1,6 @@
 package dev.verbatim.rpc;
 
+import dev.verbatim.rpc.internal.RpcDescriptor;
 import dev.verbatim.transport.Claim;
 import dev.verbatim.transport.Connection;
 import dev.verbatim.transport.Transport;
@@ -94,11 +95,15 @@ class RpcProcessTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"shm", "tcp"})
-    void aClientKilledMidCallIsForgottenWithWhatItHeld(String transport) throws Exception {
+    @org.junit.jupiter.params.provider.CsvSource({"shm,virtual", "tcp,virtual", "shm,inline", "tcp,inline"})
+    void aClientKilledMidCallIsForgottenWithWhatItHeld(String transport, String dispatch) throws Exception {
         try (Node server = Node.listen(address(transport))) {
-            server.export("calc", Api.Calc.class, new Api.CalcImpl(), ExportOptions.VIRTUAL_THREADS);
-            Process client = start("hold", server.addresses().getFirst());
+            boolean virtual = dispatch.equals("virtual");
+            server.export("calc", Api.Calc.class, new Api.CalcImpl(),
+                    virtual ? ExportOptions.VIRTUAL_THREADS : ExportOptions.INLINE);
+            // inline, the dead client's call occupies the server's dispatcher until it ends (2 s): only
+            // then is the death read; on a virtual thread it is read at once
+            Process client = start("hold", server.addresses().getFirst(), virtual ? "120000" : "2000");
             try {
                 line(client, "HOLDING 1");
                 assertEquals(1, server.exportedObjects(), "the server exports a counter for the client");
@@ -144,6 +149,97 @@ class RpcProcessTest {
                 assertEquals(10, calc.add4(1, 2, 3, 4), "the other client keeps working");
             }
         }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void aCallWithUnreadableArgumentsIsAnsweredThenItsConnectionDropped(String transport) throws Exception {
+        try (Node server = Node.listen(address(transport)); Node good = Node.create()) {
+            server.export("calc", Api.Calc.class, new Api.CalcImpl()); // the node's first export: id 1
+            Api.Calc calc = good.lookup(server.addresses().getFirst(), "calc", Api.Calc.class);
+            var ri = dev.verbatim.rpc.internal.RemoteInterface.of(Api.Calc.class);
+            long add4 = method(ri, "add4");
+            long twice = method(ri, "twice");
+            long callBack = method(ri, "callBack");
+            long[] prim = {RpcDescriptor.T_PRIM, 8, 7};
+            record Bad(String why, long method, long[][] values, String expected) {}
+            List<Bad> bad = List.of(
+                    new Bad("a wire graph where an int goes", add4,
+                            new long[][] {prim, {RpcDescriptor.T_WIRE, 8, 0}, prim, prim}, "argument of tag"),
+                    new Bad("a graph that fails validation", twice,
+                            new long[][] {{RpcDescriptor.T_WIRE, 16, 0x1234_5678_9abc_def0L, -1}}, "could not be read"),
+                    new Bad("a value overrunning the message", twice,
+                            new long[][] {{RpcDescriptor.T_WIRE, 4096, 0}}, "overruns"),
+                    new Bad("a reference to an object the server never exported", callBack,
+                            new long[][] {{RpcDescriptor.T_REMOTE, 8, (1L << 32) | 999}, prim}, "object #999"),
+                    new Bad("a reference of an unknown side", callBack,
+                            new long[][] {{RpcDescriptor.T_REMOTE, 8, (7L << 32) | 1}, prim}, "unknown side"));
+            for (Bad b : bad) {
+                try (Connection raw = Transport.connect(server.addresses().getFirst())) {
+                    byte[] m = call(1, b.method(), b.values());
+                    Claim c = raw.claim(m.length);
+                    c.segment().copyFrom(java.lang.foreign.MemorySegment.ofArray(m));
+                    c.commit();
+                    var reply = raw.take(Duration.ofSeconds(10));
+                    assertTrue(reply != null, b.why() + ": no reply");
+                    var r = reply.payload();
+                    assertEquals(RpcDescriptor.FAIL, r.get(ValueLayout.JAVA_BYTE, RpcDescriptor.KIND), b.why());
+                    assertEquals(RemoteException.Reason.PROTOCOL.ordinal(), r.get(ValueLayout.JAVA_BYTE, RpcDescriptor.FLAGS),
+                            b.why());
+                    assertEquals(77L, r.get(ValueLayout.JAVA_LONG_UNALIGNED, RpcDescriptor.CALL_ID), "the reply names the call");
+                    int n = r.get(ValueLayout.JAVA_INT_UNALIGNED, RpcDescriptor.HEADER + 4);
+                    String message = new String(r.asSlice(RpcDescriptor.HEADER + RpcDescriptor.VALUE_HEADER, n)
+                            .toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
+                    assertTrue(message.contains(b.expected()), b.why() + ": the reason names the problem: " + message);
+                    reply.release();
+                    TransportException e = assertThrows(TransportException.class, () -> {
+                        for (int i = 0; i < 200; i++) {
+                            var d = raw.take(Duration.ofMillis(100));
+                            if (d != null) {
+                                throw new AssertionError("more than one reply");
+                            }
+                        }
+                    }, b.why() + ": then the connection is dropped");
+                    assertEquals(TransportException.Reason.PEER_CLOSED, e.reason(), e.getMessage());
+                }
+                assertEquals(10, calc.add4(1, 2, 3, 4), "the other client keeps working after " + b.why());
+            }
+            assertEquals(0, server.exportedObjects());
+        }
+    }
+
+    static long method(dev.verbatim.rpc.internal.RemoteInterface ri, String name) {
+        for (var m : ri.methods) {
+            if (m.method.getName().equals(name)) {
+                return m.id;
+            }
+        }
+        throw new AssertionError(name);
+    }
+
+    /** A CALL message (call id 77) to export {@code target}: each value is {tag, length, payload longs...}. */
+    static byte[] call(int target, long method, long[][] values) {
+        int size = RpcDescriptor.HEADER;
+        for (long[] v : values) {
+            size += RpcDescriptor.VALUE_HEADER + 8 * (v.length - 2);
+        }
+        var m = java.lang.foreign.MemorySegment.ofArray(new byte[size]);
+        m.set(ValueLayout.JAVA_BYTE, RpcDescriptor.KIND, (byte) RpcDescriptor.CALL);
+        m.set(ValueLayout.JAVA_SHORT_UNALIGNED, RpcDescriptor.COUNT, (short) values.length);
+        m.set(ValueLayout.JAVA_INT_UNALIGNED, RpcDescriptor.TARGET, target);
+        m.set(ValueLayout.JAVA_LONG_UNALIGNED, RpcDescriptor.CALL_ID, 77L);
+        m.set(ValueLayout.JAVA_LONG_UNALIGNED, RpcDescriptor.METHOD, method);
+        long at = RpcDescriptor.HEADER;
+        for (long[] v : values) {
+            m.set(ValueLayout.JAVA_INT_UNALIGNED, at, (int) v[0]);
+            m.set(ValueLayout.JAVA_INT_UNALIGNED, at + 4, (int) v[1]);
+            at += RpcDescriptor.VALUE_HEADER;
+            for (int k = 2; k < v.length; k++) {
+                m.set(ValueLayout.JAVA_LONG_UNALIGNED, at, v[k]);
+                at += 8;
+            }
+        }
+        return m.toArray(ValueLayout.JAVA_BYTE);
     }
 
     /** A message with a given kind byte and random-looking rest. */
