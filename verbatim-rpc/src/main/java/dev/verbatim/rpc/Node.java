@@ -53,17 +53,35 @@ public final class Node implements AutoCloseable {
     private final List<Listener> listeners = new ArrayList<>();
     private final List<Thread> acceptors = new ArrayList<>();
     private final Set<Endpoint> endpoints = ConcurrentHashMap.newKeySet();
-    private final Map<String, Endpoint> clients = new ConcurrentHashMap<>();
+    private final Map<String, Endpoint[]> clients = new ConcurrentHashMap<>();
     private final ConnectionOptions options;
+    private final int connectionsPerAddress;
     private volatile boolean closed;
 
-    private Node(ConnectionOptions options) {
+    private Node(ConnectionOptions options, int connectionsPerAddress) {
+        if (connectionsPerAddress < 1 || connectionsPerAddress > 64) {
+            throw new IllegalArgumentException("connections per address must be 1 to 64, not " + connectionsPerAddress);
+        }
         this.options = options;
+        this.connectionsPerAddress = connectionsPerAddress;
     }
 
     /** A node that only looks up (and can still pass its objects by reference). */
     public static Node create() {
-        return new Node(DEFAULT_OPTIONS);
+        return new Node(DEFAULT_OPTIONS, 1);
+    }
+
+    /**
+     * A node that opens {@code connectionsPerAddress} connections to each address it looks up (J-RPC's
+     * several connections per binding): a proxy spreads the threads calling it over them, each thread
+     * always on the same one, so threads do not queue behind each other's sends and replies. Each
+     * connection costs its receive windows (on shm, 2 × 16 MiB of shared memory with the default
+     * options) and, while its callers are idle, nothing else.
+     *
+     * @throws IllegalArgumentException unless {@code 1 <= connectionsPerAddress <= 64}
+     */
+    public static Node create(ConnectionOptions options, int connectionsPerAddress) {
+        return new Node(options, connectionsPerAddress);
     }
 
     /** A node listening at each address ({@code shm:NAME}, {@code tcp://HOST:PORT}). */
@@ -72,7 +90,7 @@ public final class Node implements AutoCloseable {
     }
 
     public static Node listen(ConnectionOptions options, String... addresses) {
-        Node n = new Node(options);
+        Node n = new Node(options, 1);
         try {
             for (String a : addresses) {
                 Listener l = Transport.listen(a, options);
@@ -157,7 +175,8 @@ public final class Node implements AutoCloseable {
 
     /**
      * Looks up {@code name} at {@code address}: a proxy implementing {@code iface} only, whose calls
-     * time out after {@code timeout}. One connection per address is shared by all proxies of this node.
+     * time out after {@code timeout}. The connections to an address (one, or as many as
+     * {@link #create(ConnectionOptions, int)} says) are shared by all proxies of this node.
      *
      * @throws RemoteException {@code NOT_FOUND} if nothing is exported under the name,
      *         {@code INCOMPATIBLE} if the export does not offer every method of {@code iface},
@@ -165,38 +184,57 @@ public final class Node implements AutoCloseable {
      */
     public <T> T lookup(String address, String name, Class<T> iface, Duration timeout) {
         RemoteInterface ri = RemoteInterface.of(iface);
-        Endpoint e = endpoint(address);
-        return iface.cast(e.lookup(name, ri, timeout));
+        Endpoint[] group = endpoints(address);
+        return iface.cast(group[0].lookup(name, ri, timeout, group));
     }
 
-    private Endpoint endpoint(String address) {
+    /** The open connections to {@code address}, made when there are none or one of them closed. */
+    private Endpoint[] endpoints(String address) {
         if (closed) {
             throw new RemoteException(RemoteException.Reason.NOT_SENT, "the node is closed");
         }
-        Endpoint e = clients.get(address);
-        if (e != null && e.isOpen()) {
-            return e;
+        Endpoint[] g = clients.get(address);
+        if (g != null && allOpen(g)) {
+            return g;
         }
         synchronized (clients) {
-            e = clients.get(address);
-            if (e != null && e.isOpen()) {
-                return e;
+            g = clients.get(address);
+            if (g != null && allOpen(g)) {
+                return g;
             }
-            Connection c;
-            try {
-                c = Transport.connect(address, options);
-            } catch (TransportException t) {
-                throw new RemoteException(RemoteException.Reason.CONNECTION, "cannot reach " + address + ": " + t.getMessage(), t);
+            Endpoint[] group = new Endpoint[connectionsPerAddress];
+            List<Endpoint> made = new ArrayList<>();
+            for (int i = 0; i < group.length; i++) {
+                if (g != null && g[i].isOpen()) {
+                    group[i] = g[i]; // proxies bound to the old group keep these
+                    continue;
+                }
+                Connection c;
+                try {
+                    c = Transport.connect(address, options);
+                } catch (TransportException t) {
+                    made.forEach(Endpoint::close);
+                    throw new RemoteException(RemoteException.Reason.CONNECTION, "cannot reach " + address + ": "
+                            + t.getMessage(), t);
+                }
+                Endpoint[] self = new Endpoint[1];
+                self[0] = new Endpoint(c, exports, false, () -> endpoints.remove(self[0]));
+                endpoints.add(self[0]);
+                made.add(self[0]);
+                group[i] = self[0];
             }
-            Endpoint[] self = new Endpoint[1];
-            self[0] = new Endpoint(c, exports, false, () -> {
-                endpoints.remove(self[0]);
-                clients.remove(address, self[0]);
-            });
-            endpoints.add(self[0]);
-            clients.put(address, self[0]);
-            return self[0];
+            clients.put(address, group);
+            return group;
         }
+    }
+
+    private static boolean allOpen(Endpoint[] group) {
+        for (Endpoint e : group) {
+            if (!e.isOpen()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** A proxy of the same binding with another call timeout. */

@@ -52,6 +52,9 @@ public final class Api {
     public interface Calc {
         void nothing();
 
+        /** The name of the server thread running this call (its dispatcher's names its connection). */
+        String where();
+
         /** Calls {@code p} asynchronously and blocks on the future (on the thread running this call). */
         int joinOnCallBack(AsyncProbe p, int x);
 
@@ -121,6 +124,11 @@ public final class Api {
                 Thread.currentThread().interrupt();
             }
             return r[0];
+        }
+
+        @Override
+        public String where() {
+            return Thread.currentThread().getName();
         }
 
         @Override

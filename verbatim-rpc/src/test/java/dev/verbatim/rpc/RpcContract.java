@@ -354,4 +354,32 @@ abstract class RpcContract {
                     "the server's dispatcher, blocked on the future, read the reply itself");
         }
     }
+
+    @Test
+    void aProxyCanSpreadItsThreadsOverSeveralConnections() throws Exception {
+        assertThrows(IllegalArgumentException.class, () -> Node.create(Node.DEFAULT_OPTIONS, 0));
+        try (Node many = Node.create(Node.DEFAULT_OPTIONS, 3)) {
+            Calc c = many.lookup(server.addresses().getFirst(), "calc", Calc.class);
+            assertEquals(3, many.connections(), "three connections to the one address");
+            java.util.Set<String> servedBy = java.util.concurrent.ConcurrentHashMap.newKeySet();
+            List<CompletableFuture<Void>> threads = new ArrayList<>();
+            for (int k = 0; k < 9; k++) {
+                int base = k * 1000;
+                threads.add(CompletableFuture.runAsync(() -> {
+                    for (int i = 0; i < 200; i++) {
+                        assertEquals(base + i + 6, c.add4(base + i, 1, 2, 3), "no crossed replies");
+                    }
+                    servedBy.add(c.where());
+                    CounterImpl mine = new CounterImpl();
+                    assertEquals(3, c.callBack(mine, 3), "callbacks come back over the caller's connection");
+                }, r -> Thread.ofPlatform().start(r)));
+            }
+            for (CompletableFuture<Void> f : threads) {
+                f.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            assertTrue(servedBy.size() >= 2, "the calls went over several connections: " + servedBy);
+            assertEquals(3, many.lookup(server.addresses().getFirst(), "calc", Calc.class) != null ? many.connections() : -1,
+                    "a second lookup shares the connections");
+        }
+    }
 }

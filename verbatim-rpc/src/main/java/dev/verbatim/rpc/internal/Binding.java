@@ -7,10 +7,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What a proxy calls: an endpoint, a target on the other side (a named export, or an object passed
- * by reference), the interface as this side knows it, and the call timeout. Thread-safe.
+ * by reference), the interface as this side knows it, and the call timeout. A named export looked up
+ * over several connections to one node ({@code group}) spreads its callers' threads over them; an
+ * object passed by reference is called over the connection it came by. Thread-safe.
  */
 public final class Binding implements Invoker {
     final Endpoint endpoint;
+    /** For a named export: every connection to its node this binding may call over (endpoint among them), or null. */
+    final Endpoint[] group;
     final RemoteInterface remote;
     final int target;
     final boolean toObject;
@@ -23,13 +27,18 @@ public final class Binding implements Invoker {
 
     Binding(Endpoint endpoint, RemoteInterface remote, int target, boolean toObject, Duration timeout,
             AtomicInteger references) {
-        this(endpoint, remote, target, toObject, timeout, references, null);
+        this(endpoint, null, remote, target, toObject, timeout, references, null);
     }
 
-    private Binding(Endpoint endpoint, RemoteInterface remote, int target, boolean toObject, Duration timeout,
-                    AtomicInteger references, Object original) {
+    Binding(Endpoint[] group, RemoteInterface remote, int target, Duration timeout) {
+        this(group[0], group.length > 1 ? group.clone() : null, remote, target, false, timeout, null, null);
+    }
+
+    private Binding(Endpoint endpoint, Endpoint[] group, RemoteInterface remote, int target, boolean toObject,
+                    Duration timeout, AtomicInteger references, Object original) {
         this.original = original;
         this.endpoint = endpoint;
+        this.group = group;
         this.remote = remote;
         this.target = target;
         this.toObject = toObject;
@@ -38,11 +47,26 @@ public final class Binding implements Invoker {
     }
 
     Binding withTimeout(Duration timeout, Object proxy) {
-        return new Binding(endpoint, remote, target, toObject, timeout, references, proxy);
+        return new Binding(endpoint, group, remote, target, toObject, timeout, references, proxy);
     }
 
     Object original() {
         return original;
+    }
+
+    /** Whether this binding calls over {@code e} (so a proxy of it passed over {@code e} is the peer's own). */
+    boolean callsOver(Endpoint e) {
+        if (endpoint == e) {
+            return true;
+        }
+        if (group != null) {
+            for (Endpoint g : group) {
+                if (g == e) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     boolean isReleased() {
@@ -54,12 +78,13 @@ public final class Binding implements Invoker {
         if (isReleased()) {
             throw new RemoteException(RemoteException.Reason.NOT_FOUND, this + " was released");
         }
-        return endpoint.call(this, remote.methods[method], args);
+        Endpoint e = group == null ? endpoint : group[(int) (Thread.currentThread().threadId() % group.length)];
+        return e.call(this, remote.methods[method], args);
     }
 
     @Override
     public String toString() {
         return "proxy of " + remote.type.getName() + (toObject ? " (object #" + target + ")" : " (export #" + target + ")")
-                + " over " + endpoint.description();
+                + " over " + endpoint.description() + (group == null ? "" : " and " + (group.length - 1) + " more connections");
     }
 }

@@ -249,8 +249,11 @@ public final class Endpoint {
 
     // ------------------------------------------------------------------ calling
 
-    /** Looks up a named export; returns a proxy of {@code iface}. */
-    public Object lookup(String name, RemoteInterface ri, Duration timeout) {
+    /**
+     * Looks up a named export; returns a proxy of {@code iface} calling over {@code group} (this
+     * endpoint and other connections to the same node; export ids are node-wide).
+     */
+    public Object lookup(String name, RemoteInterface ri, Duration timeout, Endpoint[] group) {
         long id = callIds.incrementAndGet();
         Pending p = new Pending(this, id, null, System.nanoTime() + timeout.toNanos(), 0, null);
         p.lookingUp = ri;
@@ -265,7 +268,7 @@ public final class Endpoint {
             putBytes(s, at, idBytes);
         }, p);
         int[] target = (int[]) await(p);
-        return ProxyFactory.create(new Binding(this, ri, target[0], false, timeout, null));
+        return ProxyFactory.create(new Binding(group, ri, target[0], timeout));
     }
 
     /** Sends a call and waits for (or, for an asynchronous method, returns the future of) its reply. */
@@ -649,7 +652,7 @@ public final class Endpoint {
     private long remoteRef(Object v, Class<?> iface) {
         if (v instanceof ProxyObject po) {
             Binding pb = po.verbatimBinding();
-            if (pb.endpoint == this) { // back to its exporter: it arrives as the original
+            if (pb.callsOver(this)) { // back to its exporter: it arrives as the original
                 return ((long) (pb.toObject ? SIDE_RECEIVER_OBJECT : SIDE_RECEIVER_EXPORT) << 32) | (pb.target & 0xFFFF_FFFFL);
             }
         }
