@@ -52,6 +52,9 @@ public final class Api {
     public interface Calc {
         void nothing();
 
+        /** A future the server never completes (unless cancelled). */
+        CompletableFuture<Integer> never();
+
         /** The name of the server thread running this call (its dispatcher's names its connection). */
         String where();
 
@@ -124,6 +127,17 @@ public final class Api {
                 Thread.currentThread().interrupt();
             }
             return r[0];
+        }
+
+        /** What {@link #never} returned last. */
+        public volatile CompletableFuture<Integer> neverFuture;
+        /** How many {@link #sleep}s were interrupted. */
+        public final java.util.concurrent.atomic.AtomicInteger interrupted = new java.util.concurrent.atomic.AtomicInteger();
+
+        @Override
+        public CompletableFuture<Integer> never() {
+            neverFuture = new CompletableFuture<>();
+            return neverFuture;
         }
 
         @Override
@@ -242,6 +256,7 @@ public final class Api {
             try {
                 Thread.sleep(millis);
             } catch (InterruptedException e) {
+                interrupted.incrementAndGet();
                 Thread.currentThread().interrupt();
             }
         }

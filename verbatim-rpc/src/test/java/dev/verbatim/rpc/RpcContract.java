@@ -382,4 +382,36 @@ abstract class RpcContract {
                     "a second lookup shares the connections");
         }
     }
+
+    @Test
+    void cancellingOrTimingOutReachesTheServer() throws Exception {
+        server.export("slow", Calc.class, impl, ExportOptions.VIRTUAL_THREADS);
+        Calc slow = Node.withTimeout(client.lookup(server.addresses().getFirst(), "slow", Calc.class), Duration.ofMillis(300));
+        assertEquals(RemoteException.Reason.TIMEOUT, assertThrows(RemoteException.class, () -> slow.sleep(60_000)).reason());
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (impl.interrupted.get() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(1, impl.interrupted.get(), "the timed-out call's virtual thread was interrupted at the server");
+        CompletableFuture<Integer> f = calc.never();
+        deadline = System.nanoTime() + 10_000_000_000L;
+        while (impl.neverFuture == null && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertTrue(f.cancel(true));
+        RemoteException e = assertThrows(RemoteException.class, () -> {
+            try {
+                f.join();
+            } catch (java.util.concurrent.CompletionException c) {
+                throw c.getCause();
+            }
+        });
+        assertEquals(RemoteException.Reason.CANCELLED, e.reason());
+        while (!impl.neverFuture.isCancelled() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertTrue(impl.neverFuture.isCancelled(), "the server's future was cancelled");
+        assertEquals(10, calc.add4(1, 2, 3, 4), "the connection goes on");
+        assertEquals(10, slow.add4(1, 2, 3, 4), "and so does the virtual-thread export");
+    }
 }

@@ -89,6 +89,44 @@ public final class Endpoint {
     private final AtomicLong callIds = new AtomicLong();
     private final Semaphore virtualCalls = new Semaphore(MAX_VIRTUAL_CALLS);
     private final AtomicInteger asyncCalls = new AtomicInteger();
+    /** Calls of the peer that can be cancelled: running on our virtual threads, or asynchronous. */
+    private final Map<Long, Running> running = new ConcurrentHashMap<>();
+    /** Set on the virtual threads this endpoint starts for calls (which a CANCEL may interrupt). */
+    private static final ThreadLocal<Boolean> CALL_THREAD = new ThreadLocal<>();
+
+    /** A call a CANCEL can reach: its virtual thread (interrupted) or its future (cancelled). */
+    private static final class Running {
+        private final Thread thread;
+        private final CompletableFuture<?> future;
+        private boolean over;
+
+        Running(Thread thread, CompletableFuture<?> future) {
+            this.thread = thread;
+            this.future = future;
+        }
+
+        synchronized void cancel() {
+            if (!over) {
+                if (thread != null) {
+                    thread.interrupt();
+                } else {
+                    future.cancel(true);
+                }
+            }
+        }
+
+        /** The call is over: no interrupt comes after this returns. */
+        synchronized void end() {
+            over = true;
+        }
+    }
+
+    private void cancelRunning(long callId) {
+        Running r = running.remove(callId);
+        if (r != null) {
+            r.cancel();
+        }
+    }
     /** Top-level chains are this plus the call id: unique with overwhelming probability across processes. */
     private final long chainSalt = SEEDS.nextLong();
     /** Incoming calls another reading thread handed to the dispatcher, run in arrival order. */
@@ -216,7 +254,9 @@ public final class Endpoint {
 
         @Override
         public boolean cancel(boolean mayInterrupt) {
-            endpoint.pending.remove(id);
+            if (endpoint.pending.remove(id) != null) {
+                endpoint.sendCancel(id);
+            }
             return completeExceptionally(new RemoteException(Reason.CANCELLED, "the call was cancelled"))
                     || isCancelled();
         }
@@ -392,8 +432,26 @@ public final class Endpoint {
     /** An interrupted caller stops waiting: CANCELLED, the interrupt flag kept. */
     private void cancelInterrupted(Pending p) {
         if (pending.remove(p.id) != null) {
+            sendCancel(p.id);
             p.completeExceptionally(new RemoteException(Reason.CANCELLED, "the calling thread was interrupted"
                     + " (the call may still run on the server)"));
+        }
+    }
+
+    /** Tells the peer nobody waits for call {@code id} any more (best effort). */
+    void sendCancel(long id) {
+        if (closed) {
+            return;
+        }
+        boolean interrupted = Thread.interrupted(); // a cancel is sent even by an interrupted thread
+        try {
+            send(CANCEL, 0, 0, 0, id, 0, 0, (s, at) -> { }, null);
+        } catch (RuntimeException ignored) {
+            // the connection is gone or jammed: the call's reply is dropped when it comes anyway
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -455,6 +513,9 @@ public final class Endpoint {
 
     private void timeOut(Pending p) {
         if (pending.remove(p.id) != null) {
+            if (p.method != null) {
+                sendCancel(p.id);
+            }
             p.completeExceptionally(new RemoteException(Reason.TIMEOUT, "no reply in time on " + description
                     + (p.method == null ? "" : " to " + p.method.signature) + " (the call may still run on the server)"));
         }
@@ -696,6 +757,7 @@ public final class Endpoint {
                 case LOOKUP -> answerLookup(m);
                 case RELEASE -> release(m.get(ValueLayout.JAVA_INT_UNALIGNED, TARGET),
                         m.get(ValueLayout.JAVA_LONG_UNALIGNED, CALL_ID));
+                case CANCEL -> cancelRunning(m.get(ValueLayout.JAVA_LONG_UNALIGNED, CALL_ID));
                 default -> protocol("an unknown message kind " + kind);
             }
         } catch (Yield y) {
@@ -1114,6 +1176,7 @@ public final class Endpoint {
     private void startVirtual(Runnable task) {
         Thread.ofVirtual().name("verbatim-rpc-call").start(() -> {
             try {
+                CALL_THREAD.set(Boolean.TRUE);
                 task.run();
             } finally {
                 virtualCalls.release();
@@ -1219,18 +1282,37 @@ public final class Endpoint {
             }
             return false;
         }
-        Object result;
+        Object result = null;
+        Throwable failure = null;
+        Running cancellable = null;
+        if (CALL_THREAD.get() != null) { // our own call thread: a CANCEL may interrupt it
+            cancellable = new Running(Thread.currentThread(), null);
+            running.put(callId, cancellable);
+        }
         try {
             result = Stubs.invoke(ri, mi.index, impl, args);
         } catch (Throwable t) {
-            thrown(callId, t);
+            failure = t;
+        } finally {
+            if (cancellable != null) {
+                cancellable.end();
+                running.remove(callId, cancellable);
+                Thread.interrupted(); // a cancel's interrupt stops at the call: the reply still goes
+            }
+        }
+        if (failure != null) {
+            thrown(callId, failure);
             return false;
         }
         if (mi.async && result instanceof CompletableFuture<?> f) {
             // views and segments among the arguments stay valid until the future completes
             boolean keep = mi.inPlace;
             asyncCalls.incrementAndGet();
+            Running r = new Running(null, f);
+            running.put(callId, r);
             f.whenComplete((v, t) -> {
+                r.end();
+                running.remove(callId, r);
                 try {
                     if (t != null) {
                         thrown(callId, t instanceof java.util.concurrent.CompletionException && t.getCause() != null

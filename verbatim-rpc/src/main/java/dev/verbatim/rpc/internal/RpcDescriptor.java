@@ -33,6 +33,9 @@ package dev.verbatim.rpc.internal;
  *       its superclasses' (comma-separated) and its message.</li>
  *   <li>{@code FAIL}: the call id; flags a reason ordinal; the message.</li>
  *   <li>{@code RELEASE}: target an object id of the receiver; the call id field holds the count.</li>
+ *   <li>{@code CANCEL}: the call id of a call the sender no longer waits for (cancelled, timed out,
+ *       interrupted); no values. Best effort: the receiver interrupts the call if it runs on a virtual
+ *       thread, cancels its future if it is asynchronous, and otherwise lets it finish.</li>
  * </ul>
  */
 public final class RpcDescriptor {
@@ -55,6 +58,7 @@ public final class RpcDescriptor {
     public static final int THROWN = 6;
     public static final int FAIL = 7;
     public static final int RELEASE = 8;
+    public static final int CANCEL = 9;
 
     public static final int TO_OBJECT = 1;
 
