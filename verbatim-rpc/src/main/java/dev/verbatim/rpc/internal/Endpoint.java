@@ -61,6 +61,7 @@ public final class Endpoint {
     private static final int MAX_OUTSTANDING = 4096;
     private static final int MAX_VIRTUAL_CALLS = 1024;
     private static final int MAX_ASYNC_CALLS = 4096;
+    private static final Object[] NO_ARGS = {};
     private static final long PEEK_NANOS = 100_000;
     /** How long a leader sleeps in the transport before it looks whether it should step down. */
     private static final long LEAD_WAIT_NANOS = 5_000_000;
@@ -86,6 +87,20 @@ public final class Endpoint {
     private final WireWriter writer = new WireWriter();
     private final ThreadLocal<WireReader> readers = ThreadLocal.withInitial(WireReader::new);
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
+    /**
+     * One synchronous call may wait here instead of in {@code pending} (no boxing, no map node): the
+     * common case of one calling thread per connection. Taken and cleared by CAS.
+     */
+    private volatile Pending solo;
+    private static final java.lang.invoke.VarHandle SOLO;
+
+    static {
+        try {
+            SOLO = java.lang.invoke.MethodHandles.lookup().findVarHandle(Endpoint.class, "solo", Pending.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     private final AtomicLong callIds = new AtomicLong();
     private final Semaphore virtualCalls = new Semaphore(MAX_VIRTUAL_CALLS);
     private final AtomicInteger asyncCalls = new AtomicInteger();
@@ -185,7 +200,9 @@ public final class Endpoint {
         volatile Thread waiter;
         /** Nested calls of this chain read by another thread, for {@link #caller} to run. */
         private ArrayDeque<Runnable> inbox;
-        private boolean inboxClosed;
+        private volatile boolean inboxClosed;
+        /** Set before a hand-over looks at {@link #inboxClosed}: the closing caller then drains under the lock. */
+        private volatile boolean offered;
         volatile boolean hasTasks;
 
         Pending(Endpoint endpoint, long id, RemoteInterface.MethodInfo method, long deadline, long chain, Thread caller) {
@@ -228,6 +245,7 @@ public final class Endpoint {
 
         /** Hands a nested call to the waiting caller; false once it stopped waiting. */
         boolean offer(Runnable task) {
+            offered = true;
             synchronized (this) {
                 if (inboxClosed) {
                     return false;
@@ -244,8 +262,13 @@ public final class Endpoint {
 
         /** The next handed-over call; with {@code close}, no more are accepted. */
         Runnable nextTask(boolean close) {
+            if (close) {
+                inboxClosed = true;
+                if (!offered) {
+                    return null; // nothing was or can be handed over: no lock on the common path
+                }
+            }
             synchronized (this) {
-                inboxClosed |= close;
                 Runnable t = inbox == null ? null : inbox.poll();
                 hasTasks = inbox != null && !inbox.isEmpty();
                 return t;
@@ -254,7 +277,7 @@ public final class Endpoint {
 
         @Override
         public boolean cancel(boolean mayInterrupt) {
-            if (endpoint.pending.remove(id) != null) {
+            if (endpoint.forget(this)) {
                 endpoint.sendCancel(id);
             }
             return completeExceptionally(new RemoteException(Reason.CANCELLED, "the call was cancelled"))
@@ -316,7 +339,7 @@ public final class Endpoint {
         if (closed) {
             throw new RemoteException(Reason.NOT_SENT, description + " is closed" + reason());
         }
-        if (pending.size() >= MAX_OUTSTANDING) {
+        if (pending.size() >= MAX_OUTSTANDING - 1) {
             throw new RemoteException(Reason.OVERLOADED, MAX_OUTSTANDING + " calls are already outstanding on " + description);
         }
         long id = callIds.incrementAndGet();
@@ -325,7 +348,9 @@ public final class Endpoint {
             chain = chainSalt + id == 0 ? 1 : chainSalt + id;
         }
         Pending p = new Pending(this, id, mi, System.nanoTime() + b.timeoutNanos, chain, mi.async ? null : Thread.currentThread());
-        pending.put(id, p);
+        if (mi.async || !SOLO.compareAndSet(this, (Pending) null, p)) {
+            pending.put(id, p);
+        }
         sendCall(b, mi, args, id, p);
         if (mi.async) {
             ensureDispatcher();
@@ -431,7 +456,7 @@ public final class Endpoint {
 
     /** An interrupted caller stops waiting: CANCELLED, the interrupt flag kept. */
     private void cancelInterrupted(Pending p) {
-        if (pending.remove(p.id) != null) {
+        if (forget(p)) {
             sendCancel(p.id);
             p.completeExceptionally(new RemoteException(Reason.CANCELLED, "the calling thread was interrupted"
                     + " (the call may still run on the server)"));
@@ -503,6 +528,14 @@ public final class Endpoint {
 
     /** After leading: a waiting caller takes over, so replies keep being read. */
     private void handOver() {
+        if (callers.get() <= 1) {
+            return; // nobody else waits (the count still includes this caller)
+        }
+        Pending s1 = solo;
+        if (s1 != null && s1.waiter != null && !s1.isDone()) {
+            s1.wake();
+            return;
+        }
         for (Pending q : pending.values()) {
             if (q.waiter != null && !q.isDone()) {
                 q.wake();
@@ -511,8 +544,25 @@ public final class Endpoint {
         }
     }
 
+    /** Removes the call waiting for reply {@code id}, if any. */
+    private Pending take(long id) {
+        Pending s1 = solo;
+        if (s1 != null && s1.id == id) {
+            return SOLO.compareAndSet(this, s1, (Pending) null) ? s1 : null;
+        }
+        return pending.remove(id);
+    }
+
+    /** Stops waiting for {@code p}'s reply; true if this removed it (nobody else completes it then). */
+    boolean forget(Pending p) {
+        if (solo == p) {
+            return SOLO.compareAndSet(this, p, (Pending) null);
+        }
+        return pending.remove(p.id, p);
+    }
+
     private void timeOut(Pending p) {
-        if (pending.remove(p.id) != null) {
+        if (forget(p)) {
             if (p.method != null) {
                 sendCancel(p.id);
             }
@@ -529,13 +579,45 @@ public final class Endpoint {
         void write(MemorySegment s, long at);
     }
 
+    /** A body writer that takes what it writes as an argument: a non-capturing lambda, allocated once. */
+    @FunctionalInterface
+    private interface Writer {
+        void write(Endpoint self, MemorySegment s, long at, Object what);
+    }
+
+    private static final Writer NOTHING = (self, s, at, what) -> { };
+    private static final Writer BODY = (self, s, at, what) -> ((Body) what).write(s, at);
+    /** The arguments of a method with only primitive parameters, an {@code Object[]} of boxes. */
+    private static final Writer PRIMITIVES = (self, s, at, what) -> {
+        for (Object v : (Object[]) what) {
+            putPrimitive(s, at, v);
+            at += VALUE_HEADER + 8;
+        }
+    };
+    /** One primitive value (a box). */
+    private static final Writer PRIMITIVE = (self, s, at, what) -> putPrimitive(s, at, what);
+    /** Planned values, a {@code Planned[]}. */
+    private static final Writer PLANNED = (self, s, at, what) -> {
+        for (Planned v : (Planned[]) what) {
+            at = self.put(s, at, v);
+        }
+    };
+    /** One planned value. */
+    private static final Writer ONE_PLANNED = (self, s, at, what) -> self.put(s, at, (Planned) what);
+
+    private static void putPrimitive(MemorySegment s, long at, Object v) {
+        s.set(ValueLayout.JAVA_INT_UNALIGNED, at, T_PRIM);
+        s.set(ValueLayout.JAVA_INT_UNALIGNED, at + 4, 8);
+        s.set(ValueLayout.JAVA_LONG_UNALIGNED, at + VALUE_HEADER, bits(v));
+    }
+
     private void send(int kind, int flags, int count, int target, long callId, long method, long bodyBytes, Body body,
                       Pending failIfNotSent) {
-        send(kind, flags, count, target, callId, method, 0, bodyBytes, body, failIfNotSent);
+        send(kind, flags, count, target, callId, method, 0, bodyBytes, BODY, body, failIfNotSent);
     }
 
     private void send(int kind, int flags, int count, int target, long callId, long method, long chain, long bodyBytes,
-                      Body body, Pending failIfNotSent) {
+                      Writer body, Object what, Pending failIfNotSent) {
         long total = HEADER + bodyBytes;
         if (total > connection.maxMessageLength()) {
             throw new RemoteException(Reason.ARGUMENT, "a message of " + total + " bytes exceeds the connection's maximum of "
@@ -553,7 +635,7 @@ public final class Endpoint {
             s.set(ValueLayout.JAVA_LONG_UNALIGNED, METHOD, method);
             s.set(ValueLayout.JAVA_LONG_UNALIGNED, CHAIN, chain);
             try {
-                body.write(s, HEADER);
+                body.write(this, s, HEADER, what);
             } catch (RuntimeException | Error e) {
                 c.abort();
                 throw e;
@@ -561,14 +643,14 @@ public final class Endpoint {
             c.commit();
         } catch (TransportException e) {
             if (failIfNotSent != null) {
-                pending.remove(failIfNotSent.id);
+                forget(failIfNotSent);
             }
             closeWith(e.getMessage());
             throw new RemoteException(e.reason() == TransportException.Reason.TIMEOUT ? Reason.NOT_SENT : Reason.CONNECTION,
                     "sending on " + description + " failed: " + e.getMessage(), e);
         } catch (RuntimeException | Error e) {
             if (failIfNotSent != null) {
-                pending.remove(failIfNotSent.id);
+                forget(failIfNotSent);
             }
             throw e;
         } finally {
@@ -587,6 +669,11 @@ public final class Endpoint {
     private record Planned(int tag, long payload, Object value, Class<?> as, int region) {}
 
     private void sendCall(Binding b, RemoteInterface.MethodInfo mi, Object[] args, long id, Pending p) {
+        if (mi.primitivesOnly) { // nothing to plan, no regions
+            send(CALL, b.toObject ? TO_OBJECT : 0, args.length, b.target, id, mi.id, p.chain,
+                    (long) args.length * (VALUE_HEADER + 8), PRIMITIVES, args, p);
+            return;
+        }
         sendLock.lock(); // held across planning and regions, so the regions precede this very message
         try {
             Planned[] plan = new Planned[mi.params.length];
@@ -595,13 +682,9 @@ public final class Endpoint {
                 plan[i] = plan(mi.params[i], args[i], mi);
                 body += span(plan[i].payload);
             }
-            send(CALL, b.toObject ? TO_OBJECT : 0, plan.length, b.target, id, mi.id, p.chain, body, (s, at) -> {
-                for (Planned v : plan) {
-                    at = put(s, at, v);
-                }
-            }, p);
+            send(CALL, b.toObject ? TO_OBJECT : 0, plan.length, b.target, id, mi.id, p.chain, body, PLANNED, plan, p);
         } catch (RuntimeException | Error e) {
-            pending.remove(id); // whatever failed (an accessor of a view argument, say), nothing waits for a reply
+            forget(p); // whatever failed (an accessor of a view argument, say), nothing waits for a reply
             throw e;
         } finally {
             sendLock.unlock();
@@ -774,7 +857,7 @@ public final class Endpoint {
 
     private void reply(Delivery d, MemorySegment m, int kind) {
         long id = m.get(ValueLayout.JAVA_LONG_UNALIGNED, CALL_ID);
-        Pending p = pending.remove(id);
+        Pending p = take(id);
         if (p == null) {
             if (kind == REPLY) {
                 releaseUnread(m); // timed out or cancelled: the late reply is dropped, and what it refers to given back
@@ -1097,7 +1180,7 @@ public final class Endpoint {
         // (if the export asks) or on the dispatcher, inline when the dispatcher is the one reading.
         long chain = m.get(ValueLayout.JAVA_LONG_UNALIGNED, CHAIN);
         Thread me = Thread.currentThread();
-        Pending delegate = chain == 0 || pending.isEmpty() ? null : waitingIn(chain);
+        Pending delegate = chain == 0 || (solo == null && pending.isEmpty()) ? null : waitingIn(chain);
         boolean inline = delegate != null ? delegate.caller == me : !virtual && me == dispatcher && callers.get() == 0;
         if (inline) {
             // views and segments read the message during the call: retained, so that a nested call
@@ -1165,6 +1248,10 @@ public final class Endpoint {
 
     /** A sync caller of this endpoint waiting in {@code chain}, if any. */
     private Pending waitingIn(long chain) {
+        Pending s1 = solo;
+        if (s1 != null && s1.chain == chain && !s1.isDone()) {
+            return s1;
+        }
         for (Pending p : pending.values()) {
             if (p.chain == chain && p.caller != null && !p.isDone()) {
                 return p;
@@ -1265,7 +1352,7 @@ public final class Endpoint {
 
     private boolean runIn(Delivery d, MemorySegment m, long callId, RemoteInterface ri, RemoteInterface.MethodInfo mi,
                           Object impl) {
-        Object[] args = new Object[mi.params.length];
+        Object[] args = mi.params.length == 0 ? NO_ARGS : new Object[mi.params.length];
         long at = HEADER;
         try {
             for (int i = 0; i < args.length; i++) {
@@ -1336,13 +1423,17 @@ public final class Endpoint {
     private void replyValue(long callId, RemoteInterface.MethodInfo mi, Object result) {
         try {
             if (mi.result.tag() == ValueKind.Tag.VOID) {
-                send(REPLY, 0, 0, 0, callId, 0, 0, (s, at) -> { }, null);
+                send(REPLY, 0, 0, 0, callId, 0, 0, 0, NOTHING, null, null);
+                return;
+            }
+            if (mi.result.primitive()) {
+                send(REPLY, 0, 1, 0, callId, 0, 0, VALUE_HEADER + 8, PRIMITIVE, result, null);
                 return;
             }
             sendLock.lock();
             try {
                 Planned v = plan(mi.result, result, mi);
-                send(REPLY, 0, 1, 0, callId, 0, span(v.payload), (s, at) -> put(s, at, v), null);
+                send(REPLY, 0, 1, 0, callId, 0, 0, span(v.payload), ONE_PLANNED, v, null);
             } finally {
                 sendLock.unlock();
             }
@@ -1518,16 +1609,27 @@ public final class Endpoint {
             }
             recvLock.lock();
             try {
-                // first spin with the allocation-free poll (a busy connection never leaves this), then
-                // sleep in take until a message comes (long: a short timeout would restart the spin
-                // over and over and burn a core on an idle connection)
+                // first spin with the allocation-free poll (a busy connection never leaves this: every
+                // message restarts the spin), then sleep in take until a message comes (long: a short
+                // timeout would restart the spin over and over and burn a core on an idle connection)
                 long spinUntil = System.nanoTime() + DISPATCH_SPIN_NANOS;
-                int n;
-                while ((n = connection.poll(handler, 64)) == 0 && System.nanoTime() - spinUntil < 0
-                        && callers.get() == 0 && queued.isEmpty()) {
+                int n = 0;
+                while (callers.get() == 0 && queued.isEmpty() && recvLock.isHeldByCurrentThread()) {
+                    n = connection.poll(handler, 64);
+                    long now = System.nanoTime();
+                    if (n > 0) {
+                        spinUntil = now + DISPATCH_SPIN_NANOS;
+                        if (now - nextExpiry >= 0) {
+                            break; // now and then, time out asynchronous calls
+                        }
+                        continue;
+                    }
+                    if (now - spinUntil >= 0) {
+                        break;
+                    }
                     Thread.onSpinWait();
                 }
-                if (n == 0 && callers.get() == 0 && queued.isEmpty()) {
+                if (n == 0 && callers.get() == 0 && queued.isEmpty() && recvLock.isHeldByCurrentThread()) {
                     Delivery d = connection.take(Duration.ofMillis(100));
                     if (d != null) {
                         if (!handle(d, true)) {
@@ -1550,8 +1652,18 @@ public final class Endpoint {
         runQueued(); // calls still queued fail their replies quietly and give their deliveries back
     }
 
+    private long nextExpiry;
+
+    /** Times out asynchronous calls whose deadline passed (the dispatcher's job), at most every 0.1 ms. */
     private void expireAsync() {
         long now = System.nanoTime();
+        if (now - nextExpiry < 0) {
+            return;
+        }
+        nextExpiry = now + PEEK_NANOS;
+        if (pending.isEmpty()) {
+            return;
+        }
         for (Pending p : pending.values()) {
             if (now - p.deadline >= 0) {
                 timeOut(p);
@@ -1577,6 +1689,11 @@ public final class Endpoint {
         }
         connection.close();
         RemoteException failure = new RemoteException(Reason.CONNECTION, description + " closed" + reason());
+        Pending s1 = solo;
+        if (s1 != null && forget(s1)) {
+            s1.completeExceptionally(failure);
+            s1.wake();
+        }
         for (Pending p : pending.values()) {
             pending.remove(p.id);
             p.completeExceptionally(failure);

@@ -46,6 +46,8 @@ public final class RemoteInterface {
         public final boolean async;
         /** Whether an argument is read in place (a view or a segment): the message must outlive decoding. */
         public final boolean inPlace;
+        /** Whether every parameter is a primitive (the arguments are written straight, with no plan). */
+        public final boolean primitivesOnly;
 
         MethodInfo(int index, Method method, long id, String signature, ValueKind[] params, ValueKind result, boolean async) {
             this.index = index;
@@ -60,12 +62,29 @@ public final class RemoteInterface {
                 any |= k.tag() == ValueKind.Tag.VIEW || k.tag() == ValueKind.Tag.SEGMENT;
             }
             this.inPlace = any;
+            boolean prims = true;
+            for (ValueKind k : params) {
+                prims &= k.primitive();
+            }
+            this.primitivesOnly = prims;
         }
 
         @Override
         public String toString() {
             return signature;
         }
+    }
+
+    private volatile Stubs.Stub stub;
+
+    /** The server stub of this interface, generated on first use. */
+    Stubs.Stub stub() {
+        Stubs.Stub s = stub;
+        if (s == null) {
+            s = Stubs.of(type);
+            stub = s;
+        }
+        return s;
     }
 
     public static RemoteInterface of(Class<?> type) {

@@ -47,6 +47,8 @@ public final class AreaReader {
     public static final int MESSAGE = 1;
 
     private final MemorySegment window;
+    /** The window read-only, made once: a delivery's slices are cut from it (one object per slice). */
+    private final MemorySegment readOnly;
     private final int areaCount;
     private final int areaSize;
     private final Freed freed;
@@ -70,6 +72,7 @@ public final class AreaReader {
 
     public AreaReader(MemorySegment window, int areaCount, int areaSize, Freed freed) {
         this.window = window;
+        this.readOnly = window.asReadOnly();
         this.areaCount = areaCount;
         this.areaSize = areaSize;
         this.freed = freed;
@@ -263,7 +266,7 @@ public final class AreaReader {
         @Override
         public MemorySegment payload() {
             check();
-            return window.asSlice(payloadOffset, payloadLength).asReadOnly();
+            return readOnly.asSlice(payloadOffset, payloadLength);
         }
 
         @Override
@@ -284,7 +287,7 @@ public final class AreaReader {
             if (index < 0 || index >= regionCount) {
                 throw new IndexOutOfBoundsException("region " + index + " of " + regionCount);
             }
-            return window.asSlice(regionOffset[index], regionLength[index]).asReadOnly();
+            return readOnly.asSlice(regionOffset[index], regionLength[index]);
         }
 
         @Override
@@ -327,7 +330,7 @@ public final class AreaReader {
 
         Held(Flyweight f) {
             int n = regionCount;
-            payload = window.asSlice(f.payloadOffset, f.payloadLength).asReadOnly();
+            payload = readOnly.asSlice(f.payloadOffset, f.payloadLength);
             pinned = new int[n + 1];
             pinned[0] = f.payloadArea;
             long total = f.payloadLength;
@@ -336,7 +339,7 @@ public final class AreaReader {
             } else {
                 regions = new MemorySegment[n];
                 for (int i = 0; i < n; i++) {
-                    regions[i] = window.asSlice(regionOffset[i], regionLength[i]).asReadOnly();
+                    regions[i] = readOnly.asSlice(regionOffset[i], regionLength[i]);
                     pinned[i + 1] = regionArea[i];
                     total += regionLength[i];
                 }
