@@ -20,6 +20,14 @@ public interface Claim {
     /** Publishes the message to the receiver, in order after everything committed before. */
     void commit();
 
+    /**
+     * Publishes only the first {@code length} bytes of the claimed space as the message (for a writer
+     * that claimed an upper bound and learnt the real size while writing); the rest is given back.
+     *
+     * @throws IllegalArgumentException unless {@code 0 <= length <= segment().byteSize()}
+     */
+    void commit(int length);
+
     /** Gives the space back without delivering anything. */
     void abort();
 }

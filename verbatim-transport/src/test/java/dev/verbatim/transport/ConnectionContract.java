@@ -131,6 +131,36 @@ abstract class ConnectionContract {
     }
 
     @Test
+    void aClaimCanCommitLessThanItClaimed() throws Exception {
+        Connection[] c = pair();
+        for (int round = 0; round < 3000; round++) { // enough to cross area boundaries with the slack
+            int claimed = 64 + (round % 5000);
+            int used = round % 3 == 0 ? 0 : 1 + (round * 7919) % claimed;
+            Claim claim = c[1].claim(claimed);
+            MemorySegment s = claim.segment();
+            for (int i = 0; i < used; i++) {
+                s.set(ValueLayout.JAVA_BYTE, i, (byte) (round + i));
+            }
+            for (int i = used; i < claimed; i++) {
+                s.set(ValueLayout.JAVA_BYTE, i, (byte) 0x5A); // never delivered
+            }
+            if (round == 0) {
+                assertThrows(IllegalArgumentException.class, () -> claim.commit(claimed + 1));
+                assertThrows(IllegalArgumentException.class, () -> claim.commit(-1));
+            }
+            claim.commit(used);
+            assertThrows(IllegalStateException.class, () -> claim.commit(0));
+            byte[] got = c[0].receive(WAIT);
+            assertEquals(used, got.length, "exactly the committed bytes arrive");
+            for (int i = 0; i < used; i++) {
+                if (got[i] != (byte) (round + i)) {
+                    throw new AssertionError("round " + round + " byte " + i);
+                }
+            }
+        }
+    }
+
+    @Test
     void oneClaimAtATime() throws Exception {
         Connection[] c = pair();
         c[1].claim(8);

@@ -304,9 +304,19 @@ public abstract class BaseConnection implements Connection {
             if (!open) {
                 throw new IllegalStateException("the claim was already committed or aborted");
             }
+            commit((int) segment.byteSize());
+        }
+
+        @Override
+        public void commit(int length) {
+            if (!open) {
+                throw new IllegalStateException("the claim was already committed or aborted");
+            }
+            if (length < 0 || length > segment.byteSize()) {
+                throw new IllegalArgumentException("a claim of " + segment.byteSize() + " bytes cannot commit " + length);
+            }
             open = false;
             checkSendable();
-            int length = (int) segment.byteSize();
             segment = null;
             try {
                 publish(type, length);
