@@ -65,6 +65,17 @@ abstract class RpcContract {
     }
 
     @Test
+    void graphsOfChangingSizeTravelWhole() {
+        // A call claims space by the size the method's graphs took last time: growing past it, shrinking
+        // below it and going beyond the one-pass limit must each still carry the whole graph.
+        for (int n : new int[] {1, 2, 100, 90, 5_000, 40_000, 200_000, 3, 70_000, 1}) {
+            String symbol = "x".repeat(n - 1) + (char) ('a' + n % 26);
+            Order t = calc.twice(new Order(n, symbol, n));
+            assertEquals(new Order(n, symbol + symbol, 2 * n), t, "a symbol of " + n + " chars");
+        }
+    }
+
+    @Test
     void anAccessorInterfaceParameterIsAViewOfTheGraph() {
         List<Order> orders = new ArrayList<>();
         long expected = 0;

@@ -160,12 +160,8 @@ public final class WireLogWriter implements AutoCloseable {
         long messageAt = at + RECORD_HEADER_LENGTH;
         long capacity = file.byteSize();
         if (messageAt + MessageDescriptor.HEADER_LENGTH > capacity) return FULL;
-        long m;
-        try {
-            m = writer.write(root, file.asSlice(0, Math.min(capacity, messageAt + MessageDescriptor.MAX_MESSAGE_BYTES)), messageAt);
-        } catch (IndexOutOfBoundsException e) {
-            return FULL;
-        }
+        long m = writer.tryWrite(root, file.asSlice(0, Math.min(capacity, messageAt + MessageDescriptor.MAX_MESSAGE_BYTES)), messageAt);
+        if (m < 0) return FULL;
         List<String> fresh = FileRecords.newDescriptions(file, messageAt, m, described::contains);
         byte[] d = FileRecords.encode(fresh);
         long descriptionsAt = messageAt + align8(m);

@@ -43,7 +43,34 @@ public final class WireWriter {
      * @throws IllegalArgumentException if the graph is larger than the format allows
      */
     public long write(Object root, MemorySegment dst, long offset) {
+        return fitted(write(root, root == null ? null : rootTypeCached(root), dst, offset), dst, offset);
+    }
+
+    /**
+     * Writes {@code root} at {@code dst[offset..]} if the message fits before the end of {@code dst}, for a
+     * caller that claimed space by an estimate (a transport's claim) and would rather not size the graph
+     * first: one traversal instead of {@link #sizeOf} + {@link #write}.
+     *
+     * @return the number of bytes written, or -1 if the message does not fit (the bytes of {@code dst}
+     *         from {@code offset} on are then unspecified)
+     * @throws WireSchemaException if a type cannot be carried
+     * @throws IllegalArgumentException if the graph is larger than the format allows
+     */
+    public long tryWrite(Object root, MemorySegment dst, long offset) {
         return write(root, root == null ? null : rootTypeCached(root), dst, offset);
+    }
+
+    /** {@link #tryWrite(Object, MemorySegment, long)} writing {@code root} as the given type. */
+    public <T> long tryWrite(T root, Class<? super T> as, MemorySegment dst, long offset) {
+        return write(root, Schema.of(as), dst, offset);
+    }
+
+    private static long fitted(long n, MemorySegment dst, long offset) {
+        if (n < 0) {
+            throw new IndexOutOfBoundsException("the message does not fit the " + (dst.byteSize() - offset)
+                    + " bytes from offset " + offset + " (WireWriter.sizeOf tells the size needed)");
+        }
+        return n;
     }
 
     private Class<?> lastRootClass;
@@ -60,7 +87,7 @@ public final class WireWriter {
 
     /** Writes {@code root} as the given type (an accessor interface, say, for an object of another class). */
     public <T> long write(T root, Class<? super T> as, MemorySegment dst, long offset) {
-        return write(root, Schema.of(as), dst, offset);
+        return fitted(write(root, Schema.of(as), dst, offset), dst, offset);
     }
 
     /** The exact number of bytes {@link #write} produces for this graph. */
@@ -84,8 +111,11 @@ public final class WireWriter {
         return b;
     }
 
+    /** Writes the message at {@code seg[base..]}; -1 if it does not fit before the end of {@code seg}. */
     long write(Object root, JType rootType, MemorySegment seg, long base) {
-        if (base < 0 || base > seg.byteSize()) throw new IndexOutOfBoundsException("offset " + base + " outside a segment of " + seg.byteSize());
+        long limit = seg.byteSize();
+        if (base < 0 || base > limit) throw new IndexOutOfBoundsException("offset " + base + " outside a segment of " + limit);
+        if (limit - base < HEADER_LENGTH) return -1;
         begin();
         try {
             if (root != null) add(root, rootType);
@@ -102,20 +132,25 @@ public final class WireWriter {
                 }
                 typeIds[i] = lastTypeId;
                 if (lastWriter != null) { // a struct whose writer exists: the common case, kept in this loop
+                    if (pos + t.shape.objectSize > limit) return -1;
                     lastWriter.write(objects[i], seg, pos, this);
                     pos += t.shape.objectSize;
                 } else {
-                    pos += writeObject(objects[i], t, seg, pos);
+                    long n = writeObject(objects[i], t, seg, pos, limit);
+                    if (n < 0) return -1;
+                    pos += n;
                 }
                 long aligned = base + align8(pos - base);
+                if (aligned > limit) return -1;
                 while (pos < aligned) seg.set(I8, pos++, (byte) 0);
             }
             long tail = pos;
-            for (int t = 0; t < typeCount; t++) seg.set(I64, tail + 8L * t, typeTable[t].fingerprint);
             long objTable = tail + 8L * typeCount;
-            for (int i = 0; i < count; i++) seg.set(I64, objTable + 8L * i, objectEntry(offsets[i], typeIds[i]));
             long end = objTable + 8L * count;
             if (end - base > MAX_MESSAGE_BYTES) throw tooLarge(end - base);
+            if (end > limit) return -1;
+            for (int t = 0; t < typeCount; t++) seg.set(I64, tail + 8L * t, typeTable[t].fingerprint);
+            for (int i = 0; i < count; i++) seg.set(I64, objTable + 8L * i, objectEntry(offsets[i], typeIds[i]));
             // version (byte 0), flags (byte 1), type count (bytes 2-3), object count (bytes 4-7): one store.
             seg.set(I64, base, VERSION | (long) typeCount << (8 * TYPE_COUNT_OFFSET) | (long) count << (8 * OBJECT_COUNT_OFFSET));
             return end - base;
@@ -169,17 +204,19 @@ public final class WireWriter {
         return new IllegalArgumentException("message exceeds the format's limit of " + MAX_MESSAGE_BYTES + " bytes (reached " + n + ")");
     }
 
-    /** Writes one object at {@code pos}; returns its size in bytes (unpadded). */
-    private long writeObject(Object o, JType t, MemorySegment seg, long pos) {
+    /** Writes one object at {@code pos}; returns its size in bytes (unpadded), or -1 if it does not fit before {@code limit}. */
+    private long writeObject(Object o, JType t, MemorySegment seg, long pos, long limit) {
         Shape s = t.shape;
         switch (t.jkind) {
             case JType.RECORD, JType.CLASS, JType.IFACE -> {
+                if (pos + s.objectSize > limit) return -1;
                 writerOf(t).write(o, seg, pos, this);
                 return s.objectSize;
             }
             case JType.PRIM_ARRAY -> {
                 int k = s.element.kind;
                 int n = java.lang.reflect.Array.getLength(o);
+                if (pos + arrayDataOffset(Shape.PRIM_SIZES[k]) + (long) n * Shape.PRIM_SIZES[k] > limit) return -1;
                 int data = arrayHeader(seg, pos, n, Shape.PRIM_SIZES[k]);
                 if (k == Shape.BOOL) {
                     boolean[] a = (boolean[]) o;
@@ -192,18 +229,21 @@ public final class WireWriter {
             case JType.ARRAY_VIEW -> {
                 ArrayView v = (ArrayView) o;
                 int size = Shape.PRIM_SIZES[s.element.kind];
+                if (pos + arrayDataOffset(size) + (long) v.length() * size > limit) return -1;
                 int data = arrayHeader(seg, pos, v.length(), size);
                 MemorySegment.copy(v.segment(), 0, seg, pos + data, (long) v.length() * size);
                 return data + (long) v.length() * size;
             }
             case JType.STRING, JType.CHARSEQ -> {
-                return writeString((CharSequence) o, seg, pos);
+                return writeString((CharSequence) o, seg, pos, limit);
             }
             case JType.BOXED -> {
+                if (pos + boxSize(s.element.kind) > limit) return -1;
                 return writeBox(o, s.element.kind, seg, pos);
             }
             case JType.REF_ARRAY -> {
                 Object[] a = (Object[]) o;
+                if (pos + 4 + 4L * a.length > limit) return -1;
                 seg.set(I32, pos, a.length);
                 JType e = t.element;
                 boolean isEnum = e.jkind == JType.ENUM;
@@ -217,6 +257,7 @@ public final class WireWriter {
             case JType.LIST -> {
                 List<?> l = (List<?>) o;
                 int n = l.size();
+                if (pos + 4 + 4L * n > limit) return -1;
                 seg.set(I32, pos, n);
                 JType e = t.element;
                 boolean isEnum = e.jkind == JType.ENUM;
@@ -311,10 +352,12 @@ public final class WireWriter {
         return true;
     }
 
-    private static long writeString(CharSequence s, MemorySegment seg, long pos) {
+    private static long writeString(CharSequence s, MemorySegment seg, long pos, long limit) {
         int n = s.length();
         long p = pos + STRING_DATA_OFFSET;
-        if (isLatin1(s)) {
+        boolean latin1 = isLatin1(s);
+        if (p + (latin1 ? (long) n : 2L * n) > limit) return -1;
+        if (latin1) {
             seg.set(I32, pos, n);
             for (int i = 0; i < n; i++) seg.set(I8, p + i, (byte) s.charAt(i));
             return STRING_DATA_OFFSET + n;

@@ -102,6 +102,22 @@ class GraphProperties {
     }
 
     @Property(tries = 200)
+    void tryWriteWritesWhatFitsAndSaysWhatDoesNot(@ForAll("choices") List<Integer> choices,
+                                                 @ForAll @IntRange(min = 0, max = 17) int offset,
+                                                 @ForAll @IntRange(min = 1, max = 64) int shortBy) {
+        Object root = graph(choices);
+        byte[] expected = writer.toByteArray(root);
+        int size = expected.length;
+        byte[] exact = new byte[offset + size];
+        assertEquals(size, writer.tryWrite(root, MemorySegment.ofArray(exact), offset), "a destination of exactly the size");
+        assertArrayEquals(expected, Arrays.copyOfRange(exact, offset, offset + size));
+        byte[] tooSmall = new byte[offset + Math.max(0, size - shortBy)];
+        assertEquals(-1, writer.tryWrite(root, MemorySegment.ofArray(tooSmall), offset), "a destination " + shortBy + " bytes short");
+        // A failed attempt leaves no state behind: the next write is the same message.
+        assertArrayEquals(expected, writer.toByteArray(root), "after a write that did not fit");
+    }
+
+    @Property(tries = 200)
     void writingIsDeterministic(@ForAll("choices") List<Integer> first, @ForAll("choices") List<Integer> other) {
         Object root = graph(first);
         byte[] a = writer.toByteArray(root);

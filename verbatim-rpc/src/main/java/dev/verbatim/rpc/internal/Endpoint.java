@@ -627,13 +627,7 @@ public final class Endpoint {
         try {
             Claim c = connection.claim((int) total);
             MemorySegment s = c.segment();
-            s.set(ValueLayout.JAVA_BYTE, KIND, (byte) kind);
-            s.set(ValueLayout.JAVA_BYTE, FLAGS, (byte) flags);
-            s.set(ValueLayout.JAVA_SHORT_UNALIGNED, COUNT, (short) count);
-            s.set(ValueLayout.JAVA_INT_UNALIGNED, TARGET, target);
-            s.set(ValueLayout.JAVA_LONG_UNALIGNED, CALL_ID, callId);
-            s.set(ValueLayout.JAVA_LONG_UNALIGNED, METHOD, method);
-            s.set(ValueLayout.JAVA_LONG_UNALIGNED, CHAIN, chain);
+            header(s, kind, flags, count, target, callId, method, chain);
             try {
                 body.write(this, s, HEADER, what);
             } catch (RuntimeException | Error e) {
@@ -642,12 +636,7 @@ public final class Endpoint {
             }
             c.commit();
         } catch (TransportException e) {
-            if (failIfNotSent != null) {
-                forget(failIfNotSent);
-            }
-            closeWith(e.getMessage());
-            throw new RemoteException(e.reason() == TransportException.Reason.TIMEOUT ? Reason.NOT_SENT : Reason.CONNECTION,
-                    "sending on " + description + " failed: " + e.getMessage(), e);
+            throw sendFailed(e, failIfNotSent);
         } catch (RuntimeException | Error e) {
             if (failIfNotSent != null) {
                 forget(failIfNotSent);
@@ -656,6 +645,27 @@ public final class Endpoint {
         } finally {
             sendLock.unlock();
         }
+    }
+
+    private static void header(MemorySegment s, int kind, int flags, int count, int target, long callId, long method,
+                               long chain) {
+        s.set(ValueLayout.JAVA_BYTE, KIND, (byte) kind);
+        s.set(ValueLayout.JAVA_BYTE, FLAGS, (byte) flags);
+        s.set(ValueLayout.JAVA_SHORT_UNALIGNED, COUNT, (short) count);
+        s.set(ValueLayout.JAVA_INT_UNALIGNED, TARGET, target);
+        s.set(ValueLayout.JAVA_LONG_UNALIGNED, CALL_ID, callId);
+        s.set(ValueLayout.JAVA_LONG_UNALIGNED, METHOD, method);
+        s.set(ValueLayout.JAVA_LONG_UNALIGNED, CHAIN, chain);
+    }
+
+    /** A send that failed in the transport: the connection is closed, the call (if any) forgotten. */
+    private RemoteException sendFailed(TransportException e, Pending failIfNotSent) {
+        if (failIfNotSent != null) {
+            forget(failIfNotSent);
+        }
+        closeWith(e.getMessage());
+        return new RemoteException(e.reason() == TransportException.Reason.TIMEOUT ? Reason.NOT_SENT : Reason.CONNECTION,
+                "sending on " + description + " failed: " + e.getMessage(), e);
     }
 
     private static long putBytes(MemorySegment s, long at, MemorySegment bytes) {
@@ -678,11 +688,31 @@ public final class Endpoint {
         try {
             Planned[] plan = new Planned[mi.params.length];
             long body = 0;
+            boolean unsized = false;
             for (int i = 0; i < plan.length; i++) {
-                plan[i] = plan(mi.params[i], args[i], mi);
-                body += span(plan[i].payload);
+                plan[i] = plan(mi.params[i], args[i], mi, true);
+                if (plan[i].payload < 0) {
+                    unsized = true;
+                } else {
+                    body += span(plan[i].payload);
+                }
             }
-            send(CALL, b.toObject ? TO_OBJECT : 0, plan.length, b.target, id, mi.id, p.chain, body, PLANNED, plan, p);
+            int flags = b.toObject ? TO_OBJECT : 0;
+            if (unsized) {
+                if (onePass(flags, b.target, id, mi, p, plan, body)) {
+                    return;
+                }
+                long graphs = 0; // the graphs did not fit the space the last calls needed: size them first
+                for (int i = 0; i < plan.length; i++) {
+                    if (plan[i].payload < 0) {
+                        plan[i] = plan(mi.params[i], args[i], mi, false);
+                        graphs += span(plan[i].payload);
+                    }
+                }
+                body += graphs;
+                mi.graphBytes = (int) Math.min(Integer.MAX_VALUE, graphs);
+            }
+            send(CALL, flags, plan.length, b.target, id, mi.id, p.chain, body, PLANNED, plan, p);
         } catch (RuntimeException | Error e) {
             forget(p); // whatever failed (an accessor of a view argument, say), nothing waits for a reply
             throw e;
@@ -691,8 +721,79 @@ public final class Endpoint {
         }
     }
 
+    /**
+     * The largest estimate {@link #onePass} claims: a claim is contiguous space in one receive area, so a
+     * large estimate would move the sender to a fresh area for every call; larger graphs are sized first.
+     */
+    private static final long ONE_PASS_MAX = 64 * 1024;
+
+    /**
+     * Writes a call whose graphs were not sized, in one pass: claims the space the method's graphs took
+     * last time and a half more, writes them with {@link WireWriter#tryWrite}, and commits what was used.
+     * False (nothing sent) when a graph did not fit, on a method's first call, or when the estimate is
+     * large: the caller then sizes the graphs and sends in two passes.
+     */
+    private boolean onePass(int flags, int target, long id, RemoteInterface.MethodInfo mi, Pending p, Planned[] plan,
+                            long sized) {
+        long last = mi.graphBytes;
+        if (last <= 0 || last + (last >> 1) > ONE_PASS_MAX) {
+            return false;
+        }
+        long total = Math.min(connection.maxMessageLength(), HEADER + sized + last + (last >> 1) + 64);
+        Claim c;
+        try {
+            c = connection.claim((int) total);
+        } catch (TransportException e) {
+            throw sendFailed(e, p);
+        }
+        boolean committed = false;
+        try {
+            MemorySegment s = c.segment();
+            header(s, CALL, flags, plan.length, target, id, mi.id, p.chain);
+            long at = HEADER;
+            long graphs = 0;
+            for (Planned v : plan) {
+                if (v.payload >= 0) {
+                    at = put(s, at, v);
+                    continue;
+                }
+                long n;
+                try {
+                    n = writer.tryWrite(v.value, s, at + VALUE_HEADER);
+                } catch (IllegalArgumentException e) {
+                    throw new RemoteException(Reason.ARGUMENT, mi.method.getName() + ": cannot pass a "
+                            + v.value.getClass().getName() + ": " + e.getMessage(), e);
+                }
+                long end = at + span(n);
+                if (n < 0 || end > s.byteSize()) {
+                    return false;
+                }
+                s.set(ValueLayout.JAVA_INT_UNALIGNED, at, T_WIRE);
+                s.set(ValueLayout.JAVA_INT_UNALIGNED, at + 4, (int) n);
+                s.asSlice(at + VALUE_HEADER + n, end - at - VALUE_HEADER - n).fill((byte) 0);
+                graphs += span(n);
+                at = end;
+            }
+            committed = true;
+            c.commit((int) at);
+            mi.graphBytes = (int) graphs; // the latest size, not the largest: one big call does not inflate every later claim
+            return true;
+        } catch (TransportException e) {
+            throw sendFailed(e, p);
+        } finally {
+            if (!committed) {
+                c.abort();
+            }
+        }
+    }
+
     /** Plans a value (under sendLock): regions for large arrays are written here, ahead of the message. */
     private Planned plan(ValueKind k, Object v, RemoteInterface.MethodInfo mi) {
+        return plan(k, v, mi, false);
+    }
+
+    /** With {@code deferGraphs}, a graph by copy is left unsized (payload -1), for {@link #onePass}. */
+    private Planned plan(ValueKind k, Object v, RemoteInterface.MethodInfo mi, boolean deferGraphs) {
         if (k.primitive()) {
             return new Planned(T_PRIM, 8, v, null, -1);
         }
@@ -718,6 +819,9 @@ public final class Endpoint {
                     if (arr.byteSize() >= REGION_THRESHOLD) {
                         return new Planned(T_REGION, 4, null, null, region(arr));
                     }
+                }
+                if (deferGraphs && k.tag() == ValueKind.Tag.COPY) {
+                    return new Planned(T_WIRE, -1, v, null, -1);
                 }
                 try {
                     long n = k.tag() == ValueKind.Tag.VIEW ? sizeAs(v, k.type()) : writer.sizeOf(v);

@@ -46,6 +46,8 @@ public final class RemoteInterface {
         public final boolean async;
         /** Whether an argument is read in place (a view or a segment): the message must outlive decoding. */
         public final boolean inPlace;
+        /** The bytes the graph arguments of the last call took (racy by design: a hint for the next claim). */
+        int graphBytes;
         /** Whether every parameter is a primitive (the arguments are written straight, with no plan). */
         public final boolean primitivesOnly;
 
