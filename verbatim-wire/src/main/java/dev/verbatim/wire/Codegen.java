@@ -58,39 +58,84 @@ final class Codegen {
         return DynamicConstantDesc.ofNamed(ConstantDescs.BSM_CLASS_DATA_AT, ConstantDescs.DEFAULT_NAME, type, index);
     }
 
-    /** A writer for a record, class or accessor interface. */
+    static final ClassDesc CD_Object_array = CD_Object.arrayType();
+    static final ClassDesc CD_JType_array = ClassDesc.of(JType.class.getName()).arrayType();
+    static final ClassDesc CD_long_array = CD_long.arrayType();
+
+    /**
+     * A writer of runs of a record, class or accessor interface (see {@link StructWriter#writeRun}). The
+     * generated loop, for the layout's aligned size {@code A}:
+     * <pre>{@code
+     * long pos = w.pos;
+     * do {
+     *     if (pos + A > limit) return -1;
+     *     Object o = w.objects[i];
+     *     w.entries[i] = entryType | (pos - base);
+     *     seg.set(I64, pos + 8k, 0L);                  // each 8-byte word with a hole in the layout
+     *     seg.set(I32, pos + 4, getter_x(o));          // each field, primitive ...
+     *     seg.set(I32, pos + 0, w.ref(getter_next(o), T_next));   // ... or reference (w.ordinal for enums)
+     *     pos += A;
+     *     i++;
+     * } while (i < w.count && w.types[i] == T);
+     * w.pos = pos;
+     * return i;
+     * }</pre>
+     */
     static StructWriter structWriter(JType t) {
         Shape s = t.shape;
         List<Object> data = new ArrayList<>();
+        data.add(t); // class data 0: the type of the run
         for (JType.JField f : t.fields) {
             if (f.getter == null) throw Schema.inaccessible(t.raw, "field " + f.name);
         }
+        long aligned = MessageDescriptor.align8(s.objectSize);
+        boolean[] covered = new boolean[(int) aligned];
+        for (Shape.Field sf : s.layoutOrder) {
+            for (int b = 0; b < sf.size(); b++) covered[sf.offset + b] = true;
+        }
         ClassDesc self = ClassDesc.of(Codegen.class.getPackageName() + ".StructWriter$" + simple(t.raw) + "$" + SERIAL.incrementAndGet());
-        MethodTypeDesc writeType = MethodTypeDesc.of(CD_void, CD_Object, CD_MemorySegment, CD_long, CD_WireWriter);
+        MethodTypeDesc runType = MethodTypeDesc.of(CD_int, CD_WireWriter, CD_int, CD_MemorySegment, CD_long, CD_long, CD_long);
         byte[] bytes = ClassFile.of().build(self, cb -> {
             cb.withFlags(ClassFile.ACC_FINAL | ClassFile.ACC_SYNTHETIC);
             cb.withSuperclass(CD_StructWriter);
             cb.withMethodBody(ConstantDescs.INIT_NAME, ConstantDescs.MTD_void, 0, code -> code
                     .aload(0).invokespecial(CD_StructWriter, ConstantDescs.INIT_NAME, ConstantDescs.MTD_void).return_());
-            cb.withMethodBody("write", writeType, ClassFile.ACC_FINAL, code -> {
-                // locals: 0 this, 1 object, 2 segment, 3-4 offset, 5 writer
-                boolean[] covered = new boolean[s.objectSize];
+            cb.withMethodBody("writeRun", runType, ClassFile.ACC_FINAL, code -> {
+                // locals: 0 this, 1 w, 2 i, 3 seg, 4-5 base, 6-7 limit, 8-9 entryType, 10-11 pos, 12 o
+                java.lang.classfile.Label loop = code.newLabel();
+                java.lang.classfile.Label fits = code.newLabel();
+                java.lang.classfile.Label done = code.newLabel();
+                code.aload(1).getfield(CD_WireWriter, "pos", CD_long).lstore(10);
+                code.labelBinding(loop);
+                code.lload(10).ldc(aligned).ladd().lload(6).lcmp().ifle(fits).iconst_m1().ireturn();
+                code.labelBinding(fits);
+                code.aload(1).getfield(CD_WireWriter, "objects", CD_Object_array).iload(2).aaload().astore(12);
+                code.aload(1).getfield(CD_WireWriter, "entries", CD_long_array).iload(2)
+                        .lload(8).lload(10).lload(4).lsub().lor().lastore();
+                for (int word = 0; word < aligned; word += 8) {
+                    boolean hole = false;
+                    for (int b = word; b < word + 8; b++) hole |= !covered[b];
+                    if (!hole) continue; // zero the layout's holes and padding: no stale bytes leak into a message
+                    code.aload(3);
+                    loadLayout(code, Shape.I64);
+                    code.lload(10).ldc((long) word).ladd().lconst_0()
+                            .invokeinterface(CD_MemorySegment, "set", MethodTypeDesc.of(CD_void, LAYOUT_CD[Shape.I64], CD_long, CD_long));
+                }
                 for (Shape.Field sf : s.layoutOrder) {
                     JType.JField jf = field(t, sf.name);
                     int k = data.size();
                     data.add(jf.getter);
-                    for (int b = 0; b < sf.size(); b++) covered[sf.offset + b] = true;
-                    code.aload(2);
+                    code.aload(3);
                     int kind = sf.type.isPrimitive() ? sf.type.kind : Shape.I32;
                     loadLayout(code, kind);
-                    code.lload(3).ldc((long) sf.offset).ladd();
+                    code.lload(10).ldc((long) sf.offset).ladd();
                     if (sf.type.isPrimitive()) {
-                        code.ldc(classDataAt(CD_MethodHandle, k)).aload(1)
+                        code.ldc(classDataAt(CD_MethodHandle, k)).aload(12)
                                 .invokevirtual(CD_MethodHandle, "invokeExact", MethodTypeDesc.of(PRIM_CD[kind], CD_Object));
                     } else {
                         int tk = data.size();
                         data.add(jf.type);
-                        code.aload(5).ldc(classDataAt(CD_MethodHandle, k)).aload(1)
+                        code.aload(1).ldc(classDataAt(CD_MethodHandle, k)).aload(12)
                                 .invokevirtual(CD_MethodHandle, "invokeExact", MethodTypeDesc.of(CD_Object, CD_Object))
                                 .ldc(classDataAt(CD_JType, tk));
                         code.invokevirtual(CD_WireWriter, sf.type.kind == Shape.ENUM ? "ordinal" : "ref",
@@ -98,14 +143,14 @@ final class Codegen {
                     }
                     code.invokeinterface(CD_MemorySegment, "set", MethodTypeDesc.of(CD_void, LAYOUT_CD[kind], CD_long, VALUE_CD[kind]));
                 }
-                for (int b = 0; b < s.objectSize; b++) {
-                    if (covered[b]) continue; // zero the layout's holes: no stale bytes leak into a message
-                    code.aload(2);
-                    loadLayout(code, Shape.I8);
-                    code.lload(3).ldc((long) b).ladd().iconst_0()
-                            .invokeinterface(CD_MemorySegment, "set", MethodTypeDesc.of(CD_void, LAYOUT_CD[Shape.I8], CD_long, ConstantDescs.CD_byte));
-                }
-                code.return_();
+                code.lload(10).ldc(aligned).ladd().lstore(10);
+                code.iinc(2, 1);
+                code.iload(2).aload(1).getfield(CD_WireWriter, "count", CD_int).if_icmpge(done);
+                code.aload(1).getfield(CD_WireWriter, "types", CD_JType_array).iload(2).aaload()
+                        .ldc(classDataAt(CD_JType, 0)).if_acmpeq(loop);
+                code.labelBinding(done);
+                code.aload(1).lload(10).putfield(CD_WireWriter, "pos", CD_long);
+                code.iload(2).ireturn();
             });
         });
         try {

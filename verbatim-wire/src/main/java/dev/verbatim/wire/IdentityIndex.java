@@ -1,73 +1,66 @@
 package dev.verbatim.wire;
 
-import java.util.Arrays;
-
 /**
- * Object → index by identity, open addressing with linear probing: the writer's record of objects already
- * placed in the message (sharing and cycles). Cleared in time proportional to what was inserted.
+ * Object → index by identity: the writer's record of the objects already placed in the message (sharing
+ * and cycles). Open addressing with linear probing over one {@code long[]}: a slot holds
+ * {@code (stamp << 32) | index}, and only slots of the current stamp are live, so starting a new message
+ * is one increment, not a clear. Keys are not stored: a slot's index names the object in the writer's
+ * queue, which the caller passes in.
  *
  * <p>Not thread-safe: one per {@link WireWriter}.
  */
 final class IdentityIndex {
-    private Object[] keys = new Object[64];
-    private int[] values = new int[64];
-    private int[] used = new int[32];
-    private int size;
+    private static final int INITIAL = 128;
+    /** Tables beyond this are dropped after the message that grew them: one huge graph does not pin memory. */
+    private static final int KEEP = 1 << 17;
 
-    /** The index of {@code key} if present; otherwise inserts it with {@code value} and returns -1. One probe sequence. */
-    int getOrPut(Object key, int value) {
-        if ((size + 1) * 2 > keys.length) grow();
-        Object[] k = keys;
-        int mask = k.length - 1;
-        int i = hash(key) & mask;
+    private long[] slots = new long[INITIAL];
+    private long stampBits = 1L << 32;
+
+    /**
+     * The index of {@code key} among {@code objects[0..count)}, or -1 after entering it with index
+     * {@code count} (the caller then places it at {@code objects[count]}).
+     */
+    int enter(Object key, Object[] objects, int count) {
+        long[] t = slots;
+        if ((count + 1) * 2 > t.length) t = grow(objects, count);
+        int mask = t.length - 1;
+        int h = hash(key) & mask;
+        long stamp = stampBits;
         while (true) {
-            Object cur = k[i];
-            if (cur == key) return values[i];
-            if (cur == null) break;
-            i = (i + 1) & mask;
-        }
-        k[i] = key;
-        values[i] = value;
-        if (size == used.length) used = Arrays.copyOf(used, size * 2);
-        used[size++] = i;
-        return -1;
-    }
-
-    private void insert(Object key, int value) {
-        Object[] k = keys;
-        int mask = k.length - 1;
-        int i = hash(key) & mask;
-        while (k[i] != null) i = (i + 1) & mask;
-        k[i] = key;
-        values[i] = value;
-        if (size == used.length) used = Arrays.copyOf(used, size * 2);
-        used[size++] = i;
-    }
-
-    private void grow() {
-        Object[] oldK = keys;
-        int[] oldV = values;
-        int[] oldUsed = used;
-        int n = size;
-        keys = new Object[oldK.length * 2];
-        values = new int[oldK.length * 2];
-        size = 0;
-        for (int j = 0; j < n; j++) {
-            int slot = oldUsed[j];
-            insert(oldK[slot], oldV[slot]);
+            long e = t[h];
+            if ((e & 0xFFFF_FFFF_0000_0000L) != stamp) {
+                t[h] = stamp | count;
+                return -1;
+            }
+            int idx = (int) e;
+            if (objects[idx] == key) return idx;
+            h = (h + 1) & mask;
         }
     }
 
+    /** Doubles the table and enters {@code objects[0..count)} again. */
+    private long[] grow(Object[] objects, int count) {
+        long[] t = new long[Math.max(INITIAL, Integer.highestOneBit(Math.max(1, count)) * 4)];
+        int mask = t.length - 1;
+        long stamp = stampBits;
+        for (int i = 0; i < count; i++) {
+            int h = hash(objects[i]) & mask;
+            while ((t[h] & 0xFFFF_FFFF_0000_0000L) == stamp) h = (h + 1) & mask;
+            t[h] = stamp | i;
+        }
+        slots = t;
+        return t;
+    }
+
+    /** Forgets every entry: the next message starts empty. */
     void clear() {
-        Object[] k = keys;
-        int[] u = used;
-        for (int j = 0; j < size; j++) k[u[j]] = null;
-        size = 0;
-        if (k.length > (1 << 16)) {
-            keys = new Object[64]; // a huge graph once should not pin a huge table forever
-            values = new int[64];
-            used = new int[32];
+        long next = stampBits + (1L << 32);
+        if (next == 0 || slots.length > KEEP) { // the stamp wrapped (after 2^32 messages), or the table is huge
+            slots = new long[INITIAL];
+            next = 1L << 32;
         }
+        stampBits = next;
     }
 
     private static int hash(Object o) {

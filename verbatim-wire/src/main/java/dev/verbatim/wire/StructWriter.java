@@ -3,13 +3,21 @@ package dev.verbatim.wire;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Writes the fields of one Java type's objects at their layout offsets. Subclasses are generated once per
- * type by {@link Codegen} (straight-line code, field reads through constant method handles that the JIT
- * inlines); the type id is written by the caller.
+ * Writes runs of one Java type's objects at their layout offsets. Subclasses are generated once per type
+ * by {@link Codegen}: straight-line code per object (field reads through constant method handles that the
+ * JIT inlines, the layout's holes zeroed, references through {@link WireWriter#ref}), in a loop over the
+ * writer's queue while the next object is of the same type, so a list or an array of records costs one
+ * dispatch, not one per object.
  *
  * <p>Thread-safe: stateless.
  */
 abstract class StructWriter {
-    /** Writes the fields of {@code o} into the object at {@code off}; references go through {@code w}. */
-    abstract void write(Object o, MemorySegment seg, long off, WireWriter w);
+    /**
+     * Writes the queued objects {@code w.objects[i..]} while they are of this writer's type, each at the
+     * next 8-aligned position from {@code w.pos}, recording each one's object-table entry
+     * ({@code entryType | offset - base}); leaves {@code w.pos} after the last.
+     *
+     * @return the index after the run, or -1 if the next object would not fit before {@code limit}
+     */
+    abstract int writeRun(WireWriter w, int i, MemorySegment seg, long base, long limit, long entryType);
 }

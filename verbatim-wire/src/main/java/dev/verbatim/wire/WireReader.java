@@ -65,46 +65,54 @@ public final class WireReader {
         Shape[] ids = resolveTypes(message, tail, types);
         long objTable = tail + (long) TYPE_ENTRY_LENGTH * types;
         long pos = HEADER_LENGTH;
-        // What the last struct type needs, in locals: runs of one type (lists, arrays of records) validate
-        // without re-reading the type's description for every object.
-        Shape last = null;
-        long size = 0;
+        // The struct type of the current run, in locals: runs of one type (lists, arrays of records) validate
+        // with one compare of the whole object-table entry (type id and offset) per object, and each of the
+        // first two references with one compare of its target's type id against the id last accepted there.
+        long runType = 0; // the run's type id << 32, when there is a run (run != null)
+        Shape run = null;
+        long size = 0, step = 0;
         int nrefs = 0, off0 = 0, off1 = 0;
         Shape ref0 = null, ref1 = null;
+        long ok0 = NO_TYPE, ok1 = NO_TYPE; // the target type id last accepted by each of the first two references
         boolean scalars = false;
         for (int i = 0; i < objects; i++) {
             long at = objTable + 8L * i;
             long entry = message.get(I64, at);
-            if (entryOffset(entry) != pos) throw badEntry(at, i, entry, pos);
-            int tid = entryType(entry);
-            Shape s = shapeOf(tid, ids);
-            if (s != last || s == null) {
+            if (run == null || entry != (runType | pos)) { // another type than the run's, or a bad entry
+                if (entryOffset(entry) != pos) throw badEntry(at, i, entry, pos);
+                int tid = entryType(entry);
+                Shape s = shapeOf(tid, ids);
                 if (s == null) throw new WireFormatException(at + 4, "unknown type id", "id " + tid);
-                if (s.kind == Shape.STRUCT) {
-                    last = s;
-                    size = s.objectSize;
-                    nrefs = s.refOffsets.length;
-                    off0 = nrefs > 0 ? s.refOffsets[0] : 0;
-                    ref0 = nrefs > 0 ? s.refShapes[0] : null;
-                    off1 = nrefs > 1 ? s.refOffsets[1] : 0;
-                    ref1 = nrefs > 1 ? s.refShapes[1] : null;
-                    scalars = s.hasScalarChecks;
-                } else {
-                    last = null;
+                if (s.kind != Shape.STRUCT) {
+                    run = null;
                     pos = align8(pos + validateObject(message, s, pos, tail, objTable, objects, ids));
                     continue;
                 }
+                runType = (long) tid << 32;
+                run = s;
+                size = s.objectSize;
+                step = align8(size);
+                nrefs = s.refOffsets.length;
+                off0 = nrefs > 0 ? s.refOffsets[0] : 0;
+                ref0 = nrefs > 0 ? s.refShapes[0] : null;
+                off1 = nrefs > 1 ? s.refOffsets[1] : 0;
+                ref1 = nrefs > 1 ? s.refShapes[1] : null;
+                ok0 = NO_TYPE;
+                ok1 = NO_TYPE;
+                scalars = s.hasScalarChecks;
             }
-            if (pos + size > tail) throw new WireFormatException(pos, "object overruns the tables", s.toString());
+            if (pos + size > tail) throw new WireFormatException(pos, "object overruns the tables", run.toString());
             if (nrefs > 0) {
-                checkRef(message, pos + off0, ref0, objTable, objects, ids);
+                long t0 = targetType(message, pos + off0, objTable, objects);
+                if (t0 != ok0 && t0 != NULL_TARGET) ok0 = checkTarget(message, pos + off0, ref0, t0, ids);
                 if (nrefs > 1) {
-                    checkRef(message, pos + off1, ref1, objTable, objects, ids);
-                    for (int j = 2; j < nrefs; j++) checkRef(message, pos + s.refOffsets[j], s.refShapes[j], objTable, objects, ids);
+                    long t1 = targetType(message, pos + off1, objTable, objects);
+                    if (t1 != ok1 && t1 != NULL_TARGET) ok1 = checkTarget(message, pos + off1, ref1, t1, ids);
+                    for (int j = 2; j < nrefs; j++) checkRef(message, pos + run.refOffsets[j], run.refShapes[j], objTable, objects, ids);
                 }
             }
-            if (scalars) checkScalars(message, s, pos);
-            pos = align8(pos + size);
+            if (scalars) checkScalars(message, run, pos);
+            pos += step;
         }
         if (objects > 0 && pos != tail) throw new WireFormatException(pos, "bytes between the last object and the tables", (tail - pos) + " bytes");
         return new Message(message, objects, tail, objTable, ids);
@@ -212,6 +220,29 @@ public final class WireReader {
     private static void checkOrdinal(MemorySegment m, long at, int count) {
         int v = m.get(I32, at);
         if (v < -1 || v >= count) throw new WireFormatException(at, "enum ordinal out of range", v + " not in [-1, " + count + ")");
+    }
+
+    /** What {@link #targetType} returns for a null reference: no u32 type id is negative. */
+    private static final long NULL_TARGET = -1;
+    /** No type id accepted yet: neither a u32 type id nor {@link #NULL_TARGET}. */
+    private static final long NO_TYPE = -2;
+
+    /**
+     * The type id (a u32) of the object the reference at {@code at} names, read from its object-table entry,
+     * or {@link #NULL_TARGET} for null; the index is checked to be in range.
+     */
+    private static long targetType(MemorySegment m, long at, long objTable, int objects) {
+        int r = m.get(I32, at);
+        if (r == NULL_REF) return NULL_TARGET;
+        if (Integer.compareUnsigned(r, objects) >= 0) throw refOutOfRange(at, r, objects);
+        return m.get(I64, objTable + 8L * r) >>> 32;
+    }
+
+    /** Checks that the declared type accepts type id {@code tid}; returns it (the id now known to be accepted). */
+    private static long checkTarget(MemorySegment m, long at, Shape declared, long tid, Shape[] ids) {
+        Shape actual = shapeOf((int) tid, ids);
+        if (actual != declared && !acceptsSlow(declared, actual)) throw wrongType(at, declared, actual);
+        return tid;
     }
 
     /**

@@ -16,19 +16,19 @@ import static dev.verbatim.wire.MessageDescriptor.*;
  * <p>Not thread-safe: keep one per thread and reuse it; it keeps its scratch tables between messages.
  */
 public final class WireWriter {
-    private Object[] objects = new Object[64];
-    private JType[] types = new JType[64];
-    private int[] offsets = new int[64];
-    private int[] typeIds = new int[64];
-    private int count;
+    // The queue of objects in message order, read and appended to by generated StructWriters (package access).
+    Object[] objects = new Object[64];
+    JType[] types = new JType[64];
+    /** Object-table entries (offset | type id << 32), copied to the message in one bulk copy at the end. */
+    long[] entries = new long[64];
+    int count;
+    /** Where the next object goes: the run writers' cursor. */
+    long pos;
     private final IdentityIndex index = new IdentityIndex();
     /** Message-local type ids by shape serial; valid where {@code typeStamp[serial] == stamp}. */
     private int[] typeIdBySerial = new int[64];
     private int[] typeStamp = new int[64];
     private int stamp;
-    private JType lastType;
-    private StructWriter lastWriter;
-    private int lastTypeId;
     private Shape[] typeTable = new Shape[16];
     private int typeCount;
 
@@ -113,44 +113,51 @@ public final class WireWriter {
 
     /** Writes the message at {@code seg[base..]}; -1 if it does not fit before the end of {@code seg}. */
     long write(Object root, JType rootType, MemorySegment seg, long base) {
-        long limit = seg.byteSize();
-        if (base < 0 || base > limit) throw new IndexOutOfBoundsException("offset " + base + " outside a segment of " + limit);
+        long size = seg.byteSize();
+        if (base < 0 || base > size) throw new IndexOutOfBoundsException("offset " + base + " outside a segment of " + size);
+        // Where the message must end: the segment's end, or the format's limit if that comes first.
+        long limit = Math.min(size, base + MAX_MESSAGE_BYTES);
+        long n = writeWithin(root, rootType, seg, base, limit);
+        if (n < 0 && limit < size) throw tooLarge(limit - base);
+        return n;
+    }
+
+    private long writeWithin(Object root, JType rootType, MemorySegment seg, long base, long limit) {
         if (limit - base < HEADER_LENGTH) return -1;
         begin();
         try {
             if (root != null) add(root, rootType);
             long pos = base + HEADER_LENGTH;
-            for (int i = 0; i < count; i++) {
-                long rel = pos - base;
-                if (rel > MAX_MESSAGE_BYTES) throw tooLarge(rel);
-                offsets[i] = (int) rel;
+            JType lastType = null;
+            long lastEntryType = 0;
+            for (int i = 0; i < count; ) {
                 JType t = types[i];
                 if (t != lastType) {
                     lastType = t;
-                    lastTypeId = typeId(t.shape);
-                    lastWriter = t.writer;
+                    lastEntryType = (long) typeId(t.shape) << 32;
                 }
-                typeIds[i] = lastTypeId;
-                if (lastWriter != null) { // a struct whose writer exists: the common case, kept in this loop
-                    if (pos + t.shape.objectSize > limit) return -1;
-                    lastWriter.write(objects[i], seg, pos, this);
-                    pos += t.shape.objectSize;
-                } else {
-                    long n = writeObject(objects[i], t, seg, pos, limit);
-                    if (n < 0) return -1;
-                    pos += n;
+                if (t.jkind >= JType.RECORD && t.jkind <= JType.IFACE) { // structs: a run of them through their generated writer
+                    this.pos = pos;
+                    i = writerOf(t).writeRun(this, i, seg, base, limit, lastEntryType);
+                    if (i < 0) return -1;
+                    pos = this.pos;
+                    continue;
                 }
+                entries[i] = lastEntryType | (pos - base);
+                long n = writeObject(objects[i], t, seg, pos, limit);
+                if (n < 0) return -1;
+                pos += n;
                 long aligned = base + align8(pos - base);
                 if (aligned > limit) return -1;
                 while (pos < aligned) seg.set(I8, pos++, (byte) 0);
+                i++;
             }
             long tail = pos;
             long objTable = tail + 8L * typeCount;
             long end = objTable + 8L * count;
-            if (end - base > MAX_MESSAGE_BYTES) throw tooLarge(end - base);
             if (end > limit) return -1;
             for (int t = 0; t < typeCount; t++) seg.set(I64, tail + 8L * t, typeTable[t].fingerprint);
-            for (int i = 0; i < count; i++) seg.set(I64, objTable + 8L * i, objectEntry(offsets[i], typeIds[i]));
+            MemorySegment.copy(entries, 0, seg, I64, objTable, count);
             // version (byte 0), flags (byte 1), type count (bytes 2-3), object count (bytes 4-7): one store.
             seg.set(I64, base, VERSION | (long) typeCount << (8 * TYPE_COUNT_OFFSET) | (long) count << (8 * OBJECT_COUNT_OFFSET));
             return end - base;
@@ -178,8 +185,6 @@ public final class WireWriter {
 
     private void begin() {
         count = 0;
-        lastType = null;
-        lastWriter = null;
         typeCount = 0;
         if (++stamp == 0) {
             Arrays.fill(typeStamp, 0);
@@ -195,8 +200,7 @@ public final class WireWriter {
         if (objects.length > (1 << 16)) {
             objects = new Object[64];
             types = new JType[64];
-            offsets = new int[64];
-            typeIds = new int[64];
+            entries = new long[64];
         }
     }
 
@@ -204,15 +208,13 @@ public final class WireWriter {
         return new IllegalArgumentException("message exceeds the format's limit of " + MAX_MESSAGE_BYTES + " bytes (reached " + n + ")");
     }
 
-    /** Writes one object at {@code pos}; returns its size in bytes (unpadded), or -1 if it does not fit before {@code limit}. */
+    /**
+     * Writes one object that is not a struct (structs go in runs through their {@link StructWriter}) at
+     * {@code pos}; returns its size in bytes (unpadded), or -1 if it does not fit before {@code limit}.
+     */
     private long writeObject(Object o, JType t, MemorySegment seg, long pos, long limit) {
         Shape s = t.shape;
         switch (t.jkind) {
-            case JType.RECORD, JType.CLASS, JType.IFACE -> {
-                if (pos + s.objectSize > limit) return -1;
-                writerOf(t).write(o, seg, pos, this);
-                return s.objectSize;
-            }
             case JType.PRIM_ARRAY -> {
                 int k = s.element.kind;
                 int n = java.lang.reflect.Array.getLength(o);
@@ -419,37 +421,41 @@ public final class WireWriter {
      */
     int ref(Object value, JType declared) {
         if (value == null) return NULL_REF;
-        int i = index.getOrPut(value, count);
-        if (i >= 0) {
-            if (types[i].shape != declared.shape && !declared.shape.accepts(types[i].shape)) {
-                throw new IllegalArgumentException("one object is referenced as " + types[i] + " and as " + declared
-                        + ", which have different structures: " + value.getClass().getName());
-            }
-            return i;
-        }
+        int i = index.enter(value, objects, count);
+        if (i >= 0) return again(i, value, declared);
         // The exact declared class (records, final classes, strings, boxes, arrays) needs no further look.
         return append(value, value.getClass() == declared.raw ? declared : actualType(value, declared));
+    }
+
+    /** A reference to object {@code i} already placed: its type must have the declared structure. */
+    private int again(int i, Object value, JType declared) {
+        if (types[i].shape != declared.shape && !declared.shape.accepts(types[i].shape)) {
+            throw new IllegalArgumentException("one object is referenced as " + types[i] + " and as " + declared
+                    + ", which have different structures: " + value.getClass().getName());
+        }
+        return i;
     }
 
     /** Places a new object (already entered in the index) at the end of the queue. */
     private int append(Object value, JType t) {
         int i = count;
-        if (i == objects.length) {
-            int n = i * 2;
-            objects = Arrays.copyOf(objects, n);
-            types = Arrays.copyOf(types, n);
-            offsets = Arrays.copyOf(offsets, n);
-            typeIds = Arrays.copyOf(typeIds, n);
-        }
+        if (i == objects.length) growQueue();
         objects[i] = value;
         types[i] = t;
         count = i + 1;
         return i;
     }
 
+    private void growQueue() {
+        int n = objects.length * 2;
+        objects = Arrays.copyOf(objects, n);
+        types = Arrays.copyOf(types, n);
+        entries = Arrays.copyOf(entries, n);
+    }
+
     /** Places the root (the index is empty). */
     private int add(Object value, JType t) {
-        index.getOrPut(value, count);
+        index.enter(value, objects, count);
         return append(value, t);
     }
 

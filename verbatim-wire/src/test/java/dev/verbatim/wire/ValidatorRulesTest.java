@@ -126,6 +126,37 @@ class ValidatorRulesTest {
     }
 
     @Test
+    void everyObjectTableEntryIsCheckedWhateverItHolds() {
+        // Objects: 0 the Pair, then its Node and its String in some order, then the Node's next (a Node).
+        Node n = new Node();
+        n.next = new Node();
+        byte[] b = bytes(new Pair(n, "s"));
+        long ot = objTable(b);
+        // All ones, and type ids that are no type, right after a struct or a string (the validator's runs).
+        // Whichever comes first rejects it: a reference to the object (its type), or the object's own entry.
+        java.util.Set<String> rules = java.util.Set.of("object table entry does not match the layout", "unknown type id",
+                "reference to an object of the wrong type");
+        // Objects nobody references are checked too: the same again with the Pair's references nulled.
+        byte[] orphans = b.clone();
+        Shape ps = Schema.of(Pair.class).shape;
+        seg(orphans).set(I32, HEADER_LENGTH + ps.field("node").offset, NULL_REF);
+        seg(orphans).set(I32, HEADER_LENGTH + ps.field("name").offset, NULL_REF);
+        new WireReader().validate(seg(orphans)); // valid as it is
+        for (int i = 1; i < 8; i++) {
+            long at = ot + 8L * (i % 4);
+            List<Consumer<MemorySegment>> damages = new java.util.ArrayList<>();
+            damages.add(m -> m.set(I64, at, -1L));
+            for (long tid : new long[] {0xFFFF_FFFFL, 0xFFFF_FFFEL, 0x7FFF_FFFFL, 0}) damages.add(m -> m.set(I32, at + 4, (int) tid));
+            for (Consumer<MemorySegment> damage : damages) {
+                MemorySegment copy = seg((i < 4 ? b : orphans).clone());
+                damage.accept(copy);
+                WireFormatException e = assertThrows(WireFormatException.class, () -> new WireReader().validate(copy), "entry " + i % 4);
+                assertTrue(rules.contains(e.rule()), e.getMessage());
+            }
+        }
+    }
+
+    @Test
     void elementsOfReferenceArraysAreChecked() {
         byte[] b = bytes(new Strings(List.of("a", "b")));
         long ot = objTable(b);
