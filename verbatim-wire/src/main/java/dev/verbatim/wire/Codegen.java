@@ -59,7 +59,7 @@ final class Codegen {
     }
 
     static final ClassDesc CD_Object_array = CD_Object.arrayType();
-    static final ClassDesc CD_JType_array = ClassDesc.of(JType.class.getName()).arrayType();
+    static final ClassDesc CD_int_array = CD_int.arrayType();
     static final ClassDesc CD_long_array = CD_long.arrayType();
 
     /**
@@ -71,12 +71,11 @@ final class Codegen {
      *     if (pos + A > limit) return -1;
      *     Object o = w.objects[i];
      *     w.entries[i] = entryType | (pos - base);
-     *     seg.set(I64, pos + 8k, 0L);                  // each 8-byte word with a hole in the layout
-     *     seg.set(I32, pos + 4, getter_x(o));          // each field, primitive ...
-     *     seg.set(I32, pos + 0, w.ref(getter_next(o), T_next));   // ... or reference (w.ordinal for enums)
+     *     // each 8-byte word of the layout, its fields packed little-endian (holes and padding zero), e.g. a Node:
+     *     seg.set(I64, pos + 0, w.ref(next(o), T_next) & 0xFFFFFFFFL | (value(o) & 0xFFFFFFFFL) << 32);
      *     pos += A;
      *     i++;
-     * } while (i < w.count && w.types[i] == T);
+     * } while (i < w.count && w.typeSerials[i] == T.serial);
      * w.pos = pos;
      * return i;
      * }</pre>
@@ -84,15 +83,10 @@ final class Codegen {
     static StructWriter structWriter(JType t) {
         Shape s = t.shape;
         List<Object> data = new ArrayList<>();
-        data.add(t); // class data 0: the type of the run
         for (JType.JField f : t.fields) {
             if (f.getter == null) throw Schema.inaccessible(t.raw, "field " + f.name);
         }
         long aligned = MessageDescriptor.align8(s.objectSize);
-        boolean[] covered = new boolean[(int) aligned];
-        for (Shape.Field sf : s.layoutOrder) {
-            for (int b = 0; b < sf.size(); b++) covered[sf.offset + b] = true;
-        }
         ClassDesc self = ClassDesc.of(Codegen.class.getPackageName() + ".StructWriter$" + simple(t.raw) + "$" + SERIAL.incrementAndGet());
         MethodTypeDesc runType = MethodTypeDesc.of(CD_int, CD_WireWriter, CD_int, CD_MemorySegment, CD_long, CD_long, CD_long);
         byte[] bytes = ClassFile.of().build(self, cb -> {
@@ -101,7 +95,7 @@ final class Codegen {
             cb.withMethodBody(ConstantDescs.INIT_NAME, ConstantDescs.MTD_void, 0, code -> code
                     .aload(0).invokespecial(CD_StructWriter, ConstantDescs.INIT_NAME, ConstantDescs.MTD_void).return_());
             cb.withMethodBody("writeRun", runType, ClassFile.ACC_FINAL, code -> {
-                // locals: 0 this, 1 w, 2 i, 3 seg, 4-5 base, 6-7 limit, 8-9 entryType, 10-11 pos, 12 o
+                // locals: 0 this, 1 w, 2 i, 3 seg, 4-5 base, 6-7 limit, 8-9 entryType, 10-11 pos, 12 o, 13-14 word
                 java.lang.classfile.Label loop = code.newLabel();
                 java.lang.classfile.Label fits = code.newLabel();
                 java.lang.classfile.Label done = code.newLabel();
@@ -112,42 +106,46 @@ final class Codegen {
                 code.aload(1).getfield(CD_WireWriter, "objects", CD_Object_array).iload(2).aaload().astore(12);
                 code.aload(1).getfield(CD_WireWriter, "entries", CD_long_array).iload(2)
                         .lload(8).lload(10).lload(4).lsub().lor().lastore();
+                // One 8-byte store per word of the layout: its fields are packed into a long (local 13-14), the
+                // layout's holes and the padding stay zero, so no stale byte leaks into a message.
+                Shape.Field[] order = s.layoutOrder;
+                int f = 0;
                 for (int word = 0; word < aligned; word += 8) {
-                    boolean hole = false;
-                    for (int b = word; b < word + 8; b++) hole |= !covered[b];
-                    if (!hole) continue; // zero the layout's holes and padding: no stale bytes leak into a message
+                    code.lconst_0().lstore(13);
+                    for (; f < order.length && order[f].offset < word + 8; f++) {
+                        Shape.Field sf = order[f];
+                        JType.JField jf = field(t, sf.name);
+                        int k = data.size();
+                        data.add(jf.getter);
+                        if (sf.type.isPrimitive()) {
+                            int kind = sf.type.kind;
+                            code.ldc(classDataAt(CD_MethodHandle, k)).aload(12)
+                                    .invokevirtual(CD_MethodHandle, "invokeExact", MethodTypeDesc.of(PRIM_CD[kind], CD_Object));
+                            widenToWord(code, kind);
+                        } else {
+                            int tk = data.size();
+                            data.add(jf.type);
+                            code.aload(1).ldc(classDataAt(CD_MethodHandle, k)).aload(12)
+                                    .invokevirtual(CD_MethodHandle, "invokeExact", MethodTypeDesc.of(CD_Object, CD_Object))
+                                    .ldc(classDataAt(CD_JType, tk));
+                            code.invokevirtual(CD_WireWriter, sf.type.kind == Shape.ENUM ? "ordinal" : "ref",
+                                    MethodTypeDesc.of(CD_int, CD_Object, CD_JType));
+                            widenToWord(code, Shape.I32);
+                        }
+                        int shift = 8 * (sf.offset - word);
+                        if (shift != 0) code.ldc(shift).lshl();
+                        code.lload(13).lor().lstore(13);
+                    }
                     code.aload(3);
                     loadLayout(code, Shape.I64);
-                    code.lload(10).ldc((long) word).ladd().lconst_0()
+                    code.lload(10).ldc((long) word).ladd().lload(13)
                             .invokeinterface(CD_MemorySegment, "set", MethodTypeDesc.of(CD_void, LAYOUT_CD[Shape.I64], CD_long, CD_long));
-                }
-                for (Shape.Field sf : s.layoutOrder) {
-                    JType.JField jf = field(t, sf.name);
-                    int k = data.size();
-                    data.add(jf.getter);
-                    code.aload(3);
-                    int kind = sf.type.isPrimitive() ? sf.type.kind : Shape.I32;
-                    loadLayout(code, kind);
-                    code.lload(10).ldc((long) sf.offset).ladd();
-                    if (sf.type.isPrimitive()) {
-                        code.ldc(classDataAt(CD_MethodHandle, k)).aload(12)
-                                .invokevirtual(CD_MethodHandle, "invokeExact", MethodTypeDesc.of(PRIM_CD[kind], CD_Object));
-                    } else {
-                        int tk = data.size();
-                        data.add(jf.type);
-                        code.aload(1).ldc(classDataAt(CD_MethodHandle, k)).aload(12)
-                                .invokevirtual(CD_MethodHandle, "invokeExact", MethodTypeDesc.of(CD_Object, CD_Object))
-                                .ldc(classDataAt(CD_JType, tk));
-                        code.invokevirtual(CD_WireWriter, sf.type.kind == Shape.ENUM ? "ordinal" : "ref",
-                                MethodTypeDesc.of(CD_int, CD_Object, CD_JType));
-                    }
-                    code.invokeinterface(CD_MemorySegment, "set", MethodTypeDesc.of(CD_void, LAYOUT_CD[kind], CD_long, VALUE_CD[kind]));
                 }
                 code.lload(10).ldc(aligned).ladd().lstore(10);
                 code.iinc(2, 1);
                 code.iload(2).aload(1).getfield(CD_WireWriter, "count", CD_int).if_icmpge(done);
-                code.aload(1).getfield(CD_WireWriter, "types", CD_JType_array).iload(2).aaload()
-                        .ldc(classDataAt(CD_JType, 0)).if_acmpeq(loop);
+                code.aload(1).getfield(CD_WireWriter, "typeSerials", CD_int_array).iload(2).iaload()
+                        .ldc(t.serial).if_icmpeq(loop);
                 code.labelBinding(done);
                 code.aload(1).lload(10).putfield(CD_WireWriter, "pos", CD_long);
                 code.iload(2).ireturn();
@@ -158,6 +156,25 @@ final class Codegen {
             return (StructWriter) hidden.findConstructor(hidden.lookupClass(), java.lang.invoke.MethodType.methodType(void.class)).invoke();
         } catch (Throwable e) {
             throw new IllegalStateException("generating the writer of " + t.raw.getName() + " failed", e);
+        }
+    }
+
+    /** Widens the primitive of {@code kind} on the stack to a long holding its little-endian bytes, zero-extended. */
+    private static void widenToWord(CodeBuilder code, int kind) {
+        switch (kind) {
+            case Shape.BOOL -> {
+                java.lang.classfile.Label no = code.newLabel();
+                java.lang.classfile.Label done = code.newLabel();
+                code.ifeq(no).lconst_1().goto_(done).labelBinding(no).lconst_0().labelBinding(done);
+            }
+            case Shape.I8 -> code.i2l().ldc(0xFFL).land();
+            case Shape.U16 -> code.i2l();
+            case Shape.I16 -> code.i2l().ldc(0xFFFFL).land();
+            case Shape.I32 -> code.i2l().ldc(0xFFFF_FFFFL).land();
+            case Shape.F32 -> code.invokestatic(ConstantDescs.CD_Float, "floatToRawIntBits", MethodTypeDesc.of(CD_int, ConstantDescs.CD_float))
+                    .i2l().ldc(0xFFFF_FFFFL).land();
+            case Shape.F64 -> code.invokestatic(ConstantDescs.CD_Double, "doubleToRawLongBits", MethodTypeDesc.of(CD_long, ConstantDescs.CD_double));
+            default -> { } // I64
         }
     }
 

@@ -51,9 +51,28 @@ final class JType {
     /** The binding used for the last root read as this type: messages of one stream repeat it. */
     volatile Binding lastRoot;
 
+    /** This type's index in the registry of every JType made: the writer queues types as ints (no GC barrier per object). */
+    final int serial;
+
+    private static final Object REGISTRY_LOCK = new Object();
+    private static volatile JType[] registry = new JType[256];
+    private static int registered;
+
     JType(int jkind, Class<?> raw) {
         this.jkind = jkind;
         this.raw = raw;
+        synchronized (REGISTRY_LOCK) {
+            JType[] r = registry;
+            if (registered == r.length) r = java.util.Arrays.copyOf(r, r.length * 2);
+            serial = registered++;
+            r[serial] = this;
+            registry = r;
+        }
+    }
+
+    /** The type with this {@link #serial}. */
+    static JType bySerial(int serial) {
+        return registry[serial];
     }
 
     boolean isComposite() { return jkind >= RECORD; }

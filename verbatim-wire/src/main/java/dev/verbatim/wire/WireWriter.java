@@ -18,7 +18,8 @@ import static dev.verbatim.wire.MessageDescriptor.*;
 public final class WireWriter {
     // The queue of objects in message order, read and appended to by generated StructWriters (package access).
     Object[] objects = new Object[64];
-    JType[] types = new JType[64];
+    /** The {@link JType#serial} of each queued object's type. */
+    int[] typeSerials = new int[64];
     /** Object-table entries (offset | type id << 32), copied to the message in one bulk copy at the end. */
     long[] entries = new long[64];
     int count;
@@ -128,12 +129,14 @@ public final class WireWriter {
         try {
             if (root != null) add(root, rootType);
             long pos = base + HEADER_LENGTH;
-            JType lastType = null;
+            JType t = null;
+            int lastSerial = -1;
             long lastEntryType = 0;
             for (int i = 0; i < count; ) {
-                JType t = types[i];
-                if (t != lastType) {
-                    lastType = t;
+                int serial = typeSerials[i];
+                if (serial != lastSerial) {
+                    lastSerial = serial;
+                    t = JType.bySerial(serial);
                     lastEntryType = (long) typeId(t.shape) << 32;
                 }
                 if (t.jkind >= JType.RECORD && t.jkind <= JType.IFACE) { // structs: a run of them through their generated writer
@@ -156,7 +159,7 @@ public final class WireWriter {
             long objTable = tail + 8L * typeCount;
             long end = objTable + 8L * count;
             if (end > limit) return -1;
-            for (int t = 0; t < typeCount; t++) seg.set(I64, tail + 8L * t, typeTable[t].fingerprint);
+            for (int k = 0; k < typeCount; k++) seg.set(I64, tail + 8L * k, typeTable[k].fingerprint);
             MemorySegment.copy(entries, 0, seg, I64, objTable, count);
             // version (byte 0), flags (byte 1), type count (bytes 2-3), object count (bytes 4-7): one store.
             seg.set(I64, base, VERSION | (long) typeCount << (8 * TYPE_COUNT_OFFSET) | (long) count << (8 * OBJECT_COUNT_OFFSET));
@@ -173,8 +176,9 @@ public final class WireWriter {
             add(root, rootType);
             long pos = HEADER_LENGTH;
             for (int i = 0; i < count; i++) {
-                typeId(types[i].shape);
-                pos = align8(pos + sizeAndDiscover(objects[i], types[i]));
+                JType t = JType.bySerial(typeSerials[i]);
+                typeId(t.shape);
+                pos = align8(pos + sizeAndDiscover(objects[i], t));
                 if (pos > MAX_MESSAGE_BYTES) throw tooLarge(pos);
             }
             return messageLength(pos, typeCount, count);
@@ -194,12 +198,11 @@ public final class WireWriter {
 
     private void end() {
         Arrays.fill(objects, 0, count, null);
-        Arrays.fill(types, 0, count, null);
         Arrays.fill(typeTable, 0, typeCount, null);
         index.clear();
         if (objects.length > (1 << 16)) {
             objects = new Object[64];
-            types = new JType[64];
+            typeSerials = new int[64];
             entries = new long[64];
         }
     }
@@ -429,8 +432,9 @@ public final class WireWriter {
 
     /** A reference to object {@code i} already placed: its type must have the declared structure. */
     private int again(int i, Object value, JType declared) {
-        if (types[i].shape != declared.shape && !declared.shape.accepts(types[i].shape)) {
-            throw new IllegalArgumentException("one object is referenced as " + types[i] + " and as " + declared
+        JType t = JType.bySerial(typeSerials[i]);
+        if (t.shape != declared.shape && !declared.shape.accepts(t.shape)) {
+            throw new IllegalArgumentException("one object is referenced as " + t + " and as " + declared
                     + ", which have different structures: " + value.getClass().getName());
         }
         return i;
@@ -441,7 +445,7 @@ public final class WireWriter {
         int i = count;
         if (i == objects.length) growQueue();
         objects[i] = value;
-        types[i] = t;
+        typeSerials[i] = t.serial;
         count = i + 1;
         return i;
     }
@@ -449,7 +453,7 @@ public final class WireWriter {
     private void growQueue() {
         int n = objects.length * 2;
         objects = Arrays.copyOf(objects, n);
-        types = Arrays.copyOf(types, n);
+        typeSerials = Arrays.copyOf(typeSerials, n);
         entries = Arrays.copyOf(entries, n);
     }
 
