@@ -19,14 +19,20 @@ public final class Message {
     final int objects;
     final long tail;
     final long objTable;
+    /**
+     * The object table as validated, copied out of the message: each object's type id and offset are read here,
+     * never again from the message's memory, so they hold whatever happens to that memory after validation.
+     */
+    final long[] entries;
     /** Shapes by type id: built-ins below 64, the type table from 64. */
     final Shape[] ids;
 
-    Message(MemorySegment seg, int objects, long tail, long objTable, Shape[] ids) {
+    Message(MemorySegment seg, int objects, long tail, long objTable, long[] entries, Shape[] ids) {
         this.seg = seg;
         this.objects = objects;
         this.tail = tail;
         this.objTable = objTable;
+        this.entries = entries;
         this.ids = ids;
     }
 
@@ -85,10 +91,10 @@ public final class Message {
         return new WireFormatException(at, "message changed after validation", what);
     }
 
-    /** The object table entry of object {@code r}, checked to be in range. */
+    /** The (validated) object table entry of object {@code r}, checked to be in range. */
     long entry(int r) {
         if (Integer.compareUnsigned(r, objects) >= 0) throw changed(-1, "reference " + Integer.toUnsignedString(r) + " out of range");
-        return seg.get(I64, objTable + 8L * r);
+        return entries[r];
     }
 
     /** The shape of object {@code r}. */
@@ -114,15 +120,17 @@ public final class Message {
         return o;
     }
 
-    /** Called by generated views: the offset of object {@code r}, which must be of the shape with {@code serial}. */
+    /**
+     * Called by generated views: the offset of object {@code r}, which must be of the shape with {@code serial}.
+     * The reference {@code r} was read from the message's memory again, so it is checked; the entry is the
+     * validated copy, so an object of the expected shape is known to fit where it says.
+     */
     long structAt(int r, int serial, int size) {
         if (Integer.compareUnsigned(r, objects) >= 0) throw changed(-1, "reference " + Integer.toUnsignedString(r) + " out of range");
-        long e = seg.get(I64, objTable + 8L * r);
+        long e = entries[r];
         Shape s = WireReader.shapeOf(entryType(e), ids);
-        long o = Integer.toUnsignedLong(entryOffset(e));
         if (s == null || s.serial != serial) throw changed(objTable + 8L * r + 4, "object of the wrong type");
-        if (o < HEADER_LENGTH || o > tail - size) throw changed(objTable + 8L * r, "object offset out of range");
-        return o;
+        return Integer.toUnsignedLong(entryOffset(e));
     }
 
     /** Called by generated views for references that are not plain struct views. */

@@ -121,10 +121,10 @@ public record WireFileInfo(Path path, int kind, long fileSize, long end, long re
         long previousFp = 0;
         long[] c = null;
         for (int i = 0; i < m.objects; i++) {
-            long e = m.seg.get(I64, m.objTable + 8L * i);
+            long e = m.entries[i];
             long fp = WireReader.shapeOf(entryType(e), m.ids).fingerprint;
             long start = Integer.toUnsignedLong(entryOffset(e));
-            long stop = i + 1 < m.objects ? Integer.toUnsignedLong(entryOffset(m.seg.get(I64, m.objTable + 8L * (i + 1)))) : m.tail;
+            long stop = i + 1 < m.objects ? Integer.toUnsignedLong(entryOffset(m.entries[i + 1])) : m.tail;
             if (c == null || fp != previousFp) {
                 c = counts.computeIfAbsent(fp, k -> new long[2]);
                 previousFp = fp;

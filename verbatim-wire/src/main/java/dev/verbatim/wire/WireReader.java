@@ -64,6 +64,11 @@ public final class WireReader {
         if (objects == 0 && tail != HEADER_LENGTH) throw new WireFormatException(HEADER_LENGTH, "bytes after an empty message", null);
         Shape[] ids = resolveTypes(message, tail, types);
         long objTable = tail + (long) TYPE_ENTRY_LENGTH * types;
+        // The object table is read once, into the heap: validation checks this copy, and the Message keeps it, so
+        // what was validated (each object's type and offset) cannot change under the views afterwards, whatever
+        // a peer sharing the memory does. 8 bytes per object, within the message's own length (checked above).
+        long[] entries = new long[objects];
+        MemorySegment.copy(message, I64, objTable, entries, 0, objects);
         long pos = HEADER_LENGTH;
         // The struct type of the current run, in locals: runs of one type (lists, arrays of records) validate
         // with one compare of the whole object-table entry (type id and offset) per object, and each of the
@@ -76,16 +81,16 @@ public final class WireReader {
         long ok0 = NO_TYPE, ok1 = NO_TYPE; // the target type id last accepted by each of the first two references
         boolean scalars = false;
         for (int i = 0; i < objects; i++) {
-            long at = objTable + 8L * i;
-            long entry = message.get(I64, at);
+            long entry = entries[i];
             if (run == null || entry != (runType | pos)) { // another type than the run's, or a bad entry
+                long at = objTable + 8L * i;
                 if (entryOffset(entry) != pos) throw badEntry(at, i, entry, pos);
                 int tid = entryType(entry);
                 Shape s = shapeOf(tid, ids);
                 if (s == null) throw new WireFormatException(at + 4, "unknown type id", "id " + tid);
                 if (s.kind != Shape.STRUCT) {
                     run = null;
-                    pos = align8(pos + validateObject(message, s, pos, tail, objTable, objects, ids));
+                    pos = align8(pos + validateObject(message, s, pos, tail, entries, ids));
                     continue;
                 }
                 runType = (long) tid << 32;
@@ -103,19 +108,19 @@ public final class WireReader {
             }
             if (pos + size > tail) throw new WireFormatException(pos, "object overruns the tables", run.toString());
             if (nrefs > 0) {
-                long t0 = targetType(message, pos + off0, objTable, objects);
+                long t0 = targetType(message, pos + off0, entries);
                 if (t0 != ok0 && t0 != NULL_TARGET) ok0 = checkTarget(message, pos + off0, ref0, t0, ids);
                 if (nrefs > 1) {
-                    long t1 = targetType(message, pos + off1, objTable, objects);
+                    long t1 = targetType(message, pos + off1, entries);
                     if (t1 != ok1 && t1 != NULL_TARGET) ok1 = checkTarget(message, pos + off1, ref1, t1, ids);
-                    for (int j = 2; j < nrefs; j++) checkRef(message, pos + run.refOffsets[j], run.refShapes[j], objTable, objects, ids);
+                    for (int j = 2; j < nrefs; j++) checkRef(message, pos + run.refOffsets[j], run.refShapes[j], entries, ids);
                 }
             }
             if (scalars) checkScalars(message, run, pos);
             pos += step;
         }
         if (objects > 0 && pos != tail) throw new WireFormatException(pos, "bytes between the last object and the tables", (tail - pos) + " bytes");
-        return new Message(message, objects, tail, objTable, ids);
+        return new Message(message, objects, tail, objTable, entries, ids);
     }
 
     private static WireFormatException badEntry(long at, int i, long entry, long pos) {
@@ -173,7 +178,7 @@ public final class WireReader {
     }
 
     /** Checks one object that is not a struct (structs are checked in the main loop); returns its size in bytes (unpadded). */
-    private static long validateObject(MemorySegment m, Shape s, long pos, long tail, long objTable, int objects, Shape[] ids) {
+    private static long validateObject(MemorySegment m, Shape s, long pos, long tail, long[] entries, Shape[] ids) {
         switch (s.kind) {
             case Shape.ARRAY, Shape.LIST -> {
                 if (pos + 4 > tail) throw new WireFormatException(pos, "array length overruns the tables", null);
@@ -188,7 +193,7 @@ public final class WireReader {
                     for (long p = pos + data, stop = pos + size; p < stop; p += 4) checkOrdinal(m, p, count);
                 } else if (!e.isPrimitive()) {
                     for (long p = pos + data, stop = pos + size; p < stop; p += 4) {
-                        checkRef(m, p, e, objTable, objects, ids);
+                        checkRef(m, p, e, entries, ids);
                     }
                 }
                 return size;
@@ -231,11 +236,11 @@ public final class WireReader {
      * The type id (a u32) of the object the reference at {@code at} names, read from its object-table entry,
      * or {@link #NULL_TARGET} for null; the index is checked to be in range.
      */
-    private static long targetType(MemorySegment m, long at, long objTable, int objects) {
+    private static long targetType(MemorySegment m, long at, long[] entries) {
         int r = m.get(I32, at);
         if (r == NULL_REF) return NULL_TARGET;
-        if (Integer.compareUnsigned(r, objects) >= 0) throw refOutOfRange(at, r, objects);
-        return m.get(I64, objTable + 8L * r) >>> 32;
+        if (Integer.compareUnsigned(r, entries.length) >= 0) throw refOutOfRange(at, r, entries.length);
+        return entries[r] >>> 32;
     }
 
     /** Checks that the declared type accepts type id {@code tid}; returns it (the id now known to be accepted). */
@@ -250,11 +255,11 @@ public final class WireReader {
      * declared type accepts. The target's offset is checked when the linear walk reaches it. Failures
      * leave through methods of their own so that this one stays small enough to be inlined.
      */
-    private static void checkRef(MemorySegment m, long at, Shape declared, long objTable, int objects, Shape[] ids) {
+    private static void checkRef(MemorySegment m, long at, Shape declared, long[] entries, Shape[] ids) {
         int r = m.get(I32, at);
         if (r == NULL_REF) return;
-        if (Integer.compareUnsigned(r, objects) >= 0) throw refOutOfRange(at, r, objects);
-        Shape actual = shapeOf(entryType(m.get(I64, objTable + 8L * r)), ids);
+        if (Integer.compareUnsigned(r, entries.length) >= 0) throw refOutOfRange(at, r, entries.length);
+        Shape actual = shapeOf(entryType(entries[r]), ids);
         if (actual != declared && !acceptsSlow(declared, actual)) throw wrongType(at, declared, actual);
     }
 
