@@ -249,7 +249,7 @@ final class Codegen {
     private static void loadField(CodeBuilder code, int kind, int offset) {
         code.aload(0).getfield(CD_ViewBase, "seg", CD_MemorySegment);
         loadLayout(code, kind);
-        code.aload(0).getfield(CD_ViewBase, "off", CD_long).ldc((long) offset).ladd()
+        code.aload(0).getfield(CD_ViewBase, "off", CD_int).i2l().ldc((long) offset).ladd()
                 .invokeinterface(CD_MemorySegment, "get", MethodTypeDesc.of(VALUE_CD[kind], LAYOUT_CD[kind], CD_long));
     }
 

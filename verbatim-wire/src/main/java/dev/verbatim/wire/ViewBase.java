@@ -11,12 +11,13 @@ import java.lang.foreign.MemorySegment;
 abstract class ViewBase {
     final Message msg;
     final MemorySegment seg;
-    final long off;
+    /** The object's offset in its message (messages are under 2^31 bytes): an int keeps a view at 24 bytes. */
+    final int off;
 
     ViewBase(Message msg, MemorySegment seg, long off) {
         this.msg = msg;
         this.seg = seg;
-        this.off = off;
+        this.off = (int) off;
     }
 
     /** A new view of the same class: the prototype of a binding makes the root views (one virtual call, no handle). */
