@@ -178,6 +178,7 @@ final class Codegen {
         }
     }
 
+    static final ClassDesc CD_Shape = ClassDesc.of(Shape.class.getName());
     static final ClassDesc CD_Message = ClassDesc.of(Message.class.getName());
     static final ClassDesc CD_ViewBase = ClassDesc.of(ViewBase.class.getName());
     static final ClassDesc CD_Codegen = ClassDesc.of(Codegen.class.getName());
@@ -204,8 +205,8 @@ final class Codegen {
             if (!java.lang.reflect.Modifier.isPublic(r.raw.getModifiers())) {
                 throw new WireSchemaException("view interface " + r.raw.getName() + " must be public");
             }
-            Shape w = b.w;
             ClassDesc self = ClassDesc.of(Codegen.class.getPackageName() + ".View$" + simple(r.raw) + "$" + SERIAL.incrementAndGet());
+            List<Object> data = new ArrayList<>(List.of(r)); // class data: 0 the view's type, then the children's shapes
             byte[] bytes = ClassFile.of().build(self, cb -> {
                 cb.withFlags(ClassFile.ACC_FINAL | ClassFile.ACC_SYNTHETIC);
                 cb.withSuperclass(CD_ViewBase);
@@ -224,11 +225,11 @@ final class Codegen {
                     Binding child = b.children[i];
                     ClassDesc ret = ClassDesc.ofDescriptor(f.type.raw.descriptorString());
                     cb.withMethodBody(f.name, MethodTypeDesc.of(ret), ClassFile.ACC_PUBLIC | ClassFile.ACC_FINAL,
-                            code -> viewAccessor(code, f, src, child, ret));
+                            code -> viewAccessor(code, f, src, child, ret, data));
                 }
             });
             try {
-                MethodHandles.Lookup hidden = MethodHandles.lookup().defineHiddenClassWithClassData(bytes, List.of(r), true);
+                MethodHandles.Lookup hidden = MethodHandles.lookup().defineHiddenClassWithClassData(bytes, List.copyOf(data), true);
                 MethodHandle ctor = hidden.findConstructor(hidden.lookupClass(),
                         java.lang.invoke.MethodType.methodType(void.class, Message.class, MemorySegment.class, long.class));
                 ctor = ctor.asType(java.lang.invoke.MethodType.methodType(Object.class, Message.class, MemorySegment.class, long.class));
@@ -253,7 +254,7 @@ final class Codegen {
                 .invokeinterface(CD_MemorySegment, "get", MethodTypeDesc.of(VALUE_CD[kind], LAYOUT_CD[kind], CD_long));
     }
 
-    private static void viewAccessor(CodeBuilder code, JType.JField f, Shape.Field src, Binding child, ClassDesc ret) {
+    private static void viewAccessor(CodeBuilder code, JType.JField f, Shape.Field src, Binding child, ClassDesc ret, List<Object> data) {
         JType t = f.type;
         if (src == null) { // a field the writer's version lacks: its default
             if (t.jkind != JType.PRIM) code.aconst_null().areturn();
@@ -291,11 +292,13 @@ final class Codegen {
             java.lang.classfile.Label nonNull = code.newLabel();
             loadField(code, Shape.I32, src.offset);
             code.istore(1).iload(1).iconst_m1().if_icmpne(nonNull).aconst_null().areturn().labelBinding(nonNull);
+            int shapeAt = data.size();
+            data.add(child.w);
             code.aload(0).getfield(CD_ViewBase, "msg", CD_Message)
                     .aload(0).getfield(CD_ViewBase, "seg", CD_MemorySegment)
                     .aload(0).getfield(CD_ViewBase, "msg", CD_Message)
-                    .iload(1).ldc(child.w.serial).ldc(child.w.objectSize)
-                    .invokevirtual(CD_Message, "structAt", MethodTypeDesc.of(CD_long, CD_int, CD_int, CD_int))
+                    .iload(1).ldc(classDataAt(CD_Shape, shapeAt))
+                    .invokevirtual(CD_Message, "structAt", MethodTypeDesc.of(CD_long, CD_int, CD_Shape))
                     .invokedynamic(java.lang.constant.DynamicCallSiteDesc.of(BSM_VIEW, "view", MTD_MAKE_VIEW, child.id))
                     .checkcast(ret).areturn();
             return;

@@ -121,16 +121,16 @@ public final class Message {
     }
 
     /**
-     * Called by generated views: the offset of object {@code r}, which must be of the shape with {@code serial}.
-     * The reference {@code r} was read from the message's memory again, so it is checked; the entry is the
-     * validated copy, so an object of the expected shape is known to fit where it says.
+     * Called by generated views: the offset of object {@code r}, which must be of the shape {@code expected}
+     * (a constant of the view's class). The reference {@code r} was read from the message's memory again, so it
+     * is checked; the entry is the validated copy, so an object of the expected shape is known to fit there.
      */
-    long structAt(int r, int serial, int size) {
-        if (Integer.compareUnsigned(r, objects) >= 0) throw changed(-1, "reference " + Integer.toUnsignedString(r) + " out of range");
-        long e = entries[r];
-        Shape s = WireReader.shapeOf(entryType(e), ids);
-        if (s == null || s.serial != serial) throw changed(objTable + 8L * r + 4, "object of the wrong type");
-        return Integer.toUnsignedLong(entryOffset(e));
+    long structAt(int r, Shape expected) {
+        long[] e = entries;
+        if (Integer.compareUnsigned(r, e.length) >= 0) throw changed(-1, "reference " + Integer.toUnsignedString(r) + " out of range");
+        long entry = e[r];
+        if (WireReader.shapeOf(entryType(entry), ids) != expected) throw changed(objTable + 8L * r + 4, "object of the wrong type");
+        return Integer.toUnsignedLong(entryOffset(entry));
     }
 
     /** Called by generated views for references that are not plain struct views. */
