@@ -266,7 +266,7 @@ public final class WireBench {
         err.println("verbatim bench wire: measuring each library in a JVM of its own, one after another ("
                 + method.settings().name() + " run) ...");
         // the verification pass leaves a compile queue: this JVM's compiler threads would compete with the first child
-        new Harness(method.settings()).awaitJitQuiet(200_000_000L, 3_000_000_000L);
+        new Harness(method.settings()).awaitJitQuiet(200_000_000L, 2_000_000_000L);
         List<String> heapDefaults = childHeapFlags();
         Figures figures = new Figures();
         for (String library : libraries) {
@@ -315,10 +315,10 @@ public final class WireBench {
     }
 
     /** The heap a child gets when this JVM's options do not size the heap: fixed, and touched at start. */
-    static final String CHILD_HEAP = "1g";
+    static final String CHILD_HEAP = "512m";
 
     /**
-     * The heap options a child gets before this JVM's own ({@code inherited}): {@code -Xms1g -Xmx1g
+     * The heap options a child gets before this JVM's own ({@code inherited}): {@code -Xms512m -Xmx512m
      * -XX:+AlwaysPreTouch} unless {@code inherited} sizes the heap or sets {@code AlwaysPreTouch}
      * itself; and where this JVM runs G1 ({@code useG1} is {@code "true"}) and {@code inherited} sets
      * no region size, this JVM's region size ({@code regionSize}, bytes).
@@ -330,10 +330,12 @@ public final class WireBench {
      * the 2-CPU VM, 1 MiB unmarshal took 10x longer in about a third of the children (0.6-0.8 ms
      * instead of 70 us) and list unmarshal up to 7x, at random. The suite's single JVM of before, and an
      * application that has run a while, have long grown and touched their heap. A fixed heap,
-     * touched when the JVM starts (about 0.5 s), removes the growth; 1 GB keeps G1's young collections
-     * rare (every ~40 ms at 1 MiB per unmarshal) while every child's start stays short. The region
-     * size is this JVM's so that objects are placed as here: with 1 GB, G1 would pick 1 MB regions,
-     * which makes a 1 MiB array a humongous object, allocated and reclaimed differently.
+     * touched when the JVM starts, removes the growth. 512 MB is a compromise: touching it takes
+     * 0.5-0.8 s per child on the 2-CPU VM (1 GB took 1.3-1.9 s, too much for {@code --quick}), and G1's
+     * young collections stay rare enough (one of about 1 ms every ~25 ms under 1 MiB unmarshal, some
+     * 4% of that case's time; about 1% in a heap grown to 2 GB; negligible for the lists). The region
+     * size is this JVM's so that objects are placed as here: for a 512 MB heap G1 would pick 1 MB
+     * regions, which makes a 1 MiB array a humongous object, allocated and reclaimed differently.
      */
     static List<String> childHeapFlags(List<String> inherited, String useG1, String regionSize) {
         List<String> flags = new ArrayList<>();

@@ -135,7 +135,7 @@ class WireForkTest {
 
     @Test
     void childrenGetAFixedTouchedHeapUnlessThisJvmSizesItsOwn() {
-        List<String> defaults = List.of("-Xms1g", "-Xmx1g", "-XX:+AlwaysPreTouch");
+        List<String> defaults = List.of("-Xms512m", "-Xmx512m", "-XX:+AlwaysPreTouch");
         List<String> plain = List.of("--enable-native-access=ALL-UNNAMED", "-Xss4m");
         assertEquals(concat(defaults, List.of("-XX:G1HeapRegionSize=4m")),
                 WireBench.childHeapFlags(plain, "true", "4194304"));
