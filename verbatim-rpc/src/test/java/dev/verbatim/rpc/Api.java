@@ -44,6 +44,34 @@ public final class Api {
         long threadId();
     }
 
+    /** A callback taking large arguments (traffic in both directions of one connection). */
+    public interface Exchange extends Remote {
+        long take(byte[] bytes);
+    }
+
+    /** An exchange that sums what it takes. */
+    public static class ExchangeImpl implements Exchange {
+        public final java.util.concurrent.atomic.AtomicLong calls = new java.util.concurrent.atomic.AtomicLong();
+
+        public ExchangeImpl() {
+        }
+
+        @Override
+        public long take(byte[] bytes) {
+            calls.incrementAndGet();
+            return checksum(bytes);
+        }
+    }
+
+    /** What {@link Exchange#take} and {@link Calc#take} answer. */
+    public static long checksum(byte[] bytes) {
+        long s = bytes.length;
+        for (int i = 0; i < bytes.length; i += 97) {
+            s = s * 31 + bytes[i];
+        }
+        return s;
+    }
+
     /** A callback with an asynchronous method. */
     public interface AsyncProbe extends Remote {
         CompletableFuture<Integer> twiceLater(int x);
@@ -74,6 +102,15 @@ public final class Api {
         CompletableFuture<Long> totalLater(BookView book, long millis);
 
         int add4(int a, int b, int c, int d);
+
+        /** {@link Api#checksum} of the bytes. */
+        long take(byte[] bytes);
+
+        /** Starts {@code threads} server threads, each calling {@code back.take} {@code calls} times with {@code size} bytes. */
+        void pound(Exchange back, int threads, int calls, int size);
+
+        /** Waits for the threads {@link #pound} started: the calls they completed; throws what one of them failed with. */
+        long pounded(long waitMillis);
 
         String echo(String s);
 
@@ -168,6 +205,53 @@ public final class Api {
         }
 
         public CalcImpl() {
+        }
+
+        private final java.util.List<Thread> pounders = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final java.util.concurrent.atomic.AtomicLong poundedCalls = new java.util.concurrent.atomic.AtomicLong();
+        private final java.util.concurrent.atomic.AtomicReference<Throwable> poundFailure = new java.util.concurrent.atomic.AtomicReference<>();
+
+        @Override
+        public long take(byte[] bytes) {
+            return checksum(bytes);
+        }
+
+        @Override
+        public void pound(Exchange back, int threads, int calls, int size) {
+            for (int t = 0; t < threads; t++) {
+                int seed = t;
+                pounders.add(Thread.ofPlatform().daemon().name("pounder-" + t).start(() -> {
+                    try {
+                        for (int i = 0; i < calls; i++) {
+                            byte[] b = new byte[i % 2 == 0 ? size : size / 4];
+                            b[0] = (byte) (seed + i);
+                            if (back.take(b) != checksum(b)) {
+                                throw new IllegalStateException("a wrong answer to call " + i);
+                            }
+                            poundedCalls.incrementAndGet();
+                        }
+                    } catch (Throwable e) {
+                        poundFailure.compareAndSet(null, e);
+                    }
+                }));
+            }
+        }
+
+        @Override
+        public long pounded(long waitMillis) {
+            long until = System.currentTimeMillis() + waitMillis;
+            for (Thread t : pounders) {
+                try {
+                    t.join(Math.max(1, until - System.currentTimeMillis()));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            Throwable f = poundFailure.get();
+            if (f != null) {
+                throw new IllegalStateException("a server thread's call failed: " + f, f);
+            }
+            return poundedCalls.get();
         }
 
         @Override

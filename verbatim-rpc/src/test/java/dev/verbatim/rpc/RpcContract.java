@@ -7,6 +7,7 @@ import dev.verbatim.rpc.Api.CalcImpl;
 import dev.verbatim.rpc.Api.Counter;
 import dev.verbatim.rpc.Api.CounterImpl;
 import dev.verbatim.rpc.Api.Order;
+import dev.verbatim.transport.ConnectionOptions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -136,6 +137,40 @@ abstract class RpcContract {
         }
         assertEquals(0, server.exportedObjects(), "released references empty the exporter's table");
         assertThrows(RemoteException.class, () -> theirs.add(1));
+    }
+
+    @Test
+    void twoPeersCallingEachOtherWithFullWindowsKeepGoing() throws Exception {
+        // Both ends of one connection call the other at once with arguments that fill the small receive
+        // windows (some by one-sided writes, some inline): a side waiting for window space must never keep
+        // the other from draining its own (a short send timeout turns such a stall into a failure).
+        ConnectionOptions small = Node.DEFAULT_OPTIONS.withAreas(2, 64 * 1024).withSendTimeout(Duration.ofSeconds(4));
+        int threads = 4; // 3 x 300 x 20 KB did not stall before the fix; this did, every time (4 s send timeout)
+        int calls = 400;
+        int size = 30_000;
+        try (Node s = Node.listen(small, address()); Node c = Node.create(small, 1)) {
+            CalcImpl i = new CalcImpl();
+            s.export("calc", Calc.class, i);
+            Calc far = c.lookup(s.addresses().getFirst(), "calc", Calc.class);
+            Api.ExchangeImpl mine = new Api.ExchangeImpl();
+            far.pound(mine, threads, calls, size);
+            List<CompletableFuture<Void>> ours = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int seed = t;
+                ours.add(CompletableFuture.runAsync(() -> {
+                    for (int k = 0; k < calls; k++) {
+                        byte[] b = new byte[k % 2 == 0 ? size : size / 4];
+                        b[0] = (byte) (seed + k);
+                        assertEquals(Api.checksum(b), far.take(b));
+                    }
+                }, r -> Thread.ofPlatform().daemon().start(r)));
+            }
+            for (CompletableFuture<Void> f : ours) {
+                f.get(50, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            assertEquals((long) threads * calls, far.pounded(50_000), "every call of the server's threads completed");
+            assertEquals((long) threads * calls, mine.calls.get());
+        }
     }
 
     @Test

@@ -470,7 +470,7 @@ public final class Endpoint {
         }
         boolean interrupted = Thread.interrupted(); // a cancel is sent even by an interrupted thread
         try {
-            send(CANCEL, 0, 0, 0, id, 0, 0, (s, at) -> { }, null);
+            answer(CANCEL, 0, 0, 0, id, 0, NOTHING, null);
         } catch (RuntimeException ignored) {
             // the connection is gone or jammed: the call's reply is dropped when it comes anyway
         } finally {
@@ -502,6 +502,9 @@ public final class Endpoint {
             if (n > 0) {
                 continue;
             }
+            if (outboxCount != 0) {
+                tryFlush();
+            }
             long now = System.nanoTime();
             if (now - p.deadline >= 0) {
                 timeOut(p);
@@ -515,7 +518,7 @@ public final class Endpoint {
                 continue;
             }
             try {
-                Delivery d = connection.take(Duration.ofNanos(Math.min(until - now, LEAD_WAIT_NANOS)));
+                Delivery d = connection.take(Duration.ofNanos(Math.min(until - now, waitNanos(LEAD_WAIT_NANOS))));
                 if (d != null && !handle(d, true)) {
                     d.release();
                 }
@@ -579,31 +582,34 @@ public final class Endpoint {
         void write(MemorySegment s, long at);
     }
 
-    /** A body writer that takes what it writes as an argument: a non-capturing lambda, allocated once. */
+    /**
+     * A body writer that takes what it writes as an argument (a non-capturing lambda, allocated once) and
+     * the wire writer to marshal graphs with (one guarded by the lock the sending thread holds).
+     */
     @FunctionalInterface
     private interface Writer {
-        void write(Endpoint self, MemorySegment s, long at, Object what);
+        void write(Endpoint self, WireWriter w, MemorySegment s, long at, Object what);
     }
 
-    private static final Writer NOTHING = (self, s, at, what) -> { };
-    private static final Writer BODY = (self, s, at, what) -> ((Body) what).write(s, at);
+    private static final Writer NOTHING = (self, w, s, at, what) -> { };
+    private static final Writer BODY = (self, w, s, at, what) -> ((Body) what).write(s, at);
     /** The arguments of a method with only primitive parameters, an {@code Object[]} of boxes. */
-    private static final Writer PRIMITIVES = (self, s, at, what) -> {
+    private static final Writer PRIMITIVES = (self, w, s, at, what) -> {
         for (Object v : (Object[]) what) {
             putPrimitive(s, at, v);
             at += VALUE_HEADER + 8;
         }
     };
     /** One primitive value (a box). */
-    private static final Writer PRIMITIVE = (self, s, at, what) -> putPrimitive(s, at, what);
+    private static final Writer PRIMITIVE = (self, w, s, at, what) -> putPrimitive(s, at, what);
     /** Planned values, a {@code Planned[]}. */
-    private static final Writer PLANNED = (self, s, at, what) -> {
+    private static final Writer PLANNED = (self, w, s, at, what) -> {
         for (Planned v : (Planned[]) what) {
-            at = self.put(s, at, v);
+            at = self.put(s, at, v, w);
         }
     };
     /** One planned value. */
-    private static final Writer ONE_PLANNED = (self, s, at, what) -> self.put(s, at, (Planned) what);
+    private static final Writer ONE_PLANNED = (self, w, s, at, what) -> self.put(s, at, (Planned) what, w);
 
     private static void putPrimitive(MemorySegment s, long at, Object v) {
         s.set(ValueLayout.JAVA_INT_UNALIGNED, at, T_PRIM);
@@ -616,25 +622,20 @@ public final class Endpoint {
         send(kind, flags, count, target, callId, method, 0, bodyBytes, BODY, body, failIfNotSent);
     }
 
+    /**
+     * Sends as a caller: waits for the send lock and for room in the peer's window (flow control), up to
+     * the send timeout. Only threads that are not answering the peer send this way (calls, lookups); what
+     * answers the peer goes by {@link #answer}.
+     */
     private void send(int kind, int flags, int count, int target, long callId, long method, long chain, long bodyBytes,
                       Writer body, Object what, Pending failIfNotSent) {
-        long total = HEADER + bodyBytes;
-        if (total > connection.maxMessageLength()) {
-            throw new RemoteException(Reason.ARGUMENT, "a message of " + total + " bytes exceeds the connection's maximum of "
-                    + connection.maxMessageLength());
-        }
+        long total = checkLength(HEADER + bodyBytes);
         sendLock.lock();
         try {
-            Claim c = connection.claim((int) total);
-            MemorySegment s = c.segment();
-            header(s, kind, flags, count, target, callId, method, chain);
-            try {
-                body.write(this, s, HEADER, what);
-            } catch (RuntimeException | Error e) {
-                c.abort();
-                throw e;
+            if (outboxCount != 0 && sendLock.getHoldCount() == 1) { // (held more: regions of this message are out)
+                flushOutbox(true); // answers waiting for room go first
             }
-            c.commit();
+            fill(connection.claim((int) total), kind, flags, count, target, callId, method, chain, body, what, writer);
         } catch (TransportException e) {
             throw sendFailed(e, failIfNotSent);
         } catch (RuntimeException | Error e) {
@@ -643,7 +644,154 @@ public final class Endpoint {
             }
             throw e;
         } finally {
+            unlockSend();
+        }
+    }
+
+    private long checkLength(long total) {
+        if (total > connection.maxMessageLength()) {
+            throw new RemoteException(Reason.ARGUMENT, "a message of " + total + " bytes exceeds the connection's maximum of "
+                    + connection.maxMessageLength());
+        }
+        return total;
+    }
+
+    /** Writes a message into claimed space and commits it (aborts the claim if the body cannot be written). */
+    private void fill(Claim c, int kind, int flags, int count, int target, long callId, long method, long chain, Writer body,
+                      Object what, WireWriter w) {
+        MemorySegment s = c.segment();
+        header(s, kind, flags, count, target, callId, method, chain);
+        try {
+            body.write(this, w, s, HEADER, what);
+        } catch (RuntimeException | Error e) {
+            c.abort();
+            throw e;
+        }
+        c.commit();
+    }
+
+    /** Unlocks {@code sendLock}; the last holder first sends what the outbox holds, if the window has room. */
+    private void unlockSend() {
+        try {
+            if (outboxCount != 0 && sendLock.getHoldCount() == 1 && !closed) {
+                flushOutbox(false);
+            }
+        } catch (TransportException e) {
+            closeWith(e.getMessage());
+        } finally {
             sendLock.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------ answers and the outbox
+
+    /**
+     * The most the outbox holds (bytes of answers waiting for room in the peer's window) before an answering
+     * thread waits for room itself, as a caller does.
+     */
+    static final long OUTBOX_LIMIT = 8L << 20;
+    /** Answers that could not be sent at once, encoded, in order. Guarded by itself. */
+    private final ArrayDeque<MemorySegment> outbox = new ArrayDeque<>();
+    /** Marshals answers that go to the outbox, and sizes every answer's result. Guarded by {@code outbox}. */
+    private final WireWriter outboxWriter = new WireWriter();
+    private long outboxBytes; // guarded by outbox
+    private volatile int outboxCount;
+
+    /**
+     * Sends an answer to the peer (a reply, a failure, a lookup's answer, a release, a cancel) from a thread
+     * that may be handling the peer's messages. It never waits for the send lock or for room in the peer's
+     * window: when another thread is sending (perhaps waiting for room itself) or the window is full, the
+     * answer is encoded into the outbox and sent by the next thread that can (a caller's send, the dispatcher,
+     * a leading caller). So the thread that drains this side's window never stops because the peer's is full:
+     * two peers calling each other with full windows would otherwise wait on each other until the send
+     * timeout. Beyond {@link #OUTBOX_LIMIT} the answering thread waits for room as a caller does.
+     */
+    private void answer(int kind, int flags, int count, int target, long callId, long bodyBytes, Writer body, Object what) {
+        long total = checkLength(HEADER + bodyBytes);
+        if (outboxCount == 0 && sendLock.tryLock()) {
+            try {
+                Claim c = connection.tryClaim((int) total);
+                if (c != null) {
+                    fill(c, kind, flags, count, target, callId, 0, 0, body, what, writer);
+                    return;
+                }
+            } catch (TransportException e) {
+                closeWith(e.getMessage()); // the peer learns nothing more; its calls fail with the connection
+                return;
+            } finally {
+                unlockSend();
+            }
+        }
+        if (stash(total, kind, flags, count, target, callId, body, what)) {
+            if (dispatcher == null) {
+                ensureDispatcher(); // someone must send it if nobody else does
+            }
+            tryFlush();
+            return;
+        }
+        try {
+            send(kind, flags, count, target, callId, 0, 0, bodyBytes, body, what, null); // over the limit: wait for room
+        } catch (RemoteException e) {
+            // the connection failed: the peer learns that instead
+        }
+    }
+
+    /** Encodes an answer into the outbox; false if that would take it over its limit. */
+    private boolean stash(long total, int kind, int flags, int count, int target, long callId, Writer body, Object what) {
+        synchronized (outbox) {
+            if (outboxBytes + total > OUTBOX_LIMIT || closed) {
+                return closed; // a closed endpoint sends nothing: dropped
+            }
+            MemorySegment m = MemorySegment.ofArray(new long[(int) ((total + 7) >>> 3)]).asSlice(0, total);
+            header(m, kind, flags, count, target, callId, 0, 0);
+            body.write(this, outboxWriter, m, HEADER, what);
+            outbox.addLast(m);
+            outboxBytes += total;
+            outboxCount = outbox.size();
+            return true;
+        }
+    }
+
+    /**
+     * Sends what the outbox holds, in order (under {@code sendLock}); {@code block}: waits for room as a
+     * caller does, else stops at the first message the peer's window has no room for (false).
+     */
+    private boolean flushOutbox(boolean block) {
+        while (true) {
+            MemorySegment m;
+            synchronized (outbox) {
+                m = outbox.peekFirst();
+            }
+            if (m == null) {
+                return true;
+            }
+            int n = (int) m.byteSize();
+            Claim c = block ? connection.claim(n) : connection.tryClaim(n);
+            if (c == null) {
+                return false;
+            }
+            MemorySegment.copy(m, 0, c.segment(), 0, n);
+            c.commit();
+            synchronized (outbox) {
+                outbox.pollFirst();
+                outboxBytes -= n;
+                outboxCount = outbox.size();
+            }
+        }
+    }
+
+    /** Sends what the outbox holds if the send lock is free and the peer's window has room. */
+    private void tryFlush() {
+        if (outboxCount != 0 && sendLock.tryLock()) {
+            try {
+                if (!closed) {
+                    flushOutbox(false);
+                }
+            } catch (TransportException e) {
+                closeWith(e.getMessage());
+            } finally {
+                sendLock.unlock();
+            }
         }
     }
 
@@ -686,6 +834,9 @@ public final class Endpoint {
         }
         sendLock.lock(); // held across planning and regions, so the regions precede this very message
         try {
+            if (outboxCount != 0 && sendLock.getHoldCount() == 1) {
+                flushOutbox(true); // before any region: a region belongs to the next message sent
+            }
             Planned[] plan = new Planned[mi.params.length];
             long body = 0;
             boolean unsized = false;
@@ -713,11 +864,13 @@ public final class Endpoint {
                 mi.graphBytes = (int) Math.min(Integer.MAX_VALUE, graphs);
             }
             send(CALL, flags, plan.length, b.target, id, mi.id, p.chain, body, PLANNED, plan, p);
+        } catch (TransportException e) {
+            throw sendFailed(e, p);
         } catch (RuntimeException | Error e) {
             forget(p); // whatever failed (an accessor of a view argument, say), nothing waits for a reply
             throw e;
         } finally {
-            sendLock.unlock();
+            unlockSend();
         }
     }
 
@@ -754,7 +907,7 @@ public final class Endpoint {
             long graphs = 0;
             for (Planned v : plan) {
                 if (v.payload >= 0) {
-                    at = put(s, at, v);
+                    at = put(s, at, v, writer);
                     continue;
                 }
                 long n;
@@ -787,13 +940,26 @@ public final class Endpoint {
         }
     }
 
-    /** Plans a value (under sendLock): regions for large arrays are written here, ahead of the message. */
-    private Planned plan(ValueKind k, Object v, RemoteInterface.MethodInfo mi) {
-        return plan(k, v, mi, false);
+    /**
+     * Plans an argument (under sendLock): regions for large arrays are written here, ahead of the message.
+     * With {@code deferGraphs}, a graph by copy is left unsized (payload -1), for {@link #onePass}.
+     */
+    private Planned plan(ValueKind k, Object v, RemoteInterface.MethodInfo mi, boolean deferGraphs) {
+        return plan(k, v, mi, deferGraphs, true, writer);
     }
 
-    /** With {@code deferGraphs}, a graph by copy is left unsized (payload -1), for {@link #onePass}. */
-    private Planned plan(ValueKind k, Object v, RemoteInterface.MethodInfo mi, boolean deferGraphs) {
+    /**
+     * Plans a result: no regions (an answer never waits for room, and a region cannot be tried; large
+     * arrays go inline, which on shm and tcp is the same one copy), sized with the outbox's writer.
+     */
+    private Planned planResult(ValueKind k, Object v, RemoteInterface.MethodInfo mi) {
+        synchronized (outbox) {
+            return plan(k, v, mi, false, false, outboxWriter);
+        }
+    }
+
+    private Planned plan(ValueKind k, Object v, RemoteInterface.MethodInfo mi, boolean deferGraphs, boolean regions,
+                         WireWriter w) {
         if (k.primitive()) {
             return new Planned(T_PRIM, 8, v, null, -1);
         }
@@ -803,7 +969,7 @@ public final class Endpoint {
         switch (k.tag()) {
             case SEGMENT -> {
                 MemorySegment seg = (MemorySegment) v;
-                if (seg.byteSize() >= REGION_THRESHOLD) {
+                if (regions && seg.byteSize() >= REGION_THRESHOLD) {
                     return new Planned(T_REGION, 4, null, null, region(seg));
                 }
                 return new Planned(T_BYTES, seg.byteSize(), seg, null, -1);
@@ -813,7 +979,7 @@ public final class Endpoint {
             }
             case COPY, VIEW -> {
                 Class<?> c = v.getClass();
-                if (k.tag() == ValueKind.Tag.COPY && c.isArray() && c.getComponentType().isPrimitive()
+                if (regions && k.tag() == ValueKind.Tag.COPY && c.isArray() && c.getComponentType().isPrimitive()
                         && c.getComponentType() != boolean.class) {
                     MemorySegment arr = arraySegment(v);
                     if (arr.byteSize() >= REGION_THRESHOLD) {
@@ -824,7 +990,7 @@ public final class Endpoint {
                     return new Planned(T_WIRE, -1, v, null, -1);
                 }
                 try {
-                    long n = k.tag() == ValueKind.Tag.VIEW ? sizeAs(v, k.type()) : writer.sizeOf(v);
+                    long n = k.tag() == ValueKind.Tag.VIEW ? sizeAs(w, v, k.type()) : w.sizeOf(v);
                     return new Planned(T_WIRE, n, v, k.tag() == ValueKind.Tag.VIEW ? k.type() : null, -1);
                 } catch (IllegalArgumentException e) {
                     throw new RemoteException(Reason.ARGUMENT, mi.method.getName() + ": cannot pass a "
@@ -836,8 +1002,8 @@ public final class Endpoint {
     }
 
     @SuppressWarnings("unchecked")
-    private long sizeAs(Object v, Class<?> as) {
-        return writer.sizeOf(v, (Class<Object>) as);
+    private static long sizeAs(WireWriter w, Object v, Class<?> as) {
+        return w.sizeOf(v, (Class<Object>) as);
     }
 
     private int region(MemorySegment seg) {
@@ -862,7 +1028,7 @@ public final class Endpoint {
     }
 
     @SuppressWarnings("unchecked")
-    private long put(MemorySegment s, long at, Planned v) {
+    private long put(MemorySegment s, long at, Planned v, WireWriter w) {
         s.set(ValueLayout.JAVA_INT_UNALIGNED, at, v.tag);
         s.set(ValueLayout.JAVA_INT_UNALIGNED, at + 4, (int) v.payload);
         long p = at + VALUE_HEADER;
@@ -872,7 +1038,7 @@ public final class Endpoint {
             case T_REGION -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, v.region);
             case T_REMOTE -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, remoteRef(v.value, v.as));
             case T_WIRE -> {
-                long n = v.as == null ? writer.write(v.value, s, p) : writer.write(v.value, (Class<Object>) v.as, s, p);
+                long n = v.as == null ? w.write(v.value, s, p) : w.write(v.value, (Class<Object>) v.as, s, p);
                 if (n != v.payload) {
                     throw new IllegalStateException("an argument changed while it was marshalled (" + n + " vs " + v.payload + ")");
                 }
@@ -1158,7 +1324,7 @@ public final class Endpoint {
         }
         if (n > 0 && !closed) {
             try {
-                send(RELEASE, 0, 0, b.target, n, 0, 0, (s, at) -> { }, null);
+                answer(RELEASE, 0, 0, b.target, n, 0, NOTHING, null);
             } catch (RuntimeException ignored) {
                 // the connection is gone: the peer drops everything of ours anyway
             }
@@ -1214,17 +1380,17 @@ public final class Endpoint {
             long[] ms = missing.stream().limit(256).mapToLong(Long::longValue).toArray();
             MemorySegment a = MemorySegment.ofArray(msg);
             MemorySegment b = MemorySegment.ofArray(ms);
-            send(LOOKUP_FAIL, Reason.INCOMPATIBLE.ordinal(), 2, 0, callId, 0, span(msg.length) + span(b.byteSize()),
-                    (s, at2) -> putBytes(s, putBytes(s, at2, a), b), null);
+            answer(LOOKUP_FAIL, Reason.INCOMPATIBLE.ordinal(), 2, 0, callId, span(msg.length) + span(b.byteSize()), BODY,
+                    (Body) (s, at2) -> putBytes(s, putBytes(s, at2, a), b));
             return;
         }
-        send(LOOKUP_OK, 0, 0, e.id, callId, 0, 0, (s, a) -> { }, null);
+        answer(LOOKUP_OK, 0, 0, e.id, callId, 0, NOTHING, null);
     }
 
     private void fail(int kind, long callId, Reason reason, String message) {
         byte[] b = message.getBytes(StandardCharsets.UTF_8);
         MemorySegment bytes = MemorySegment.ofArray(b);
-        send(kind, reason.ordinal(), 1, 0, callId, 0, span(b.length), (s, at) -> putBytes(s, at, bytes), null);
+        answer(kind, reason.ordinal(), 1, 0, callId, span(b.length), BODY, (Body) (s, at) -> putBytes(s, at, bytes));
     }
 
     // ------------------------------------------------------------------ dispatch
@@ -1287,18 +1453,25 @@ public final class Endpoint {
         Pending delegate = chain == 0 || (solo == null && pending.isEmpty()) ? null : waitingIn(chain);
         boolean inline = delegate != null ? delegate.caller == me : !virtual && me == dispatcher && callers.get() == 0;
         if (inline) {
-            // views and segments read the message during the call: retained, so that a nested call
-            // polling the connection cannot free its area (other arguments are decoded first)
+            // views and segments read the message during the call: retained, so that another thread
+            // reading on cannot free its area (every other argument is decoded before the lock goes)
             Delivery kept = owned || !mi.inPlace ? d : d.retain();
             boolean keep = false;
             // the read lock is given away while the call runs, so that what it waits for (a call of
             // another thread of this process, say) can be read; taken back after, if still free
             boolean reading = recvLock.isHeldByCurrentThread();
-            if (reading) {
-                recvLock.unlock();
-            }
             try {
-                keep = run(kept, m, callId, chain, ri, mi, impl);
+                Object[] args;
+                try {
+                    args = arguments(kept, m, callId, mi); // before the read lock goes: see arguments()
+                } finally {
+                    if (reading) {
+                        recvLock.unlock();
+                    }
+                }
+                if (args != null) {
+                    keep = run(kept, args, callId, chain, ri, mi, impl);
+                }
             } finally {
                 if (kept != d && !keep) {
                     kept.release();
@@ -1318,7 +1491,10 @@ public final class Endpoint {
         Runnable task = () -> {
             boolean keep = false;
             try {
-                keep = run(kept, kept.payload(), callId, chain, fri, mi, fimpl);
+                Object[] args = arguments(kept, kept.payload(), callId, mi);
+                if (args != null) {
+                    keep = run(kept, args, callId, chain, fri, mi, fimpl);
+                }
             } catch (IllegalStateException closed) {
                 // the connection closed before the call ran: its caller learnt that already
             } finally {
@@ -1427,7 +1603,7 @@ public final class Endpoint {
                     long ref = m.get(ValueLayout.JAVA_LONG_UNALIGNED, at + VALUE_HEADER);
                     if ((int) (ref >>> 32) == 0) {
                         int id = (int) ref;
-                        send(RELEASE, 0, 0, id, 1, 0, 0, (s, a) -> { }, null);
+                        answer(RELEASE, 0, 0, id, 1, 0, NOTHING, null);
                     }
                 }
                 at = end;
@@ -1438,41 +1614,58 @@ public final class Endpoint {
     }
 
     /**
-     * Reads the arguments, runs the call (with its chain as this thread's, so nested calls carry it)
-     * and replies. Returns true when an asynchronous method still reads its in-place arguments:
-     * {@code d} is then released when its future completes, not by the caller.
+     * Reads a call's arguments (views and segments in place); null when they cannot be read: the caller
+     * was told why and the connection is closed. A reading thread decodes before it gives the read lock
+     * away: once another thread reads on, a callback's delivery is gone (its area may be reused).
      */
-    private boolean run(Delivery d, MemorySegment m, long callId, long chain, RemoteInterface ri,
-                        RemoteInterface.MethodInfo mi, Object impl) {
-        long[] current = CURRENT_CHAIN.get();
-        long outer = current[0];
-        current[0] = chain;
-        try {
-            return runIn(d, m, callId, ri, mi, impl);
-        } finally {
-            current[0] = outer;
+    private Object[] arguments(Delivery d, MemorySegment m, long callId, RemoteInterface.MethodInfo mi) {
+        if (mi.params.length == 0) {
+            return NO_ARGS;
         }
-    }
-
-    private boolean runIn(Delivery d, MemorySegment m, long callId, RemoteInterface ri, RemoteInterface.MethodInfo mi,
-                          Object impl) {
-        Object[] args = mi.params.length == 0 ? NO_ARGS : new Object[mi.params.length];
+        Object[] args = new Object[mi.params.length];
         long at = HEADER;
         try {
             for (int i = 0; i < args.length; i++) {
                 args[i] = read(d, m, at, mi.params[i], mi);
                 at = next(m, at);
             }
+            return args;
         } catch (RuntimeException e) {
             // a malformed call: the caller learns why, then the connection is dropped (other connections go on)
             String why = "the arguments of " + mi.signature + " could not be read: " + e.getMessage();
             try {
-                fail(FAIL, callId, Reason.PROTOCOL, why);
+                byte[] b = why.getBytes(StandardCharsets.UTF_8);
+                MemorySegment bytes = MemorySegment.ofArray(b);
+                send(FAIL, Reason.PROTOCOL.ordinal(), 1, 0, callId, 0, 0, span(b.length), BODY,
+                        (Body) (s, a) -> putBytes(s, a, bytes), null); // waits for room: nothing comes after it
+            } catch (RuntimeException ignored) {
+                // the connection failed first
             } finally {
                 closeWith("the peer sent " + why);
             }
-            return false;
+            return null;
         }
+    }
+
+    /**
+     * Runs a call whose arguments were read (with its chain as this thread's, so nested calls carry it)
+     * and replies. Returns true when an asynchronous method still reads its in-place arguments: {@code d}
+     * is then released when its future completes, not by the caller.
+     */
+    private boolean run(Delivery d, Object[] args, long callId, long chain, RemoteInterface ri,
+                        RemoteInterface.MethodInfo mi, Object impl) {
+        long[] current = CURRENT_CHAIN.get();
+        long outer = current[0];
+        current[0] = chain;
+        try {
+            return runIn(d, args, callId, ri, mi, impl);
+        } finally {
+            current[0] = outer;
+        }
+    }
+
+    private boolean runIn(Delivery d, Object[] args, long callId, RemoteInterface ri, RemoteInterface.MethodInfo mi,
+                          Object impl) {
         Object result = null;
         Throwable failure = null;
         Running cancellable = null;
@@ -1527,20 +1720,15 @@ public final class Endpoint {
     private void replyValue(long callId, RemoteInterface.MethodInfo mi, Object result) {
         try {
             if (mi.result.tag() == ValueKind.Tag.VOID) {
-                send(REPLY, 0, 0, 0, callId, 0, 0, 0, NOTHING, null, null);
+                answer(REPLY, 0, 0, 0, callId, 0, NOTHING, null);
                 return;
             }
             if (mi.result.primitive()) {
-                send(REPLY, 0, 1, 0, callId, 0, 0, VALUE_HEADER + 8, PRIMITIVE, result, null);
+                answer(REPLY, 0, 1, 0, callId, VALUE_HEADER + 8, PRIMITIVE, result);
                 return;
             }
-            sendLock.lock();
-            try {
-                Planned v = plan(mi.result, result, mi);
-                send(REPLY, 0, 1, 0, callId, 0, 0, span(v.payload), ONE_PLANNED, v, null);
-            } finally {
-                sendLock.unlock();
-            }
+            Planned v = planResult(mi.result, result, mi);
+            answer(REPLY, 0, 1, 0, callId, span(v.payload), ONE_PLANNED, v);
         } catch (RemoteException e) {
             if (e.reason() == Reason.ARGUMENT) {
                 fail(FAIL, callId, Reason.ARGUMENT, "the result of " + mi.signature + " cannot be sent: " + e.getMessage());
@@ -1569,7 +1757,7 @@ public final class Endpoint {
             body += span(n.length) + span(mb == null ? 0 : mb.length);
         }
         try {
-            send(THROWN, 0, parts.size() / 2, 0, callId, 0, body, (s, at) -> {
+            answer(THROWN, 0, parts.size() / 2, 0, callId, body, BODY, (Body) (s, at) -> {
                 for (MemorySegment p : parts) {
                     if (p == null) {
                         s.set(ValueLayout.JAVA_INT_UNALIGNED, at, T_NULL);
@@ -1579,7 +1767,7 @@ public final class Endpoint {
                         at = putBytes(s, at, p);
                     }
                 }
-            }, null);
+            });
         } catch (RuntimeException ignored) {
             // the connection is gone: the caller learns that instead
         }
@@ -1697,6 +1885,7 @@ public final class Endpoint {
                 if (recvLock.tryLock()) {
                     try {
                         connection.poll(handler, 64);
+                        tryFlush();
                     } catch (TransportException e) {
                         closeWith(e.getMessage());
                     } catch (Yield y) {
@@ -1720,6 +1909,9 @@ public final class Endpoint {
                 int n = 0;
                 while (callers.get() == 0 && queued.isEmpty() && recvLock.isHeldByCurrentThread()) {
                     n = connection.poll(handler, 64);
+                    if (outboxCount != 0) {
+                        tryFlush();
+                    }
                     long now = System.nanoTime();
                     if (n > 0) {
                         spinUntil = now + DISPATCH_SPIN_NANOS;
@@ -1734,7 +1926,7 @@ public final class Endpoint {
                     Thread.onSpinWait();
                 }
                 if (n == 0 && callers.get() == 0 && queued.isEmpty() && recvLock.isHeldByCurrentThread()) {
-                    Delivery d = connection.take(Duration.ofMillis(100));
+                    Delivery d = connection.take(Duration.ofNanos(waitNanos(100_000_000)));
                     if (d != null) {
                         if (!handle(d, true)) {
                             releaseQuietly(d);
@@ -1757,6 +1949,14 @@ public final class Endpoint {
     }
 
     private long nextExpiry;
+
+    /** How long a reader may sleep in the transport: briefly while the outbox waits for room in the peer's window. */
+    private long waitNanos(long idle) {
+        return outboxCount != 0 ? OUTBOX_RETRY_NANOS : idle;
+    }
+
+    /** How often a reader retries sending the outbox (nothing tells it when the peer's window has room). */
+    private static final long OUTBOX_RETRY_NANOS = 50_000;
 
     /** Times out asynchronous calls whose deadline passed (the dispatcher's job), at most every 0.1 ms. */
     private void expireAsync() {
