@@ -106,6 +106,27 @@ public final class Api {
         /** {@link Api#checksum} of the bytes. */
         long take(byte[] bytes);
 
+        /** Keeps the book past the call ({@link Node#keep}); its index among the kept. */
+        int keepBook(BookView book);
+
+        /** Keeps the segment past the call; its index among the kept. */
+        int keepSegment(MemorySegment bytes);
+
+        /** Keeps the book from another thread, before the future completes; its total, read after the future completed. */
+        CompletableFuture<Integer> keepLater(BookView book);
+
+        /** The total quantity of a kept book, read now. */
+        long keptTotal(int index);
+
+        /** The sum of a kept segment's bytes, read now. */
+        long keptSum(int index);
+
+        /** Closes a kept argument, then reads its old view: what that threw ("none" if nothing). */
+        String closeKept(int index);
+
+        /** Tries to keep what cannot be kept (a record by copy, a view of a child): what that threw. */
+        String keepWrong(Order order, BookView book);
+
         /** Starts {@code threads} server threads, each calling {@code back.take} {@code calls} times with {@code size} bytes. */
         void pound(Exchange back, int threads, int calls, int size);
 
@@ -205,6 +226,70 @@ public final class Api {
         }
 
         public CalcImpl() {
+        }
+
+        /** Arguments kept by {@link #keepBook}, {@link #keepSegment} and {@link #keepLater}, and their values. */
+        public final java.util.List<Kept<?>> kept = new java.util.concurrent.CopyOnWriteArrayList<>();
+        public final java.util.List<Object> keptValues = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public int keepBook(BookView book) {
+            Kept<BookView> k = Node.keep(book);
+            kept.add(k);
+            keptValues.add(k.get());
+            return kept.size() - 1;
+        }
+
+        @Override
+        public int keepSegment(MemorySegment bytes) {
+            Kept<MemorySegment> k = Node.keep(bytes);
+            kept.add(k);
+            keptValues.add(k.get());
+            return kept.size() - 1;
+        }
+
+        @Override
+        public CompletableFuture<Integer> keepLater(BookView book) {
+            return CompletableFuture.supplyAsync(() -> keepBook(book));
+        }
+
+        @Override
+        public long keptTotal(int index) {
+            return totalQuantity((BookView) keptValues.get(index));
+        }
+
+        @Override
+        public long keptSum(int index) {
+            return sum((MemorySegment) keptValues.get(index));
+        }
+
+        @Override
+        public String closeKept(int index) {
+            kept.get(index).close();
+            try {
+                keptTotalOrSum(keptValues.get(index));
+                return "none";
+            } catch (RuntimeException e) {
+                return e.getClass().getName();
+            }
+        }
+
+        private long keptTotalOrSum(Object v) {
+            return v instanceof MemorySegment m ? sum(m) : totalQuantity((BookView) v);
+        }
+
+        @Override
+        public String keepWrong(Order order, BookView book) {
+            StringBuilder b = new StringBuilder();
+            for (Object o : new Object[] {order, book.orders(), book.orders().get(0)}) {
+                try {
+                    Node.keep(o);
+                    b.append("kept;");
+                } catch (IllegalArgumentException e) {
+                    b.append("IllegalArgumentException;");
+                }
+            }
+            return b.toString();
         }
 
         private final java.util.List<Thread> pounders = new java.util.concurrent.CopyOnWriteArrayList<>();

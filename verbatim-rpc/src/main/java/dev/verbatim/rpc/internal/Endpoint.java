@@ -65,8 +65,10 @@ public final class Endpoint {
     private static final long PEEK_NANOS = 100_000;
     /** How long a leader sleeps in the transport before it looks whether it should step down. */
     private static final long LEAD_WAIT_NANOS = 5_000_000;
-    /** The chain of the incoming call this thread is running (0: none); its outgoing calls carry it. */
-    private static final ThreadLocal<long[]> CURRENT_CHAIN = ThreadLocal.withInitial(() -> new long[1]);
+    /** What this thread knows of the incoming calls it runs: the innermost one's chain and in-place arguments. */
+    private static final ThreadLocal<Context> CONTEXT = ThreadLocal.withInitial(Context::new);
+    /** Frames of asynchronous methods whose in-place arguments stay valid until their future completes. */
+    private static final Set<Frame> ASYNC_FRAMES = ConcurrentHashMap.newKeySet();
     private static final java.security.SecureRandom SEEDS = new java.security.SecureRandom();
     private static final long SPIN_NANOS = 20_000;
     private static final long STEP_ASIDE_NANOS = 2_000_000;
@@ -343,7 +345,7 @@ public final class Endpoint {
             throw new RemoteException(Reason.OVERLOADED, MAX_OUTSTANDING + " calls are already outstanding on " + description);
         }
         long id = callIds.incrementAndGet();
-        long chain = CURRENT_CHAIN.get()[0]; // inside an incoming call: its chain; else a new one
+        long chain = CONTEXT.get().chain; // inside an incoming call: its chain; else a new one
         if (chain == 0) {
             chain = chainSalt + id == 0 ? 1 : chainSalt + id;
         }
@@ -1470,7 +1472,7 @@ public final class Endpoint {
                     }
                 }
                 if (args != null) {
-                    keep = run(kept, args, callId, chain, ri, mi, impl);
+                    keep = run(kept, m, args, callId, chain, ri, mi, impl);
                 }
             } finally {
                 if (kept != d && !keep) {
@@ -1493,7 +1495,7 @@ public final class Endpoint {
             try {
                 Object[] args = arguments(kept, kept.payload(), callId, mi);
                 if (args != null) {
-                    keep = run(kept, args, callId, chain, fri, mi, fimpl);
+                    keep = run(kept, kept.payload(), args, callId, chain, fri, mi, fimpl);
                 }
             } catch (IllegalStateException closed) {
                 // the connection closed before the call ran: its caller learnt that already
@@ -1524,6 +1526,79 @@ public final class Endpoint {
         }
         queue(task);
         return true;
+    }
+
+    // ------------------------------------------------------------------ in-place arguments kept past their call
+
+    /** What a thread knows of the incoming calls it runs. Thread-confined. */
+    private static final class Context {
+        /** The innermost running call's chain (0: none): the thread's outgoing calls carry it. */
+        long chain;
+        /** The innermost running call with in-place arguments, or null. */
+        Frame frame;
+    }
+
+    /** A running call with view or segment arguments: where {@link #inPlace} finds their bytes. */
+    private static final class Frame {
+        final MemorySegment message;
+        final Object[] args;
+        final RemoteInterface.MethodInfo method;
+        final Frame outer;
+
+        Frame(MemorySegment message, Object[] args, RemoteInterface.MethodInfo method, Frame outer) {
+            this.message = message;
+            this.args = args;
+            this.method = method;
+            this.outer = outer;
+        }
+
+        /** The bytes of {@code arg}, if it is one of this call's in-place arguments. */
+        InPlace find(Object arg) {
+            for (int i = 0; i < args.length; i++) {
+                ValueKind k = method.params[i];
+                if (args[i] != arg || k.tag() != ValueKind.Tag.VIEW && k.tag() != ValueKind.Tag.SEGMENT) {
+                    continue;
+                }
+                if (k.tag() == ValueKind.Tag.SEGMENT) {
+                    return new InPlace((MemorySegment) arg, null);
+                }
+                long at = HEADER;
+                for (int j = 0; j < i; j++) {
+                    at = next(message, at);
+                }
+                long n = message.get(ValueLayout.JAVA_INT_UNALIGNED, at + 4) & 0xFFFF_FFFFL;
+                return new InPlace(message.asSlice(at + VALUE_HEADER, n), k.type());
+            }
+            return null;
+        }
+    }
+
+    /**
+     * A view or segment argument of a call running now, as its bytes: what {@code Node.keep} copies.
+     *
+     * @param bytes the wire message of a view, or the segment itself (in place: valid only during the call)
+     * @param view  the view interface, or null for a segment
+     */
+    public record InPlace(MemorySegment bytes, Class<?> view) {}
+
+    /**
+     * {@code arg} as an in-place argument of a call this thread runs (the innermost first), or of an
+     * asynchronous method whose future has not completed; null if it is neither.
+     */
+    public static InPlace inPlace(Object arg) {
+        for (Frame f = CONTEXT.get().frame; f != null; f = f.outer) {
+            InPlace p = f.find(arg);
+            if (p != null) {
+                return p;
+            }
+        }
+        for (Frame f : ASYNC_FRAMES) {
+            InPlace p = f.find(arg);
+            if (p != null) {
+                return p;
+            }
+        }
+        return null;
     }
 
     /** A sync caller of this endpoint waiting in {@code chain}, if any. */
@@ -1652,26 +1727,36 @@ public final class Endpoint {
      * and replies. Returns true when an asynchronous method still reads its in-place arguments: {@code d}
      * is then released when its future completes, not by the caller.
      */
-    private boolean run(Delivery d, Object[] args, long callId, long chain, RemoteInterface ri,
+    private boolean run(Delivery d, MemorySegment m, Object[] args, long callId, long chain, RemoteInterface ri,
                         RemoteInterface.MethodInfo mi, Object impl) {
-        long[] current = CURRENT_CHAIN.get();
-        long outer = current[0];
-        current[0] = chain;
+        Context c = CONTEXT.get();
+        long outerChain = c.chain;
+        Frame outerFrame = c.frame;
+        c.chain = chain;
+        Frame f = mi.inPlace ? new Frame(m, args, mi, outerFrame) : null;
+        if (f != null) {
+            c.frame = f;
+        }
         try {
-            return runIn(d, args, callId, ri, mi, impl);
+            return runIn(d, f, args, callId, ri, mi, impl);
         } finally {
-            current[0] = outer;
+            c.chain = outerChain;
+            c.frame = outerFrame;
         }
     }
 
-    private boolean runIn(Delivery d, Object[] args, long callId, RemoteInterface ri, RemoteInterface.MethodInfo mi,
-                          Object impl) {
+    private boolean runIn(Delivery d, Frame frame, Object[] args, long callId, RemoteInterface ri,
+                          RemoteInterface.MethodInfo mi, Object impl) {
         Object result = null;
         Throwable failure = null;
         Running cancellable = null;
         if (CALL_THREAD.get() != null) { // our own call thread: a CANCEL may interrupt it
             cancellable = new Running(Thread.currentThread(), null);
             running.put(callId, cancellable);
+        }
+        boolean asyncFrame = mi.async && frame != null;
+        if (asyncFrame) {
+            ASYNC_FRAMES.add(frame); // the method may hand its arguments to another thread before it returns
         }
         try {
             result = Stubs.invoke(ri, mi.index, impl, args);
@@ -1683,6 +1768,9 @@ public final class Endpoint {
                 running.remove(callId, cancellable);
                 Thread.interrupted(); // a cancel's interrupt stops at the call: the reply still goes
             }
+        }
+        if (asyncFrame && (failure != null || !(result instanceof CompletableFuture<?>))) {
+            ASYNC_FRAMES.remove(frame);
         }
         if (failure != null) {
             thrown(callId, failure);
@@ -1697,6 +1785,9 @@ public final class Endpoint {
             f.whenComplete((v, t) -> {
                 r.end();
                 running.remove(callId, r);
+                if (frame != null) {
+                    ASYNC_FRAMES.remove(frame);
+                }
                 try {
                     if (t != null) {
                         thrown(callId, t instanceof java.util.concurrent.CompletionException && t.getCause() != null
