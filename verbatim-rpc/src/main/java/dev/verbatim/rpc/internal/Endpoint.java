@@ -71,6 +71,8 @@ public final class Endpoint {
     private static final Set<Frame> ASYNC_FRAMES = ConcurrentHashMap.newKeySet();
     private static final java.security.SecureRandom SEEDS = new java.security.SecureRandom();
     private static final long SPIN_NANOS = 20_000;
+    /** Polls (or looks) a waiting caller makes before it reads the clock. */
+    private static final int SPIN_POLLS = 128;
     private static final long STEP_ASIDE_NANOS = 2_000_000;
     private static final long DISPATCH_SPIN_NANOS = 200_000;
     private static final Set<String> JDK_UNCHECKED = Set.of(
@@ -160,7 +162,10 @@ public final class Endpoint {
     private volatile String closeReason;
     /** Callers waiting for replies, and when one last did: the dispatcher steps aside for them. */
     private final AtomicInteger callers = new AtomicInteger();
-    private volatile long lastCaller;
+    /** Changes whenever a caller stops waiting, while there is a dispatcher: it steps aside for a while then. */
+    private volatile int callsEnded;
+    private int callsEndedSeen; // dispatcher only
+    private long callerSeenAt; // dispatcher only
     private volatile Thread dispatcher;
     private final DeliveryHandler handler = this::onDelivery;
 
@@ -190,7 +195,13 @@ public final class Endpoint {
     /** A call waiting for its reply. */
     private static final class Pending extends CompletableFuture<Object> {
         final RemoteInterface.MethodInfo method;
-        final long deadline;
+        final long timeoutNanos;
+        /**
+         * When the call times out; 0 until first needed. A synchronous call reads the clock only once it
+         * has waited a while (a clock read costs as much as a tenth of a call); an asynchronous one at once.
+         * Read and written by the waiting thread (or, for an asynchronous call, set before it is shared).
+         */
+        private long deadline;
         final Endpoint endpoint;
         final long id;
         /** The call chain the call belongs to (0 for a lookup). */
@@ -207,13 +218,26 @@ public final class Endpoint {
         private volatile boolean offered;
         volatile boolean hasTasks;
 
-        Pending(Endpoint endpoint, long id, RemoteInterface.MethodInfo method, long deadline, long chain, Thread caller) {
+        Pending(Endpoint endpoint, long id, RemoteInterface.MethodInfo method, long timeoutNanos, long chain, Thread caller) {
             this.endpoint = endpoint;
             this.id = id;
             this.method = method;
-            this.deadline = deadline;
+            this.timeoutNanos = timeoutNanos;
             this.chain = chain;
             this.caller = caller;
+            if (caller == null) {
+                deadline();
+            }
+        }
+
+        /** When the call times out (fixed by the first look). */
+        long deadline() {
+            long d = deadline;
+            if (d == 0) {
+                d = System.nanoTime() + timeoutNanos;
+                deadline = d == 0 ? 1 : d;
+            }
+            return d;
         }
 
         // A thread blocking on an asynchronous call's future reads the connection meanwhile: the
@@ -222,7 +246,7 @@ public final class Endpoint {
         @Override
         public Object join() {
             if (!isDone() && caller == null) {
-                endpoint.help(this, deadline);
+                endpoint.help(this, deadline());
             }
             return super.join();
         }
@@ -230,7 +254,7 @@ public final class Endpoint {
         @Override
         public Object get() throws InterruptedException, java.util.concurrent.ExecutionException {
             if (!isDone() && caller == null) {
-                endpoint.help(this, deadline);
+                endpoint.help(this, deadline());
             }
             return super.get();
         }
@@ -240,7 +264,7 @@ public final class Endpoint {
                 java.util.concurrent.TimeoutException {
             long until = System.nanoTime() + unit.toNanos(timeout);
             if (!isDone() && caller == null) {
-                endpoint.help(this, deadline - until < 0 ? deadline : until);
+                endpoint.help(this, deadline() - until < 0 ? deadline() : until);
             }
             return super.get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
         }
@@ -299,6 +323,7 @@ public final class Endpoint {
         this.exports = exports;
         this.onClose = onClose;
         this.description = connection.description();
+        this.callerSeenAt = System.nanoTime() - STEP_ASIDE_NANOS;
         if (server) {
             ensureDispatcher();
         }
@@ -320,7 +345,7 @@ public final class Endpoint {
      */
     public Object lookup(String name, RemoteInterface ri, Duration timeout, Endpoint[] group) {
         long id = callIds.incrementAndGet();
-        Pending p = new Pending(this, id, null, System.nanoTime() + timeout.toNanos(), 0, null);
+        Pending p = new Pending(this, id, null, timeout.toNanos(), 0, null);
         p.lookingUp = ri;
         pending.put(id, p);
         byte[] n = name.getBytes(StandardCharsets.UTF_8);
@@ -349,7 +374,7 @@ public final class Endpoint {
         if (chain == 0) {
             chain = chainSalt + id == 0 ? 1 : chainSalt + id;
         }
-        Pending p = new Pending(this, id, mi, System.nanoTime() + b.timeoutNanos, chain, mi.async ? null : Thread.currentThread());
+        Pending p = new Pending(this, id, mi, b.timeoutNanos, chain, mi.async ? null : Thread.currentThread());
         if (mi.async || !SOLO.compareAndSet(this, (Pending) null, p)) {
             pending.put(id, p);
         }
@@ -367,12 +392,15 @@ public final class Endpoint {
             return awaitReply(p);
         } finally {
             callers.decrementAndGet();
-            lastCaller = System.nanoTime();
+            if (dispatcher != null) {
+                callsEnded++; // racy on purpose: the dispatcher only looks for a change
+            }
         }
     }
 
     private Object awaitReply(Pending p) throws RemoteException {
-        long spinUntil = System.nanoTime() + SPIN_NANOS;
+        int spins = 0;
+        long spinUntil = 0;
         while (!p.isDone()) {
             if (Thread.currentThread().isInterrupted()) {
                 cancelInterrupted(p);
@@ -384,7 +412,7 @@ public final class Endpoint {
             }
             if (recvLock.tryLock()) {
                 try {
-                    lead(p, p.deadline);
+                    lead(p, 0);
                 } catch (Yield y) {
                     // the lock went to another reader while this thread ran a nested call
                 } finally {
@@ -395,8 +423,15 @@ public final class Endpoint {
                 }
                 continue;
             }
+            if (++spins < SPIN_POLLS) {
+                Thread.onSpinWait();
+                continue;
+            }
             long now = System.nanoTime();
-            if (now - p.deadline >= 0) {
+            if (spinUntil == 0) {
+                spinUntil = now + SPIN_NANOS;
+            }
+            if (now - p.deadline() >= 0) {
                 timeOut(p);
                 break;
             }
@@ -405,7 +440,7 @@ public final class Endpoint {
             } else {
                 p.waiter = Thread.currentThread();
                 if (!p.isDone()) {
-                    LockSupport.parkNanos(Math.min(p.deadline - now, 200_000));
+                    LockSupport.parkNanos(Math.min(p.deadline() - now, 200_000));
                 }
             }
         }
@@ -484,11 +519,13 @@ public final class Endpoint {
 
     /**
      * As the leader: polls the connection until {@code p} completes, times out ({@code p}'s deadline),
-     * {@code until} passes, nested calls were handed to its caller, or another thread waits for the
-     * lock (a reader taking back the lock it gave away while it ran a call).
+     * {@code until} passes (0: no earlier than the deadline), nested calls were handed to its caller, or
+     * another thread waits for the lock (a reader taking back the lock it gave away while it ran a call).
+     * The first {@link #SPIN_POLLS} polls read no clock: most replies come within them.
      */
     private void lead(Pending p, long until) {
-        long spinUntil = System.nanoTime() + SPIN_NANOS;
+        int spins = 0;
+        long spinUntil = 0;
         while (!p.isDone() && !p.hasTasks && !recvLock.hasQueuedThreads()) {
             if (Thread.currentThread().isInterrupted()) {
                 cancelInterrupted(p);
@@ -507,10 +544,21 @@ public final class Endpoint {
             if (outboxCount != 0) {
                 tryFlush();
             }
+            if (++spins < SPIN_POLLS) {
+                Thread.onSpinWait();
+                continue;
+            }
             long now = System.nanoTime();
-            if (now - p.deadline >= 0) {
+            if (spinUntil == 0) {
+                spinUntil = now + SPIN_NANOS;
+            }
+            long deadline = p.deadline();
+            if (now - deadline >= 0) {
                 timeOut(p);
                 return;
+            }
+            if (until == 0) {
+                until = deadline;
             }
             if (now - until >= 0) {
                 return;
@@ -1968,7 +2016,12 @@ public final class Endpoint {
     private void dispatch() {
         while (!closed) {
             runQueued();
-            if (callers.get() > 0 || System.nanoTime() - lastCaller < STEP_ASIDE_NANOS) {
+            int ended = callsEnded;
+            if (ended != callsEndedSeen) {
+                callsEndedSeen = ended;
+                callerSeenAt = System.nanoTime();
+            }
+            if (callers.get() > 0 || System.nanoTime() - callerSeenAt < STEP_ASIDE_NANOS) {
                 // callers are leading (they read replies themselves; a thread hand-off per reply would
                 // cost a wake-up), so the dispatcher only glances at the connection now and then: a
                 // message nobody waits for (a callback, an asynchronous reply) still goes within ~0.1 ms,
@@ -2060,7 +2113,7 @@ public final class Endpoint {
             return;
         }
         for (Pending p : pending.values()) {
-            if (now - p.deadline >= 0) {
+            if (p.caller == null && now - p.deadline() >= 0) { // a synchronous caller times itself out
                 timeOut(p);
             }
         }
