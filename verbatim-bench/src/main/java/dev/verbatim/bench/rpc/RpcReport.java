@@ -218,6 +218,13 @@ final class RpcReport {
                         + " TCP_NODELAY) sending the call's argument bytes (null 8, ints4 16, remote-arg 16,"
                         + " bytes-8192 8192), the server side taking them in whole (shm: copied out of the file;"
                         + " tcp: read), and getting one word back: what any RPC over that medium must pay.",
+                "verbatim: a dev.verbatim.rpc.Node exports the service (calls run inline on the connection's"
+                        + " dispatcher), the client calls its generated proxy. Waiting as the floor of the medium waits:"
+                        + " over shm both nodes in the transport's latency mode (waiting sides spin and never park, as"
+                        + " the floor and aeron do), over tcp the defaults (spin 0.5 ms, then sleep in the kernel). The list goes as a"
+                        + " record graph by copy and the server walks it as a view of the same structure; bytes-8192"
+                        + " goes as a one-sided write ahead of the call. jos: the list Java-serialized to a byte[]"
+                        + " and read back with ObjectInputStream, passed over the same Verbatim connection.",
                 "aeron: Aeron IPC echo (the transport suite's contender, embedded driver, busy-spin), request as"
                         + " above, one-word reply.",
                 "rmi: java.rmi on loopback, a registry created in the server process, UnicastRemoteObject on"

@@ -526,6 +526,7 @@ public final class Endpoint {
     private void lead(Pending p, long until) {
         int spins = 0;
         long spinUntil = 0;
+        boolean spunOut = false;
         while (!p.isDone() && !p.hasTasks && !recvLock.hasQueuedThreads()) {
             if (Thread.currentThread().isInterrupted()) {
                 cancelInterrupted(p);
@@ -550,7 +551,7 @@ public final class Endpoint {
             }
             long now = System.nanoTime();
             if (spinUntil == 0) {
-                spinUntil = now + SPIN_NANOS;
+                spinUntil = now + leadSpinNanos;
             }
             long deadline = p.deadline();
             if (now - deadline >= 0) {
@@ -567,6 +568,10 @@ public final class Endpoint {
                 Thread.onSpinWait();
                 continue;
             }
+            if (!spunOut) { // the peer is slow to answer (busy, or asleep): spin less next time
+                spunOut = true;
+                leadSpinNanos = Math.max(LEAD_SPIN_MIN_NANOS, leadSpinNanos >> 1);
+            }
             try {
                 Delivery d = connection.take(Duration.ofNanos(Math.min(until - now, waitNanos(LEAD_WAIT_NANOS))));
                 if (d != null && !handle(d, true)) {
@@ -577,7 +582,21 @@ public final class Endpoint {
                 return;
             }
         }
+        if (!spunOut && leadSpinNanos != LEAD_SPIN_MAX_NANOS && p.isDone()) {
+            leadSpinNanos = LEAD_SPIN_MAX_NANOS; // answered within the spin: the peer is quick, spin long again
+        }
     }
+
+    /**
+     * How long a leading caller polls (after its first {@link #SPIN_POLLS}) before the transport may park
+     * it. Long while the peer answers quickly: a caller that parks is woken late on a loaded machine (up
+     * to a scheduler slice), and a peer that parked meanwhile too makes every call pay two such wake-ups,
+     * a state that sustains itself; halved each time a reply outlasts the spin (a peer that does real work
+     * per call should not cost its callers a spinning core). A hint: racy on purpose.
+     */
+    private long leadSpinNanos = LEAD_SPIN_MAX_NANOS;
+    private static final long LEAD_SPIN_MAX_NANOS = 1_000_000;
+    private static final long LEAD_SPIN_MIN_NANOS = 20_000;
 
     /** After leading: a waiting caller takes over, so replies keep being read. */
     private void handOver() {
