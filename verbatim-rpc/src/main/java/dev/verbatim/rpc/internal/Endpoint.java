@@ -110,8 +110,6 @@ public final class Endpoint {
     private final AtomicInteger asyncCalls = new AtomicInteger();
     /** Calls of the peer that can be cancelled: running on our virtual threads, or asynchronous. */
     private final Map<Long, Running> running = new ConcurrentHashMap<>();
-    /** Set on the virtual threads this endpoint starts for calls (which a CANCEL may interrupt). */
-    private static final ThreadLocal<Boolean> CALL_THREAD = new ThreadLocal<>();
 
     /** A call a CANCEL can reach: its virtual thread (interrupted) or its future (cancelled). */
     private static final class Running {
@@ -698,7 +696,7 @@ public final class Endpoint {
      */
     private void send(int kind, int flags, int count, int target, long callId, long method, long chain, long bodyBytes,
                       Writer body, Object what, Pending failIfNotSent) {
-        long total = checkLength(HEADER + bodyBytes);
+        long total = checkLength(headerOf(kind) + bodyBytes);
         sendLock.lock();
         try {
             if (outboxCount != 0 && sendLock.getHoldCount() == 1) { // (held more: regions of this message are out)
@@ -731,7 +729,7 @@ public final class Endpoint {
         MemorySegment s = c.segment();
         header(s, kind, flags, count, target, callId, method, chain);
         try {
-            body.write(this, w, s, HEADER, what);
+            body.write(this, w, s, headerOf(kind), what);
         } catch (RuntimeException | Error e) {
             c.abort();
             throw e;
@@ -776,7 +774,7 @@ public final class Endpoint {
      * timeout. Beyond {@link #OUTBOX_LIMIT} the answering thread waits for room as a caller does.
      */
     private void answer(int kind, int flags, int count, int target, long callId, long bodyBytes, Writer body, Object what) {
-        long total = checkLength(HEADER + bodyBytes);
+        long total = checkLength(headerOf(kind) + bodyBytes);
         if (outboxCount == 0 && sendLock.tryLock()) {
             try {
                 Claim c = connection.tryClaim((int) total);
@@ -813,7 +811,7 @@ public final class Endpoint {
             }
             MemorySegment m = MemorySegment.ofArray(new long[(int) ((total + 7) >>> 3)]).asSlice(0, total);
             header(m, kind, flags, count, target, callId, 0, 0);
-            body.write(this, outboxWriter, m, HEADER, what);
+            body.write(this, outboxWriter, m, headerOf(kind), what);
             outbox.addLast(m);
             outboxBytes += total;
             outboxCount = outbox.size();
@@ -864,6 +862,7 @@ public final class Endpoint {
         }
     }
 
+    /** Writes the header of a message ({@link RpcDescriptor#headerOf} bytes: a reply's is short). */
     private static void header(MemorySegment s, int kind, int flags, int count, int target, long callId, long method,
                                long chain) {
         s.set(ValueLayout.JAVA_BYTE, KIND, (byte) kind);
@@ -871,8 +870,10 @@ public final class Endpoint {
         s.set(ValueLayout.JAVA_SHORT_UNALIGNED, COUNT, (short) count);
         s.set(ValueLayout.JAVA_INT_UNALIGNED, TARGET, target);
         s.set(ValueLayout.JAVA_LONG_UNALIGNED, CALL_ID, callId);
-        s.set(ValueLayout.JAVA_LONG_UNALIGNED, METHOD, method);
-        s.set(ValueLayout.JAVA_LONG_UNALIGNED, CHAIN, chain);
+        if (kind != REPLY) {
+            s.set(ValueLayout.JAVA_LONG_UNALIGNED, METHOD, method);
+            s.set(ValueLayout.JAVA_LONG_UNALIGNED, CHAIN, chain);
+        }
     }
 
     /** A send that failed in the transport: the connection is closed, the call (if any) forgotten. */
@@ -1165,11 +1166,11 @@ public final class Endpoint {
      */
     private boolean handle(Delivery d, boolean owned) {
         MemorySegment m = d.payload();
-        if (m.byteSize() < HEADER) {
+        int kind = m.byteSize() < REPLY_HEADER ? -1 : m.get(ValueLayout.JAVA_BYTE, KIND);
+        if (kind < 0 || m.byteSize() < headerOf(kind)) {
             protocol("a message of " + m.byteSize() + " bytes");
             return false;
         }
-        int kind = m.get(ValueLayout.JAVA_BYTE, KIND);
         try {
             switch (kind) {
                 case CALL -> {
@@ -1199,7 +1200,7 @@ public final class Endpoint {
         Pending p = take(id);
         if (p == null) {
             if (kind == REPLY) {
-                releaseUnread(m); // timed out or cancelled: the late reply is dropped, and what it refers to given back
+                releaseUnread(m, REPLY_HEADER); // timed out or cancelled: dropped, and what it refers to given back
             }
             return;
         }
@@ -1207,7 +1208,7 @@ public final class Endpoint {
             switch (kind) {
                 case REPLY -> {
                     int count = m.get(ValueLayout.JAVA_SHORT_UNALIGNED, COUNT);
-                    Object v = count == 0 ? null : read(d, m, HEADER, p.method.result, p.method);
+                    Object v = count == 0 ? null : read(d, m, REPLY_HEADER, p.method.result, p.method);
                     p.complete(v);
                 }
                 case LOOKUP_OK -> p.complete(new int[] {m.get(ValueLayout.JAVA_INT_UNALIGNED, TARGET)}); // the export id
@@ -1478,7 +1479,7 @@ public final class Endpoint {
                 l = locals.get(target);
             }
             if (l == null) {
-                releaseUnread(m);
+                releaseUnread(m, HEADER);
                 fail(FAIL, callId, Reason.NOT_FOUND, "object #" + target + " is no longer exported by " + description);
                 return false;
             }
@@ -1487,7 +1488,7 @@ public final class Endpoint {
         } else {
             Exports.Export e = exports.byId(target);
             if (e == null) {
-                releaseUnread(m);
+                releaseUnread(m, HEADER);
                 fail(FAIL, callId, Reason.NOT_FOUND, "export #" + target + " was unexported at " + description);
                 return false;
             }
@@ -1498,7 +1499,7 @@ public final class Endpoint {
         }
         RemoteInterface.MethodInfo mi = ri.byId(methodId);
         if (mi == null) {
-            releaseUnread(m);
+            releaseUnread(m, HEADER);
             fail(FAIL, callId, Reason.INCOMPATIBLE, ri.type.getName() + " has no method with id "
                     + String.format("%016x", methodId));
             return false;
@@ -1509,7 +1510,7 @@ public final class Endpoint {
             return false;
         }
         if (mi.async && asyncCalls.get() >= MAX_ASYNC_CALLS) {
-            releaseUnread(m);
+            releaseUnread(m, HEADER);
             fail(FAIL, callId, Reason.OVERLOADED, MAX_ASYNC_CALLS + " asynchronous calls are already running at " + description);
             return false;
         }
@@ -1603,6 +1604,8 @@ public final class Endpoint {
         long chain;
         /** The innermost running call with in-place arguments, or null. */
         Frame frame;
+        /** A virtual thread this endpoint started for a call (which a CANCEL may interrupt). */
+        boolean callThread;
     }
 
     /** A running call with view or segment arguments: where {@link #inPlace} finds their bytes. */
@@ -1685,7 +1688,7 @@ public final class Endpoint {
     private void startVirtual(Runnable task) {
         Thread.ofVirtual().name("verbatim-rpc-call").start(() -> {
             try {
-                CALL_THREAD.set(Boolean.TRUE);
+                CONTEXT.get().callThread = true;
                 task.run();
             } finally {
                 virtualCalls.release();
@@ -1735,9 +1738,8 @@ public final class Endpoint {
      * objects, which the caller counted as held: give them back, or they would leak until the
      * connection closes.
      */
-    private void releaseUnread(MemorySegment m) {
+    private void releaseUnread(MemorySegment m, long at) {
         int count = m.get(ValueLayout.JAVA_SHORT_UNALIGNED, COUNT) & 0xFFFF;
-        long at = HEADER;
         try {
             for (int i = 0; i < count && at < m.byteSize(); i++) {
                 long end = next(m, at);
@@ -1805,19 +1807,19 @@ public final class Endpoint {
             c.frame = f;
         }
         try {
-            return runIn(d, f, args, callId, ri, mi, impl);
+            return runIn(c, d, f, args, callId, ri, mi, impl);
         } finally {
             c.chain = outerChain;
             c.frame = outerFrame;
         }
     }
 
-    private boolean runIn(Delivery d, Frame frame, Object[] args, long callId, RemoteInterface ri,
+    private boolean runIn(Context context, Delivery d, Frame frame, Object[] args, long callId, RemoteInterface ri,
                           RemoteInterface.MethodInfo mi, Object impl) {
         Object result = null;
         Throwable failure = null;
         Running cancellable = null;
-        if (CALL_THREAD.get() != null) { // our own call thread: a CANCEL may interrupt it
+        if (context.callThread) { // our own call thread: a CANCEL may interrupt it
             cancellable = new Running(Thread.currentThread(), null);
             running.put(callId, cancellable);
         }
