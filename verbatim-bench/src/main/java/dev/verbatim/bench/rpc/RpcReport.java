@@ -136,6 +136,22 @@ final class RpcReport {
         return t;
     }
 
+    /**
+     * What bounds the "100x faster than RMI" target in this run: no RPC over shm is faster than the floor,
+     * so rmi/floor is the most any can be faster than RMI here, and the target needs Verbatim within
+     * (rmi/floor)/100 of the floor.
+     */
+    static Optional<String> rmiBound(RpcBench.Run run) {
+        Optional<Double> rmi = p50(run, Medium.SHM, RMI, RpcCase.NULL);
+        Optional<Double> floor = p50(run, Medium.SHM, FLOOR, RpcCase.NULL);
+        if (rmi.isEmpty() || floor.isEmpty()) {
+            return Optional.empty();
+        }
+        double bound = rmi.get() / floor.get();
+        return Optional.of(String.format(Locale.ROOT, "  note  rmi/floor (shm null) is %.1fx in this run: 100x faster than RMI"
+                + " needs a null call within %.2fx the floor (%.0f ns)", bound, bound / 100, rmi.get() / 100));
+    }
+
     // ---- human form -----------------------------------------------------------------------
 
     static void printTables(RpcBench.Run run, PrintStream out) {
@@ -167,6 +183,7 @@ final class RpcReport {
                     t.measured().map(TransportReport::fmtRatio).orElse("-"), t.need(),
                     t.measured().isEmpty() ? "  n/a (contender missing)" : "");
         }
+        rmiBound(run).ifPresent(out::println);
         out.println();
         busyNote(run, out);
         List<String> failures = run.failures();
