@@ -2172,6 +2172,11 @@ public final class Endpoint {
             locals.clear();
             localIds.clear();
         }
+        synchronized (outbox) { // answers nobody can send any more
+            outbox.clear();
+            outboxBytes = 0;
+            outboxCount = 0;
+        }
         imported.clear();
         onClose.run();
     }
