@@ -267,8 +267,20 @@ public final class Endpoint {
             return super.get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
         }
 
-        /** Hands a nested call to the waiting caller; false once it stopped waiting. */
+        /**
+         * Set (under the read lock) when the call's answer was read. Every nested call of its chain comes
+         * before its answer (the peer answers when the call, nested calls included, is over), and
+         * messages are handled one at a time under the read lock: once this is set, no hand-over can
+         * come, so a caller woken by the answer drains its inbox without closing it (no fence). A nested
+         * call that still comes (a broken peer) is refused here and runs on the dispatcher.
+         */
+        boolean answered;
+
+        /** Hands a nested call to the waiting caller (under the read lock); false once it stopped waiting. */
         boolean offer(Runnable task) {
+            if (answered) {
+                return false;
+            }
             offered = true;
             synchronized (this) {
                 if (inboxClosed) {
@@ -442,7 +454,11 @@ public final class Endpoint {
                 }
             }
         }
-        runTasks(p, true);
+        if (!p.answered) {
+            runTasks(p, true); // stopped waiting for another reason: close the inbox against late hand-overs
+        } else if (p.offered) {
+            runTasks(p, false); // what was handed over before the answer (nothing can come after it)
+        }
         try {
             return p.join();
         } catch (java.util.concurrent.CompletionException e) {
@@ -1204,6 +1220,7 @@ public final class Endpoint {
             }
             return;
         }
+        p.answered = true; // before the completion that publishes it: see Pending.answered
         try {
             switch (kind) {
                 case REPLY -> {
