@@ -85,6 +85,8 @@ public final class Endpoint {
     private final Exports exports;
     private final Runnable onClose;
     private final String description;
+    /** The largest message the peer accepts (fixed at the handshake). */
+    private final int maxMessage;
 
     private final ReentrantLock sendLock = new ReentrantLock();
     private final ReentrantLock recvLock = new ReentrantLock();
@@ -208,6 +210,8 @@ public final class Endpoint {
         final Thread caller;
         /** For a lookup: the interface looked up (to name what the server lacks). */
         RemoteInterface lookingUp;
+        /** Whether the call waits in the endpoint's solo slot (set by its caller before it waits). */
+        boolean inSlot;
         volatile Thread waiter;
         /** Nested calls of this chain read by another thread, for {@link #caller} to run. */
         private ArrayDeque<Runnable> inbox;
@@ -333,6 +337,7 @@ public final class Endpoint {
         this.exports = exports;
         this.onClose = onClose;
         this.description = connection.description();
+        this.maxMessage = connection.maxMessageLength();
         this.callerSeenAt = System.nanoTime() - STEP_ASIDE_NANOS;
         if (server) {
             ensureDispatcher();
@@ -387,6 +392,8 @@ public final class Endpoint {
         Pending p = new Pending(this, id, mi, b.timeoutNanos, chain, mi.async ? null : Thread.currentThread());
         if (mi.async || !SOLO.compareAndSet(this, (Pending) null, p)) {
             pending.put(id, p);
+        } else {
+            p.inSlot = true;
         }
         sendCall(b, mi, args, id, p);
         if (mi.async) {
@@ -397,11 +404,16 @@ public final class Endpoint {
     }
 
     private Object await(Pending p) throws RemoteException {
-        callers.incrementAndGet();
+        boolean counted = !p.inSlot; // a caller waiting in the solo slot is counted by the slot: no atomic pair
+        if (counted) {
+            callers.incrementAndGet();
+        }
         try {
             return awaitReply(p);
         } finally {
-            callers.decrementAndGet();
+            if (counted) {
+                callers.decrementAndGet();
+            }
             if (dispatcher != null) {
                 callsEnded++; // racy on purpose: the dispatcher only looks for a change
             }
@@ -429,7 +441,7 @@ public final class Endpoint {
                     unlockIfHeld();
                 }
                 if (p.isDone()) {
-                    handOver();
+                    handOver(p);
                 }
                 continue;
             }
@@ -612,10 +624,15 @@ public final class Endpoint {
     private static final long LEAD_SPIN_MAX_NANOS = 1_000_000;
     private static final long LEAD_SPIN_MIN_NANOS = 20_000;
 
-    /** After leading: a waiting caller takes over, so replies keep being read. */
-    private void handOver() {
-        if (callers.get() <= 1) {
-            return; // nobody else waits (the count still includes this caller)
+    /** Whether a caller waits for a reply (in the solo slot, or counted in {@code callers}). */
+    private boolean callersWait() {
+        return solo != null || callers.get() > 0;
+    }
+
+    /** After leading for {@code p}: a waiting caller takes over, so replies keep being read. */
+    private void handOver(Pending p) {
+        if (callers.get() - (p.inSlot ? 0 : 1) <= 0 && solo == null) {
+            return; // nobody else waits (the count may still include this caller)
         }
         Pending s1 = solo;
         if (s1 != null && s1.waiter != null && !s1.isDone()) {
@@ -732,9 +749,9 @@ public final class Endpoint {
     }
 
     private long checkLength(long total) {
-        if (total > connection.maxMessageLength()) {
+        if (total > maxMessage) {
             throw new RemoteException(Reason.ARGUMENT, "a message of " + total + " bytes exceeds the connection's maximum of "
-                    + connection.maxMessageLength());
+                    + maxMessage);
         }
         return total;
     }
@@ -1538,7 +1555,7 @@ public final class Endpoint {
         long chain = m.get(ValueLayout.JAVA_LONG_UNALIGNED, CHAIN);
         Thread me = Thread.currentThread();
         Pending delegate = chain == 0 || (solo == null && pending.isEmpty()) ? null : waitingIn(chain);
-        boolean inline = delegate != null ? delegate.caller == me : !virtual && me == dispatcher && callers.get() == 0;
+        boolean inline = delegate != null ? delegate.caller == me : !virtual && me == dispatcher && !callersWait();
         if (inline) {
             // views and segments read the message during the call: retained, so that another thread
             // reading on cannot free its area (every other argument is decoded before the lock goes)
@@ -2059,7 +2076,7 @@ public final class Endpoint {
                 callsEndedSeen = ended;
                 callerSeenAt = System.nanoTime();
             }
-            if (callers.get() > 0 || System.nanoTime() - callerSeenAt < STEP_ASIDE_NANOS) {
+            if (callersWait() || System.nanoTime() - callerSeenAt < STEP_ASIDE_NANOS) {
                 // callers are leading (they read replies themselves; a thread hand-off per reply would
                 // cost a wake-up), so the dispatcher only glances at the connection now and then: a
                 // message nobody waits for (a callback, an asynchronous reply) still goes within ~0.1 ms,
@@ -2089,7 +2106,7 @@ public final class Endpoint {
                 // timeout would restart the spin over and over and burn a core on an idle connection)
                 long spinUntil = System.nanoTime() + DISPATCH_SPIN_NANOS;
                 int n = 0;
-                while (callers.get() == 0 && queued.isEmpty() && recvLock.isHeldByCurrentThread()) {
+                while (!callersWait() && queued.isEmpty() && recvLock.isHeldByCurrentThread()) {
                     n = connection.poll(handler, 64);
                     if (outboxCount != 0) {
                         tryFlush();
@@ -2107,7 +2124,7 @@ public final class Endpoint {
                     }
                     Thread.onSpinWait();
                 }
-                if (n == 0 && callers.get() == 0 && queued.isEmpty() && recvLock.isHeldByCurrentThread()) {
+                if (n == 0 && !callersWait() && queued.isEmpty() && recvLock.isHeldByCurrentThread()) {
                     Delivery d = connection.take(Duration.ofNanos(waitNanos(100_000_000)));
                     if (d != null) {
                         if (!handle(d, true)) {
