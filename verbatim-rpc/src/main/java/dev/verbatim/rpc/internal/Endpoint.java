@@ -237,7 +237,8 @@ public final class Endpoint {
             long d = deadline;
             if (d == 0) {
                 d = System.nanoTime() + timeoutNanos;
-                deadline = d == 0 ? 1 : d;
+                d = d == 0 ? 1 : d; // 0 means "not yet"
+                deadline = d;
             }
             return d;
         }
@@ -1199,7 +1200,7 @@ public final class Endpoint {
      */
     private boolean handle(Delivery d, boolean owned) {
         MemorySegment m = d.payload();
-        int kind = m.byteSize() < REPLY_HEADER ? -1 : m.get(ValueLayout.JAVA_BYTE, KIND);
+        int kind = m.byteSize() < REPLY_HEADER ? -1 : m.get(ValueLayout.JAVA_BYTE, KIND) & 0xFF;
         if (kind < 0 || m.byteSize() < headerOf(kind)) {
             protocol("a message of " + m.byteSize() + " bytes");
             return false;
