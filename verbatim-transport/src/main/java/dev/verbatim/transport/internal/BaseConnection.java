@@ -37,6 +37,12 @@ public abstract class BaseConnection implements Connection {
     private volatile int peerState = PEER_OPEN;
     private volatile String peerReason;
     private volatile String protocolFailure;
+    /**
+     * Zero while the connection is usable; set once (after the field that says why) when this side
+     * closes, the peer ends or the protocol fails. The per-message paths read only this word and
+     * take the slow paths that read the others when it is set.
+     */
+    private volatile int ended;
     /** Parks of the sending and of the receiving thread: one writer each. */
     protected volatile long sendParks;
     protected volatile long receiveParks;
@@ -60,8 +66,19 @@ public abstract class BaseConnection implements Connection {
     /** Makes room for a record of {@code payload} bytes at the peer; false when back-pressured. */
     protected abstract boolean tryReserve(int payload);
 
-    /** Where the payload of the reserved record is written. */
-    protected abstract MemorySegment reservedSegment(int length);
+    /**
+     * The memory the payload of the reserved record of {@code length} bytes is written into (the
+     * peer's window on shm, the send buffer on tcp); the payload starts at {@link #reservedOffset()}.
+     */
+    protected abstract MemorySegment reservedWindow(int length);
+
+    /** Where in {@link #reservedWindow} the payload of the reserved record starts. */
+    protected abstract long reservedOffset();
+
+    /** The payload of the reserved record, as a slice. */
+    protected final MemorySegment reservedSegment(int length) {
+        return reservedWindow(length).asSlice(reservedOffset(), length);
+    }
 
     /** Publishes the reserved record. */
     protected abstract void publish(int type, int length);
@@ -102,6 +119,7 @@ public abstract class BaseConnection implements Connection {
         if (peerState == PEER_OPEN) {
             peerReason = reason;
             peerState = clean ? PEER_CLOSED : PEER_GONE;
+            ended = 1;
         }
         wakeLocalWaiters();
     }
@@ -112,6 +130,7 @@ public abstract class BaseConnection implements Connection {
 
     protected TransportException protocolFailed(ProtocolViolation v) {
         protocolFailure = v.getMessage();
+        ended = 1;
         TransportException e = new TransportException(Reason.PROTOCOL, description + ": " + v.getMessage()
                 + "; the connection was closed");
         close();
@@ -119,6 +138,12 @@ public abstract class BaseConnection implements Connection {
     }
 
     private void checkSendable() {
+        if (ended != 0) {
+            throwIfUnsendable();
+        }
+    }
+
+    private void throwIfUnsendable() {
         if (protocolFailure != null) { // the cause of the close, rather than the close
             throw new TransportException(Reason.PROTOCOL, description + ": " + protocolFailure);
         }
@@ -153,7 +178,7 @@ public abstract class BaseConnection implements Connection {
                 backPressured++;
                 return null;
             }
-            return claim.open(reservedSegment(length), TYPE_DATA);
+            return claim.open(reservedWindow(length), reservedOffset(), length, TYPE_DATA);
         } catch (IllegalStateException e) {
             throw closedOr(e);
         } catch (InternalError e) {
@@ -169,7 +194,7 @@ public abstract class BaseConnection implements Connection {
         }
         try {
             awaitSpace(length);
-            return claim.open(reservedSegment(length), TYPE_DATA);
+            return claim.open(reservedWindow(length), reservedOffset(), length, TYPE_DATA);
         } catch (IllegalStateException e) {
             throw closedOr(e);
         } catch (InternalError e) {
@@ -270,6 +295,9 @@ public abstract class BaseConnection implements Connection {
     }
 
     private void checkLength(long length) {
+        if (length >= 0 && length <= maxMessageLength()) {
+            return;
+        }
         if (length < 0) {
             throw new IllegalArgumentException("message length must not be negative: " + length);
         }
@@ -279,13 +307,22 @@ public abstract class BaseConnection implements Connection {
         }
     }
 
+    /**
+     * The claim flyweight. It keeps where the claimed bytes are, not a slice of them: {@link #segment()}
+     * cuts the slice when asked, so a caller that only writes through it (the usual case) allocates
+     * nothing once the JIT has inlined the call (escape analysis).
+     */
     private final class ClaimImpl implements Claim {
         boolean open;
         int type;
-        MemorySegment segment;
+        MemorySegment window;
+        long offset;
+        int length;
 
-        Claim open(MemorySegment s, int t) {
-            segment = s;
+        Claim open(MemorySegment w, long at, int n, int t) {
+            window = w;
+            offset = at;
+            length = n;
             type = t;
             open = true;
             return this;
@@ -296,15 +333,12 @@ public abstract class BaseConnection implements Connection {
             if (!open) {
                 throw new IllegalStateException("the claim was already committed or aborted");
             }
-            return segment;
+            return window.asSlice(offset, length);
         }
 
         @Override
         public void commit() {
-            if (!open) {
-                throw new IllegalStateException("the claim was already committed or aborted");
-            }
-            commit((int) segment.byteSize());
+            commit(length);
         }
 
         @Override
@@ -312,12 +346,12 @@ public abstract class BaseConnection implements Connection {
             if (!open) {
                 throw new IllegalStateException("the claim was already committed or aborted");
             }
-            if (length < 0 || length > segment.byteSize()) {
-                throw new IllegalArgumentException("a claim of " + segment.byteSize() + " bytes cannot commit " + length);
+            if (length < 0 || length > this.length) {
+                throw new IllegalArgumentException("a claim of " + this.length + " bytes cannot commit " + length);
             }
             open = false;
+            window = null;
             checkSendable();
-            segment = null;
             try {
                 publish(type, length);
             } catch (IllegalStateException e) {
@@ -340,13 +374,29 @@ public abstract class BaseConnection implements Connection {
                 throw new IllegalStateException("the claim was already committed or aborted");
             }
             open = false;
-            segment = null;
+            window = null;
         }
     }
 
     // ------------------------------------------------------------------ receive
 
     private int next() {
+        if (ended == 0) {
+            try {
+                return readNext();
+            } catch (ProtocolViolation v) {
+                throw protocolFailed(v);
+            } catch (IllegalStateException e) {
+                throw closedOr(e);
+            } catch (InternalError e) {
+                throw truncated(e);
+            }
+        }
+        return nextAfterEnd();
+    }
+
+    /** {@link #next()} once the connection ended: what the peer committed before it went is still delivered. */
+    private int nextAfterEnd() {
         if (protocolFailure != null) { // the cause of the close, rather than the close
             throw new TransportException(Reason.PROTOCOL, description + ": " + protocolFailure);
         }
@@ -471,6 +521,7 @@ public abstract class BaseConnection implements Connection {
                 return;
             }
             closed = true;
+            ended = 1;
         }
         wakeLocalWaiters();
         closeTransport(peerState == PEER_OPEN);

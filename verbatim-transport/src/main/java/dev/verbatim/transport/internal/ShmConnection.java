@@ -110,8 +110,13 @@ public final class ShmConnection extends BaseConnection {
     }
 
     @Override
-    protected MemorySegment reservedSegment(int length) {
-        return peerWindow.asSlice(writer.payloadOffset(), length);
+    protected MemorySegment reservedWindow(int length) {
+        return peerWindow;
+    }
+
+    @Override
+    protected long reservedOffset() {
+        return writer.payloadOffset();
     }
 
     @Override

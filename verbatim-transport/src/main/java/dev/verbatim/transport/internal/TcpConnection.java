@@ -163,12 +163,17 @@ public final class TcpConnection extends BaseConnection {
     }
 
     @Override
-    protected MemorySegment reservedSegment(int length) {
+    protected MemorySegment reservedWindow(int length) {
         long need = NEXT_SPAN + HEADER + ((length + 7L) & ~7L);
         if (need > sendWindow.byteSize()) {
             grow(need);
         }
-        return sendWindow.asSlice(NEXT_SPAN + HEADER, length);
+        return sendWindow;
+    }
+
+    @Override
+    protected long reservedOffset() {
+        return NEXT_SPAN + HEADER;
     }
 
     private void grow(long need) {
