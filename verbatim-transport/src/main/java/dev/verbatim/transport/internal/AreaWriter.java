@@ -20,11 +20,15 @@ public final class AreaWriter {
     static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
     private final MemorySegment window;
+    /** Where the writer is; moved only by this writer. */
     public final Placement placement;
+    /** Where the placement's area starts in the window. */
+    private long areaStart;
 
     public AreaWriter(MemorySegment window, int areaCount, int areaSize) {
         this.window = window;
         this.placement = new Placement(areaCount, areaSize);
+        this.areaStart = areaBase(0, areaSize);
     }
 
     public MemorySegment window() {
@@ -33,12 +37,12 @@ public final class AreaWriter {
 
     /** The offset in the window where the payload of the next record starts. */
     public long payloadOffset() {
-        return areaBase(placement.area(), placement.areaSize) + placement.position() + HEADER;
+        return areaStart + placement.position() + HEADER;
     }
 
     /** Publishes the record of {@code payload} bytes whose payload was written at {@link #payloadOffset()}. */
     public void publishRelease(int type, long payload) {
-        long at = areaBase(placement.area(), placement.areaSize) + placement.position();
+        long at = areaStart + placement.position();
         window.set(ValueLayout.JAVA_LONG, at + recordSpan(payload), 0L);
         LONG.setRelease(window, at, headerWord(type, payload));
         placement.advance(payload);
@@ -46,10 +50,12 @@ public final class AreaWriter {
 
     /** Ends the current area with a {@code NEXT} record and continues in {@code next}. */
     public void nextRelease(int next) {
-        long at = areaBase(placement.area(), placement.areaSize) + placement.position();
-        window.set(ValueLayout.JAVA_LONG, areaBase(next, placement.areaSize), 0L);
+        long at = areaStart + placement.position();
+        long nextStart = areaBase(next, placement.areaSize);
+        window.set(ValueLayout.JAVA_LONG, nextStart, 0L);
         window.set(ValueLayout.JAVA_LONG, at + HEADER, next & 0xFFFF_FFFFL);
         LONG.setRelease(window, at, headerWord(TYPE_NEXT, 8));
         placement.moveTo(next);
+        areaStart = nextStart;
     }
 }
