@@ -151,6 +151,11 @@ public final class ShmConnection extends BaseConnection {
     }
 
     @Override
+    protected boolean mayHaveRecord() {
+        return reader.hasDataAcquire();
+    }
+
+    @Override
     protected void parkReceiver(long nanos) {
         INT.setVolatile(ownWindow, RECEIVER_PARKED_OFFSET, 1);
         VarHandle.fullFence();
