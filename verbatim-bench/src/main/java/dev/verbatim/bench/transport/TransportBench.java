@@ -150,23 +150,24 @@ public final class TransportBench {
     }
 
     /**
-     * Round trips: 8 bytes in 10 turns of 500 ms (4 of 150 ms quick), other sizes in 4 turns of 250 ms
-     * (2 of 60 ms quick); the first turn of a size warms up longer (the JIT, the first size).
+     * Round trips: 8 bytes in 30 turns of 150 ms (10 of 50 ms quick), other sizes in 8 turns of 100 ms
+     * (3 of 40 ms quick). Many short turns keep each round within a stretch of one host behaviour;
+     * the first turn of a size warms up longer (the JIT, the first size), the others briefly.
      */
     static List<Plan.Rtt> rttPlan(boolean quick) {
         List<Plan.Rtt> p = new ArrayList<>();
         for (int size : RTT_SIZES) {
             if (size == RTT_8) {
-                p.add(quick ? new Plan.Rtt(size, 4, 250, 40, 150) : new Plan.Rtt(size, 10, 1000, 100, 500));
+                p.add(quick ? new Plan.Rtt(size, 10, 250, 20, 50) : new Plan.Rtt(size, 30, 1000, 30, 150));
             } else {
-                p.add(quick ? new Plan.Rtt(size, 2, 40, 20, 60) : new Plan.Rtt(size, 4, 200, 50, 250));
+                p.add(quick ? new Plan.Rtt(size, 3, 40, 10, 40) : new Plan.Rtt(size, 8, 200, 20, 100));
             }
         }
         return p;
     }
 
     /**
-     * Streams: per size, batches of 64 MiB (24 MiB quick), 4 turns of 3 batches (3 turns of 2 quick),
+     * Streams: per size, batches of 64 MiB (24 MiB quick), 6 turns of 2 batches (4 turns of 1 quick),
      * each turn after one batch's worth of warm-up (two in the first turn).
      */
     static List<Plan.Bw> bwPlan(boolean quick) {
@@ -174,8 +175,8 @@ public final class TransportBench {
         List<Plan.Bw> p = new ArrayList<>();
         for (int size : BW_SIZES) {
             long perBatch = Math.max(16, batchBytes / size);
-            p.add(quick ? new Plan.Bw(size, 3, 2 * perBatch, perBatch, perBatch, 2)
-                    : new Plan.Bw(size, 4, 2 * perBatch, perBatch, perBatch, 3));
+            p.add(quick ? new Plan.Bw(size, 4, 2 * perBatch, perBatch, perBatch, 1)
+                    : new Plan.Bw(size, 6, 2 * perBatch, perBatch, perBatch, 2));
         }
         return p;
     }

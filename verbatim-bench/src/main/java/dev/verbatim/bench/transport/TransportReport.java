@@ -219,9 +219,9 @@ public final class TransportReport {
         Plan.Rtt other = run.rttPlan().get(1);
         Plan.Bw bw = run.bwPlan().getFirst();
         out.printf(Locale.ROOT, "Round trips: %d-byte messages %d turns of %d ms recorded, other sizes %d of %d ms;"
-                        + " every echo checked. Streams: median of %d batches per size (%d turns of %d).%n",
+                        + " every echo checked. Streams: %d turns of %d batch(es) of %d MiB per size.%n",
                 first.size(), first.rounds(), first.measureMillis(), other.rounds(), other.measureMillis(),
-                bw.rounds() * bw.batches(), bw.rounds(), bw.batches());
+                bw.rounds(), bw.batches(), bw.perBatch() * bw.size() >> 20);
         out.println("Figures are medians over a contender's turns; ratios are contender / floor, the median over rounds of the"
                 + " ratio within a round (times: above 1 is slower than the floor; bandwidth: below 1).");
         out.println();
