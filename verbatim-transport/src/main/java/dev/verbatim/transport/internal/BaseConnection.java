@@ -68,16 +68,19 @@ public abstract class BaseConnection implements Connection {
 
     /**
      * The memory the payload of the reserved record of {@code length} bytes is written into (the
-     * peer's window on shm, the send buffer on tcp); the payload starts at {@link #reservedOffset()}.
+     * peer's window on shm, the send buffer on tcp); the payload starts at {@link #reservedOffset}.
      */
     protected abstract MemorySegment reservedWindow(int length);
 
-    /** Where in {@link #reservedWindow} the payload of the reserved record starts. */
-    protected abstract long reservedOffset();
+    /**
+     * Where in {@link #reservedWindow} the payload of the reserved record starts; the caller may
+     * write {@code length} bytes from there, and publish fewer or nothing.
+     */
+    protected abstract long reservedOffset(int length);
 
     /** The payload of the reserved record, as a slice. */
     protected final MemorySegment reservedSegment(int length) {
-        return reservedWindow(length).asSlice(reservedOffset(), length);
+        return reservedWindow(length).asSlice(reservedOffset(length), length);
     }
 
     /** Publishes the reserved record. */
@@ -187,7 +190,7 @@ public abstract class BaseConnection implements Connection {
                 backPressured++;
                 return null;
             }
-            return claim.open(reservedWindow(length), reservedOffset(), length, TYPE_DATA);
+            return claim.open(reservedWindow(length), reservedOffset(length), length, TYPE_DATA);
         } catch (IllegalStateException e) {
             throw closedOr(e);
         } catch (InternalError e) {
@@ -203,7 +206,7 @@ public abstract class BaseConnection implements Connection {
         }
         try {
             awaitSpace(length);
-            return claim.open(reservedWindow(length), reservedOffset(), length, TYPE_DATA);
+            return claim.open(reservedWindow(length), reservedOffset(length), length, TYPE_DATA);
         } catch (IllegalStateException e) {
             throw closedOr(e);
         } catch (InternalError e) {

@@ -115,8 +115,8 @@ public final class ShmConnection extends BaseConnection {
     }
 
     @Override
-    protected long reservedOffset() {
-        return writer.payloadOffset();
+    protected long reservedOffset(int length) {
+        return writer.payloadOffset(length);
     }
 
     @Override

@@ -172,7 +172,7 @@ public final class TcpConnection extends BaseConnection {
     }
 
     @Override
-    protected long reservedOffset() {
+    protected long reservedOffset(int length) {
         return NEXT_SPAN + HEADER;
     }
 
@@ -533,8 +533,8 @@ public final class TcpConnection extends BaseConnection {
                     }
                     applyNotices(notices);
                     staging.position(p + HEADER);
-                    partialOffset = pumpWriter.payloadOffset();
                     partialRemaining = (length + 7) & ~7L;
+                    partialOffset = pumpWriter.payloadOffset(partialRemaining);
                     partialType = type;
                     partialLength = (int) length;
                     if (partialRemaining == 0) {
