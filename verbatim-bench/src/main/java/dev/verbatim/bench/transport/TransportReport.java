@@ -216,7 +216,7 @@ public final class TransportReport {
                 System.getProperty("java.vm.name"), System.getProperty("os.arch"),
                 Runtime.getRuntime().availableProcessors(), run.mode());
         Plan.Rtt first = run.rttPlan().getFirst();
-        Plan.Rtt other = run.rttPlan().get(1);
+        Plan.Rtt other = run.rttPlan().size() > 1 ? run.rttPlan().get(1) : first;
         Plan.Bw bw = run.bwPlan().getFirst();
         out.printf(Locale.ROOT, "Round trips: %d-byte messages %d turns of %d ms recorded, other sizes %d of %d ms;"
                         + " every echo checked. Streams: %d turns of %d batch(es) of %d MiB per size.%n",
