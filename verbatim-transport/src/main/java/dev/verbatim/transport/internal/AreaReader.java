@@ -59,6 +59,8 @@ public final class AreaReader {
     /** Where {@link #area} starts in the window. */
     private long areaStart;
     private long position;
+    /** The header word {@link #hasDataAcquire} saw at the position, or 0: {@link #nextAcquire} need not load it again. */
+    private long peeked;
     private int regionCount;
     private final int[] regionArea = new int[MAX_REGIONS];
     private final long[] regionOffset = new long[MAX_REGIONS];
@@ -89,10 +91,14 @@ public final class AreaReader {
     public int nextAcquire() throws ProtocolViolation {
         flyweight.invalidate();
         long at = areaStart + position;
-        long word = (long) LONG.getAcquire(window, at);
+        long word = peeked;
         if (word == 0) {
-            return NONE;
+            word = (long) LONG.getAcquire(window, at);
+            if (word == 0) {
+                return NONE;
+            }
         }
+        peeked = 0;
         if ((word >>> 32) == TYPE_DATA) { // the common case, one message: no reserved bits, a frame that fits
             long payload = (word & 0xFFFF_FFFFL) - HEADER;
             long span = recordSpan(payload);
@@ -178,9 +184,15 @@ public final class AreaReader {
         }
     }
 
-    /** Whether a record is published at the reader's position (a cheap peek, no checks). */
+    /**
+     * Whether a record is published at the reader's position (a cheap peek, no checks). A word seen
+     * is kept for the next {@link #nextAcquire}: a published header never changes while the reader
+     * stays at its position. Reader thread only.
+     */
     public boolean hasDataAcquire() {
-        return (long) LONG.getAcquire(window, areaStart + position) != 0;
+        long word = (long) LONG.getAcquire(window, areaStart + position);
+        peeked = word;
+        return word != 0;
     }
 
     /** The message {@link #nextAcquire} found, as the reused flyweight of a callback. */
