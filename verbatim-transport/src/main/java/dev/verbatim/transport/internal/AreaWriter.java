@@ -19,15 +19,20 @@ import static dev.verbatim.transport.internal.AreaDescriptor.recordSpan;
  * <p>Zeroing ahead. A store that precedes the header store delays it until the writer owns the
  * store's cache line; for small records the next header slot often lies in a line the writer does
  * not own yet (the reader last read it), so zeroing it just before publishing put a second
- * ownership transfer on the latency of every fourth 16-byte message. So after each header store,
- * off the latency path, the writer keeps the rest of the next slot's line and the following line
- * zero, and before publishing it stores zero at the next slot only when that slot is not known to
- * be zero. Known zero means: zeroed by this writer in this use of the area and, since then, not in
+ * ownership transfer on the latency of every fourth 16-byte message. So after the header store of
+ * a record of at most {@value #SMALL} bytes, off the latency path, the writer keeps the rest of the
+ * next slot's line and the following line zero, and before publishing it stores zero at the next
+ * slot only when that slot is not known to be zero. (After a larger record the next slot is in a
+ * line the next payload will fill anyway; zeroing ahead there only takes the line the reader is
+ * waiting on away from it, once more per message: it slowed a stream of 1 KiB messages several
+ * times.) Known zero means: zeroed by this writer in this use of the area and, since then, not in
  * any range handed out for writing ({@link #payloadOffset(long)}: a claim may have written more than
  * it committed, or been aborted).
  */
 public final class AreaWriter {
     static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    /** Records (header and payload) up to this many bytes are followed by zeroing ahead. */
+    static final int SMALL = 64;
 
     private final MemorySegment window;
     /** Where the writer is; moved only by this writer. */
@@ -69,7 +74,9 @@ public final class AreaWriter {
         }
         LONG.setRelease(window, areaStart + position, headerWord(type, payload));
         placement.advance(payload);
-        zeroAhead(next);
+        if (next - position <= SMALL) {
+            zeroAhead(next);
+        }
     }
 
     /** After publishing up to {@code next}: zeroes the rest of the next slot's line and one more line. */
@@ -80,8 +87,8 @@ public final class AreaWriter {
             return;
         }
         long start = cleanFrom <= from && from <= cleanTo ? cleanTo : from; // extend what is still clean
-        for (long z = start; z < to; z += 8) {
-            window.set(ValueLayout.JAVA_LONG, areaStart + z, 0L);
+        if (start < to) {
+            window.asSlice(areaStart + start, to - start).fill((byte) 0);
         }
         cleanFrom = from;
         cleanTo = Math.max(to, start);
