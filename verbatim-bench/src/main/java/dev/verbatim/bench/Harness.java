@@ -42,9 +42,10 @@ import java.util.Arrays;
  * kept (a pause the workload causes itself recurs in every attempt; another process's burst does not).
  *
  * <p>What it does not do (use the JMH benchmarks in {@code dev.verbatim.bench.jmh} for that): fork
- * a fresh JVM per workload, so the profile a library sees is the one left by the workloads run
- * before it in the same JVM (the wire suite touches every workload once before timing any, so all
- * of them are timed with equally polluted profiles), and it does not control for CPU frequency.
+ * a fresh JVM per workload, so the profile a workload sees is the one left by the workloads run
+ * before it in the same JVM (the wire suite runs each library in a JVM of its own and touches all
+ * of that library's workloads once before timing any, so each library's workloads are timed with
+ * equally polluted profiles, and with no other library's), and it does not control for CPU frequency.
  *
  * <p>Not thread-safe: measures on the calling thread.
  */

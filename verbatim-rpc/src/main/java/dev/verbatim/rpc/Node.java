@@ -33,7 +33,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Call semantics follow the signature: primitives, strings, enums, records, classes and arrays are
  * passed by copy (a record or class graph keeps its sharing and cycles, {@code transient} fields
  * excluded); an accessor-interface parameter arrives as a zero-copy view valid during the call; a
- * {@code MemorySegment} as a zero-copy slice valid during the call; an interface extending
+ * {@code MemorySegment} as a zero-copy slice valid during the call (either can be kept longer with
+ * {@link #keep}); an interface extending
  * {@link Remote} by reference. Large primitive arrays and segments travel as one-sided writes ahead
  * of the call. Exceptions thrown by the implementation are rethrown at the caller; failures of the
  * distribution are {@link RemoteException}. Thread-safe; many threads may share one proxy.
@@ -251,6 +252,49 @@ public final class Node implements AutoCloseable {
      */
     public static void release(Object proxy) {
         Endpoint.release(proxy);
+    }
+
+    /**
+     * Keeps a view or {@code MemorySegment} argument past its call. Such an argument is read in place, in
+     * the connection's receive memory, and is valid only while its call runs (for an asynchronous method,
+     * until its future completes); an implementation that needs it longer (to queue it, cache it, hand it
+     * to a worker) keeps it:
+     *
+     * <pre>{@code
+     * public void submit(OrderView order) {                 // an accessor-interface parameter
+     *     Kept<OrderView> kept = Node.keep(order);          // during the call
+     *     worker.execute(() -> {
+     *         try (kept) { process(kept.get()); }           // after it: a view of the kept copy
+     *     });
+     * }
+     * }</pre>
+     *
+     * The kept value is a copy of the argument's bytes outside the connection (so it never holds up the
+     * connection, and reads of it can never fault), read as the same view interface (or as a read-only
+     * segment). Close it when done; one that is dropped unclosed is freed by the garbage collector. See
+     * {@link Kept}.
+     *
+     * @param argument a view or segment parameter of a call the calling thread is running (an outer call it
+     *                 runs a nested call for counts too), or of an asynchronous method whose future has not
+     *                 completed; the argument object itself, not a view read from it
+     * @throws IllegalArgumentException if {@code argument} is not such an argument
+     * @throws dev.verbatim.wire.WireFormatException if the argument's bytes were changed by a shared-memory
+     *         peer after they were validated
+     */
+    public static <T> Kept<T> keep(T argument) {
+        Objects.requireNonNull(argument, "argument");
+        Endpoint.InPlace p = Endpoint.inPlace(argument);
+        if (p == null) {
+            throw new IllegalArgumentException("only a view or MemorySegment argument of a call running now can be kept"
+                    + " (during the call, or until an asynchronous method's future completes), not "
+                    + argument.getClass().getName());
+        }
+        return Kept.copy(p.bytes(), p.view());
+    }
+
+    /** Bytes held by {@link Kept} arguments of this process that were neither closed nor collected. */
+    public static long keptBytes() {
+        return Kept.liveBytes();
     }
 
     /** Objects this node passed by reference that peers still hold. */

@@ -44,6 +44,34 @@ public final class Api {
         long threadId();
     }
 
+    /** A callback taking large arguments (traffic in both directions of one connection). */
+    public interface Exchange extends Remote {
+        long take(byte[] bytes);
+    }
+
+    /** An exchange that sums what it takes. */
+    public static class ExchangeImpl implements Exchange {
+        public final java.util.concurrent.atomic.AtomicLong calls = new java.util.concurrent.atomic.AtomicLong();
+
+        public ExchangeImpl() {
+        }
+
+        @Override
+        public long take(byte[] bytes) {
+            calls.incrementAndGet();
+            return checksum(bytes);
+        }
+    }
+
+    /** What {@link Exchange#take} and {@link Calc#take} answer. */
+    public static long checksum(byte[] bytes) {
+        long s = bytes.length;
+        for (int i = 0; i < bytes.length; i += 97) {
+            s = s * 31 + bytes[i];
+        }
+        return s;
+    }
+
     /** A callback with an asynchronous method. */
     public interface AsyncProbe extends Remote {
         CompletableFuture<Integer> twiceLater(int x);
@@ -74,6 +102,36 @@ public final class Api {
         CompletableFuture<Long> totalLater(BookView book, long millis);
 
         int add4(int a, int b, int c, int d);
+
+        /** {@link Api#checksum} of the bytes. */
+        long take(byte[] bytes);
+
+        /** Keeps the book past the call ({@link Node#keep}); its index among the kept. */
+        int keepBook(BookView book);
+
+        /** Keeps the segment past the call; its index among the kept. */
+        int keepSegment(MemorySegment bytes);
+
+        /** Keeps the book from another thread, before the future completes; its total, read after the future completed. */
+        CompletableFuture<Integer> keepLater(BookView book);
+
+        /** The total quantity of a kept book, read now. */
+        long keptTotal(int index);
+
+        /** The sum of a kept segment's bytes, read now. */
+        long keptSum(int index);
+
+        /** Closes a kept argument, then reads its old view: what that threw ("none" if nothing). */
+        String closeKept(int index);
+
+        /** Tries to keep what cannot be kept (a record by copy, a view of a child): what that threw. */
+        String keepWrong(Order order, BookView book);
+
+        /** Starts {@code threads} server threads, each calling {@code back.take} {@code calls} times with {@code size} bytes. */
+        void pound(Exchange back, int threads, int calls, int size);
+
+        /** Waits for the threads {@link #pound} started: the calls they completed; throws what one of them failed with. */
+        long pounded(long waitMillis);
 
         String echo(String s);
 
@@ -168,6 +226,117 @@ public final class Api {
         }
 
         public CalcImpl() {
+        }
+
+        /** Arguments kept by {@link #keepBook}, {@link #keepSegment} and {@link #keepLater}, and their values. */
+        public final java.util.List<Kept<?>> kept = new java.util.concurrent.CopyOnWriteArrayList<>();
+        public final java.util.List<Object> keptValues = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public int keepBook(BookView book) {
+            Kept<BookView> k = Node.keep(book);
+            kept.add(k);
+            keptValues.add(k.get());
+            return kept.size() - 1;
+        }
+
+        @Override
+        public int keepSegment(MemorySegment bytes) {
+            Kept<MemorySegment> k = Node.keep(bytes);
+            kept.add(k);
+            keptValues.add(k.get());
+            return kept.size() - 1;
+        }
+
+        @Override
+        public CompletableFuture<Integer> keepLater(BookView book) {
+            return CompletableFuture.supplyAsync(() -> keepBook(book));
+        }
+
+        @Override
+        public long keptTotal(int index) {
+            return totalQuantity((BookView) keptValues.get(index));
+        }
+
+        @Override
+        public long keptSum(int index) {
+            return sum((MemorySegment) keptValues.get(index));
+        }
+
+        @Override
+        public String closeKept(int index) {
+            kept.get(index).close();
+            try {
+                keptTotalOrSum(keptValues.get(index));
+                return "none";
+            } catch (RuntimeException e) {
+                return e.getClass().getName();
+            }
+        }
+
+        private long keptTotalOrSum(Object v) {
+            return v instanceof MemorySegment m ? sum(m) : totalQuantity((BookView) v);
+        }
+
+        @Override
+        public String keepWrong(Order order, BookView book) {
+            StringBuilder b = new StringBuilder();
+            for (Object o : new Object[] {order, book.orders(), book.orders().get(0)}) {
+                try {
+                    Node.keep(o);
+                    b.append("kept;");
+                } catch (IllegalArgumentException e) {
+                    b.append("IllegalArgumentException;");
+                }
+            }
+            return b.toString();
+        }
+
+        private final java.util.List<Thread> pounders = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final java.util.concurrent.atomic.AtomicLong poundedCalls = new java.util.concurrent.atomic.AtomicLong();
+        private final java.util.concurrent.atomic.AtomicReference<Throwable> poundFailure = new java.util.concurrent.atomic.AtomicReference<>();
+
+        @Override
+        public long take(byte[] bytes) {
+            return checksum(bytes);
+        }
+
+        @Override
+        public void pound(Exchange back, int threads, int calls, int size) {
+            for (int t = 0; t < threads; t++) {
+                int seed = t;
+                pounders.add(Thread.ofPlatform().daemon().name("pounder-" + t).start(() -> {
+                    try {
+                        for (int i = 0; i < calls; i++) {
+                            byte[] b = new byte[i % 2 == 0 ? size : size / 4];
+                            b[0] = (byte) (seed + i);
+                            if (back.take(b) != checksum(b)) {
+                                throw new IllegalStateException("a wrong answer to call " + i);
+                            }
+                            poundedCalls.incrementAndGet();
+                        }
+                    } catch (Throwable e) {
+                        poundFailure.compareAndSet(null, e);
+                    }
+                }));
+            }
+        }
+
+        @Override
+        public long pounded(long waitMillis) {
+            long until = System.currentTimeMillis() + waitMillis;
+            for (Thread t : pounders) {
+                try {
+                    t.join(Math.max(1, until - System.currentTimeMillis()));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            Throwable f = poundFailure.get();
+            if (f != null) {
+                throw new IllegalStateException("a server thread's call failed: " + f, f);
+            }
+            return poundedCalls.get();
         }
 
         @Override

@@ -7,6 +7,7 @@ import dev.verbatim.rpc.Api.CalcImpl;
 import dev.verbatim.rpc.Api.Counter;
 import dev.verbatim.rpc.Api.CounterImpl;
 import dev.verbatim.rpc.Api.Order;
+import dev.verbatim.transport.ConnectionOptions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -136,6 +137,132 @@ abstract class RpcContract {
         }
         assertEquals(0, server.exportedObjects(), "released references empty the exporter's table");
         assertThrows(RemoteException.class, () -> theirs.add(1));
+    }
+
+    @Test
+    void twoPeersCallingEachOtherWithFullWindowsKeepGoing() throws Exception {
+        // Both ends of one connection call the other at once with arguments that fill the small receive
+        // windows (some by one-sided writes, some inline): a side waiting for window space must never keep
+        // the other from draining its own (a short send timeout turns such a stall into a failure).
+        ConnectionOptions small = Node.DEFAULT_OPTIONS.withAreas(2, 64 * 1024).withSendTimeout(Duration.ofSeconds(4));
+        int threads = 4; // 3 x 300 x 20 KB did not stall before the fix; this did, every time (4 s send timeout)
+        int calls = 400;
+        int size = 30_000;
+        try (Node s = Node.listen(small, address()); Node c = Node.create(small, 1)) {
+            CalcImpl i = new CalcImpl();
+            s.export("calc", Calc.class, i);
+            Calc far = c.lookup(s.addresses().getFirst(), "calc", Calc.class);
+            Api.ExchangeImpl mine = new Api.ExchangeImpl();
+            far.pound(mine, threads, calls, size);
+            List<CompletableFuture<Void>> ours = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int seed = t;
+                ours.add(CompletableFuture.runAsync(() -> {
+                    for (int k = 0; k < calls; k++) {
+                        byte[] b = new byte[k % 2 == 0 ? size : size / 4];
+                        b[0] = (byte) (seed + k);
+                        assertEquals(Api.checksum(b), far.take(b));
+                    }
+                }, r -> Thread.ofPlatform().daemon().start(r)));
+            }
+            for (CompletableFuture<Void> f : ours) {
+                f.get(50, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            assertEquals((long) threads * calls, far.pounded(50_000), "every call of the server's threads completed");
+            assertEquals((long) threads * calls, mine.calls.get());
+        }
+    }
+
+    static Book book(String venue, int orders, int quantity) {
+        List<Order> list = new ArrayList<>();
+        for (int i = 0; i < orders; i++) {
+            list.add(new Order(i, venue + i, quantity + i % 3));
+        }
+        return new Book(venue, list);
+    }
+
+    static long total(Book b) {
+        return b.orders().stream().mapToLong(Order::quantity).sum();
+    }
+
+    static long sum(byte[] b) {
+        long s = 0;
+        for (byte x : b) {
+            s += x;
+        }
+        return s;
+    }
+
+    @Test
+    void aKeptViewOrSegmentOutlivesItsCallWhileLaterCallsReuseTheMemory() {
+        long before = Node.keptBytes();
+        Book kept = book("KEPT", 300, 7);
+        int k = calc.keepBook(view(kept));
+        byte[] large = new byte[50_000]; // a region written ahead of the call
+        byte[] small = new byte[100];
+        for (int i = 0; i < large.length; i++) {
+            large[i] = (byte) (i * 13);
+        }
+        for (int i = 0; i < small.length; i++) {
+            small[i] = (byte) (i + 1);
+        }
+        int kl = calc.keepSegment(MemorySegment.ofArray(large));
+        int ks = calc.keepSegment(MemorySegment.ofArray(small));
+        assertTrue(Node.keptBytes() - before >= large.length + small.length, "the kept copies are counted");
+        Book other = book("OTHR", 300, 1000);
+        byte[] noise = new byte[50_000];
+        java.util.Arrays.fill(noise, (byte) 99);
+        for (int i = 0; i < 400; i++) { // traffic that reuses every receive area many times over
+            assertEquals(total(other), calc.totalQuantity(view(other)));
+            assertEquals(sum(noise), calc.sum(MemorySegment.ofArray(noise)));
+        }
+        assertEquals(total(kept), calc.keptTotal(k), "the kept view reads its own call's book");
+        assertEquals(sum(large), calc.keptSum(kl));
+        assertEquals(sum(small), calc.keptSum(ks));
+        assertEquals("java.lang.IllegalStateException", calc.closeKept(k), "a closed view throws, never reads other bytes");
+        assertEquals("java.lang.IllegalStateException", calc.closeKept(kl));
+        assertEquals("java.lang.IllegalStateException", calc.closeKept(ks));
+        assertThrows(IllegalStateException.class, () -> impl.kept.get(k).get());
+        assertEquals(before, Node.keptBytes(), "closing freed every kept copy");
+        assertEquals("IllegalArgumentException;IllegalArgumentException;IllegalArgumentException;",
+                calc.keepWrong(new Order(1, "A", 1), view(kept)), "only the view or segment argument itself can be kept");
+        assertThrows(IllegalArgumentException.class, () -> Node.keep(view(kept)), "nor anything outside a call");
+    }
+
+    @Test
+    void keepingMoreThanTheReceiveWindowHoldsNeverStallsTheConnection() throws Exception {
+        // 2 x 64 KiB of receive memory, a 2 s send timeout; 40 kept books of ~9 KB each hold none of it
+        ConnectionOptions small = Node.DEFAULT_OPTIONS.withAreas(2, 64 * 1024).withSendTimeout(Duration.ofSeconds(2));
+        long before = Node.keptBytes();
+        try (Node s = Node.listen(small, address()); Node c = Node.create(small, 1)) {
+            CalcImpl i = new CalcImpl();
+            s.export("calc", Calc.class, i);
+            Calc far = c.lookup(s.addresses().getFirst(), "calc", Calc.class);
+            List<Book> books = new ArrayList<>();
+            for (int n = 0; n < 40; n++) {
+                Book b = book("B" + n, 400, n);
+                books.add(b);
+                assertEquals(n, far.keepBook(view(b)));
+                assertEquals(10, far.add4(1, 2, 3, 4));
+            }
+            assertTrue(Node.keptBytes() - before > 2 * 64 * 1024, "more is kept than the window holds: "
+                    + (Node.keptBytes() - before));
+            assertEquals(40, far.keepLater(view(book("LATE", 10, 5))).get(10, java.util.concurrent.TimeUnit.SECONDS),
+                    "an asynchronous method keeps its view from another thread");
+            for (int n = 0; n < 40; n++) {
+                assertEquals(total(books.get(n)), far.keptTotal(n), "kept book " + n);
+            }
+            assertEquals(total(book("LATE", 10, 5)), far.keptTotal(40));
+            // dropped unclosed: the garbage collector frees them
+            i.kept.clear();
+            i.keptValues.clear();
+            long deadline = System.nanoTime() + 20_000_000_000L;
+            while (Node.keptBytes() != before && System.nanoTime() < deadline) {
+                System.gc();
+                Thread.sleep(20);
+            }
+            assertEquals(before, Node.keptBytes(), "the garbage collector freed the kept copies nobody closed");
+        }
     }
 
     @Test

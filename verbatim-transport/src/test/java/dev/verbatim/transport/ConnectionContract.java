@@ -161,6 +161,58 @@ abstract class ConnectionContract {
     }
 
     @Test
+    void whatAClaimWroteBeyondItsMessageIsNeverTakenForARecord() throws Exception {
+        // claims filled with words that are valid record headers (each an 8-byte message), then aborted
+        // or cut short, followed by small messages: a stale word at a record's place would arrive as an
+        // extra message (the writer zeroes ahead and must not trust what a claim may have written)
+        Connection[] c = pair();
+        long fake = (1L << 32) | 16; // type DATA, frame length 16
+        long seq = 0;
+        for (int round = 0; round < 3000; round++) { // enough to cross area boundaries
+            int claimed = 8 + 8 * ((round * 37) % 90);
+            Claim claim = c[1].claim(claimed);
+            MemorySegment s = claim.segment();
+            for (int i = 0; i + 8 <= claimed; i += 8) {
+                s.set(ValueLayout.JAVA_LONG_UNALIGNED, i, fake);
+            }
+            long expected = -1;
+            switch (round % 3) {
+                case 0 -> claim.abort();
+                case 1 -> claim.commit(0);
+                default -> {
+                    expected = ++seq;
+                    s.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, expected);
+                    claim.commit(8);
+                }
+            }
+            if (round % 3 != 0) {
+                Delivery d = c[0].take(WAIT);
+                assertNotNull(d, "round " + round);
+                assertEquals(expected < 0 ? 0 : 8, d.length(), "round " + round);
+                if (expected >= 0) {
+                    assertEquals(expected, d.payload().get(ValueLayout.JAVA_LONG_UNALIGNED, 0), "round " + round);
+                }
+                d.release();
+            }
+            for (int k = 0; k <= round % 3; k++) {
+                long v = ++seq;
+                Claim small = c[1].claim(8);
+                small.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, v);
+                small.commit();
+                Delivery d = c[0].take(WAIT);
+                assertNotNull(d, "round " + round + " message " + k);
+                assertEquals(8, d.length(), "round " + round + " message " + k);
+                assertEquals(v, d.payload().get(ValueLayout.JAVA_LONG_UNALIGNED, 0), "round " + round + " message " + k);
+                d.release();
+            }
+            if (round % 500 == 0) {
+                assertNull(c[0].poll(), "round " + round + ": nothing more");
+            }
+        }
+        assertNull(c[0].poll(), "no stale record was delivered");
+    }
+
+    @Test
     void oneClaimAtATime() throws Exception {
         Connection[] c = pair();
         c[1].claim(8);

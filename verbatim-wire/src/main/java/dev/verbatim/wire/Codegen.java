@@ -150,6 +150,31 @@ final class Codegen {
                 code.aload(1).lload(10).putfield(CD_WireWriter, "pos", CD_long);
                 code.iload(2).ireturn();
             });
+            // sizeRun: the same run, references only (in the same order), for sizing without writing.
+            cb.withMethodBody("sizeRun", MethodTypeDesc.of(CD_int, CD_WireWriter, CD_int), ClassFile.ACC_FINAL, code -> {
+                // locals: 0 this, 1 w, 2 i, 3 o
+                java.lang.classfile.Label loop = code.newLabel();
+                java.lang.classfile.Label done = code.newLabel();
+                code.labelBinding(loop);
+                code.aload(1).getfield(CD_WireWriter, "objects", CD_Object_array).iload(2).aaload().astore(3);
+                for (Shape.Field sf : s.layoutOrder) {
+                    if (!sf.type.isReference()) continue;
+                    JType.JField jf = field(t, sf.name);
+                    int k = data.size();
+                    data.add(jf.getter);
+                    data.add(jf.type);
+                    code.aload(1).ldc(classDataAt(CD_MethodHandle, k)).aload(3)
+                            .invokevirtual(CD_MethodHandle, "invokeExact", MethodTypeDesc.of(CD_Object, CD_Object))
+                            .ldc(classDataAt(CD_JType, k + 1))
+                            .invokevirtual(CD_WireWriter, "ref", MethodTypeDesc.of(CD_int, CD_Object, CD_JType)).pop();
+                }
+                code.iinc(2, 1);
+                code.iload(2).aload(1).getfield(CD_WireWriter, "count", CD_int).if_icmpge(done);
+                code.aload(1).getfield(CD_WireWriter, "typeSerials", CD_int_array).iload(2).iaload()
+                        .ldc(t.serial).if_icmpeq(loop);
+                code.labelBinding(done);
+                code.iload(2).ireturn();
+            });
         });
         try {
             MethodHandles.Lookup hidden = MethodHandles.lookup().defineHiddenClassWithClassData(bytes, List.copyOf(data), true);

@@ -20,4 +20,12 @@ abstract class StructWriter {
      * @return the index after the run, or -1 if the next object would not fit before {@code limit}
      */
     abstract int writeRun(WireWriter w, int i, MemorySegment seg, long base, long limit, long entryType);
+
+    /**
+     * What {@link #writeRun} does but writing nothing: places the objects the run references in the queue, in
+     * the same order, for {@link WireWriter#sizeOf}. A run's objects all have this type's (fixed) size.
+     *
+     * @return the index after the run
+     */
+    abstract int sizeRun(WireWriter w, int i);
 }

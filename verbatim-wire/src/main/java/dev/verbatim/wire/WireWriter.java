@@ -175,10 +175,17 @@ public final class WireWriter {
         try {
             add(root, rootType);
             long pos = HEADER_LENGTH;
-            for (int i = 0; i < count; i++) {
+            for (int i = 0; i < count; ) {
                 JType t = JType.bySerial(typeSerials[i]);
                 typeId(t.shape);
-                pos = align8(pos + sizeAndDiscover(objects[i], t));
+                if (t.jkind >= JType.RECORD && t.jkind <= JType.IFACE) { // a run of structs, through the generated code
+                    int next = writerOf(t).sizeRun(this, i);
+                    pos += (next - i) * align8(t.shape.objectSize);
+                    i = next;
+                } else {
+                    pos = align8(pos + sizeAndDiscover(objects[i], t));
+                    i++;
+                }
                 if (pos > MAX_MESSAGE_BYTES) throw tooLarge(pos);
             }
             return messageLength(pos, typeCount, count);
@@ -288,25 +295,10 @@ public final class WireWriter {
         return data;
     }
 
-    /** Size of one object and discovery of the objects it references (for {@link #sizeOf}). */
+    /** Size of one object that is not a struct, and discovery of the objects it references (for {@link #sizeOf}). */
     private long sizeAndDiscover(Object o, JType t) {
         Shape s = t.shape;
         switch (t.jkind) {
-            case JType.RECORD, JType.CLASS, JType.IFACE -> {
-                JType.JField[] fs = t.fields;
-                for (JType.JField f : fs) {
-                    if (f.type.jkind == JType.PRIM || f.type.jkind == JType.ENUM) continue;
-                    if (f.getter == null) throw Schema.inaccessible(t.raw, "field " + f.name);
-                    try {
-                        ref(f.getter.invokeExact(o), f.type);
-                    } catch (RuntimeException | Error e) {
-                        throw e;
-                    } catch (Throwable e) {
-                        throw new IllegalStateException("reading " + f.where + " failed", e);
-                    }
-                }
-                return s.objectSize;
-            }
             case JType.PRIM_ARRAY -> {
                 int size = Shape.PRIM_SIZES[s.element.kind];
                 return arrayDataOffset(size) + (long) java.lang.reflect.Array.getLength(o) * size;

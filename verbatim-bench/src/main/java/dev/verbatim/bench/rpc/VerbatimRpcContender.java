@@ -5,6 +5,7 @@ import dev.verbatim.bench.transport.Session;
 import dev.verbatim.bench.wire.Node;
 import dev.verbatim.bench.wire.NodeView;
 import dev.verbatim.rpc.Remote;
+import dev.verbatim.transport.ConnectionOptions;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -21,8 +22,20 @@ import java.util.Set;
  * {@link NodeView} accessor interface of the same structure (same method identity), so the server
  * walks the 128 nodes in place. {@code jos} ({@code shm/jos}): the same list written with Java
  * serialization into a {@code byte[]} and read back with it, over the same kind of connection.
+ *
+ * <p>Waiting is set up as the floor of the same medium waits ({@link #options}): over shm both nodes run in
+ * the transport's latency mode (a waiting side spins and never parks), as the shm floor and Aeron's busy
+ * spin do and as {@code bench transport} runs Verbatim; over tcp with the defaults (spin, then sleep in
+ * the kernel), as raw NIO blocks in {@code read()}. The suite compares what the layers cost, not how fast
+ * a parked thread wakes on a loaded host.
  */
 final class VerbatimRpcContender implements RpcContender {
+    /** The nodes' connection options: {@link dev.verbatim.rpc.Node#DEFAULT_OPTIONS}, in latency mode over shm. */
+    static ConnectionOptions options(Medium medium) {
+        ConnectionOptions d = dev.verbatim.rpc.Node.DEFAULT_OPTIONS;
+        return medium == Medium.SHM ? d.withSpin(d.spinNanos(), true) : d;
+    }
+
     private final Medium medium;
     private final boolean jos;
 
@@ -133,7 +146,7 @@ final class VerbatimRpcContender implements RpcContender {
         } else {
             address = "tcp://127.0.0.1:0";
         }
-        dev.verbatim.rpc.Node node = dev.verbatim.rpc.Node.listen(address);
+        dev.verbatim.rpc.Node node = dev.verbatim.rpc.Node.listen(options(medium), address);
         node.export("bench", ServerService.class, new Impl());
         session.publish("address", node.addresses().getFirst());
         return new Server() {
@@ -154,7 +167,7 @@ final class VerbatimRpcContender implements RpcContender {
         if (medium == Medium.SHM) {
             System.setProperty("verbatim.shm.dir", session.dir().toString());
         }
-        dev.verbatim.rpc.Node node = dev.verbatim.rpc.Node.create();
+        dev.verbatim.rpc.Node node = dev.verbatim.rpc.Node.create(options(medium), 1);
         Service s = node.lookup(session.require("address"), "bench", Service.class);
         Token token = () -> 1;
         byte[] bytes = RpcCase.bytes();

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -20,7 +21,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A peer JVM started by the benchmark: the same {@code java} binary and class path as this
- * process, the flags FFM and the peers need, a main class and arguments. The child speaks a line
+ * process, the flags FFM and the peers need ({@link #start}) or this JVM's own options
+ * ({@link #startLikeThisJvm}), a main class and arguments. The child speaks a line
  * protocol on its stdout: lines that start with {@value #PREFIX} are protocol lines (a keyword,
  * then words), all other output (stdout and stderr) is kept as a log whose tail goes into every
  * failure message. Its stdin stays open; the child exits when it reads {@code STOP} or end of file,
@@ -82,15 +84,57 @@ public final class ChildProcess implements AutoCloseable {
      */
     public static ChildProcess start(String label, List<String> jvmFlags, String mainClass, List<String> args)
             throws IOException {
+        List<String> flags = new ArrayList<>(BASE_FLAGS);
+        flags.addAll(jvmFlags);
+        return launch(label, flags, mainClass, args, false);
+    }
+
+    /**
+     * Starts {@code mainClass} with {@code args} in a new JVM that runs as this one does: this JVM's
+     * binary, class path and {@linkplain #inheritedJvmFlags() JVM options} (module and native-access
+     * flags, {@code -Xss}, GC and heap options, system properties), and no {@link #BASE_FLAGS}; for a
+     * child that measures what this JVM would otherwise measure itself ({@code bench wire}).
+     * {@code defaults} go before the inherited options, which therefore win where both set the same
+     * thing. The {@code JDK_JAVA_OPTIONS} and {@code JAVA_TOOL_OPTIONS} variables are removed from the
+     * child's environment: what they held is among the inherited options already.
+     */
+    public static ChildProcess startLikeThisJvm(String label, List<String> defaults, String mainClass,
+                                                List<String> args) throws IOException {
+        List<String> flags = new ArrayList<>(defaults);
+        flags.addAll(inheritedJvmFlags());
+        return launch(label, flags, mainClass, args, true);
+    }
+
+    /**
+     * This JVM's options as given to it (the launcher's {@code JDK_JAVA_OPTIONS} and the VM's
+     * {@code JAVA_TOOL_OPTIONS} included), without a JDWP debugging agent: a second JVM cannot listen
+     * on the same debugger port (and with {@code suspend=y} it would wait for a debugger forever).
+     */
+    public static List<String> inheritedJvmFlags() {
+        List<String> flags = new ArrayList<>();
+        for (String f : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (!(f.startsWith("-agentlib:jdwp") || f.startsWith("-Xrunjdwp") || f.equals("-Xdebug"))) {
+                flags.add(f);
+            }
+        }
+        return flags;
+    }
+
+    private static ChildProcess launch(String label, List<String> flags, String mainClass, List<String> args,
+                                       boolean dropJavaOptionVariables) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(javaBinary());
-        cmd.addAll(BASE_FLAGS);
-        cmd.addAll(jvmFlags);
+        cmd.addAll(flags);
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(mainClass);
         cmd.addAll(args);
-        Process p = new ProcessBuilder(cmd).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        if (dropJavaOptionVariables) {
+            pb.environment().remove("JDK_JAVA_OPTIONS");
+            pb.environment().remove("JAVA_TOOL_OPTIONS");
+        }
+        Process p = pb.start();
         ChildProcess c = new ChildProcess(label, p);
         LIVE.add(c);
         return c;
@@ -138,25 +182,45 @@ public final class ChildProcess implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         List<String> lines = new ArrayList<>();
         while (true) {
+            String line = poll(deadline, timeout, "'" + keyword + "'");
+            lines.add(line);
+            if (line.equals(keyword) || line.startsWith(keyword + " ")) {
+                return lines;
+            }
+            if (line.startsWith("ERROR")) {
+                throw fail(label + " failed: " + line.substring(5).trim());
+            }
+        }
+    }
+
+    /**
+     * Waits for the next protocol line and returns it. Fails as {@link #awaitLine} does: on a line
+     * starting with {@code ERROR}, on the child's exit and when {@code timeout} passes, the child
+     * closed (killed) first.
+     */
+    public String nextLine(Duration timeout) throws IOException, InterruptedException {
+        String line = poll(System.nanoTime() + timeout.toNanos(), timeout, "protocol line");
+        if (line.startsWith("ERROR")) {
+            throw fail(label + " failed: " + line.substring(5).trim());
+        }
+        return line;
+    }
+
+    /** The next protocol line; fails when the child exits first or {@code deadline} (a nanoTime) passes. */
+    private String poll(long deadline, Duration timeout, String what) throws IOException, InterruptedException {
+        while (true) {
             long left = deadline - System.nanoTime();
             String line = left <= 0 ? null : protocol.poll(Math.min(left, 50_000_000L), TimeUnit.NANOSECONDS);
             if (line != null) {
-                lines.add(line);
-                if (line.equals(keyword) || line.startsWith(keyword + " ")) {
-                    return lines;
-                }
-                if (line.startsWith("ERROR")) {
-                    throw fail(label + " failed: " + line.substring(5).trim());
-                }
-                continue;
+                return line;
             }
             if (System.nanoTime() - deadline >= 0) {
-                throw fail(label + ": no '" + keyword + "' within " + timeout.toMillis() + " ms");
+                throw fail(label + ": no " + what + " within " + timeout.toMillis() + " ms");
             }
             if (!process.isAlive() && protocol.isEmpty()) {
                 outReader.join(1000); // the last lines may still be in the pipe
                 if (protocol.isEmpty()) {
-                    throw fail(label + " exited with code " + process.exitValue() + " before '" + keyword + "'");
+                    throw fail(label + " exited with code " + process.exitValue() + " before " + what);
                 }
             }
         }

@@ -39,9 +39,21 @@ public final class Loops {
         }
     }
 
-    /** Sequence numbers of one ping side (shared by all sizes, so no stale echo can pass a check). */
+    /**
+     * Sequence numbers of one ping side (shared by all sizes, so no stale echo can pass a check); on a
+     * ping, {@code next} is also the number of round trips made so far.
+     */
     static final class Sequence {
         long next;
+    }
+
+    /** One checked round trip of {@code size} bytes. */
+    static void once(PingPongContender.Ping ping, MemorySegment msg, MemorySegment reply, int size, Sequence seq)
+            throws Exception {
+        long s = ++seq.next;
+        stamp(msg, size, s);
+        ping.roundTrip(msg, reply, size);
+        check(reply, size, s);
     }
 
     /**

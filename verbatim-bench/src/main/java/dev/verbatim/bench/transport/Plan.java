@@ -1,51 +1,34 @@
 package dev.verbatim.bench.transport;
 
-import java.util.ArrayList;
 import java.util.List;
-import java.util.StringJoiner;
 
-/** What the measuring side of a contender runs, size by size; travels to the child as one argument. */
+/**
+ * What the parent asks of the contenders, size by size. Each size is measured in {@code rounds}
+ * rounds; in a round every contender takes one turn (in an order that rotates from round to round),
+ * so all of them sample the same stretch of the host's behaviour.
+ */
 final class Plan {
     private Plan() {}
 
-    /** Round trips of {@code size} bytes: warm up for {@code warmMillis}, then record for {@code measureMillis}. */
-    record Rtt(int size, long warmMillis, long measureMillis) {}
-
-    /** A stream of {@code size}-byte messages: {@code warm} unmeasured, then {@code batches} timed batches of {@code perBatch}. */
-    record Bw(int size, long warm, long perBatch, int batches) {
-        long total() {
-            return warm + perBatch * batches;
+    /**
+     * Round trips of {@code size} bytes: per turn, warm up for {@code warmMillis} ({@code firstWarmMillis}
+     * in the first round), then record for {@code measureMillis}.
+     */
+    record Rtt(int size, int rounds, long firstWarmMillis, long warmMillis, long measureMillis) {
+        long millis() {
+            return firstWarmMillis + (rounds - 1) * warmMillis + rounds * measureMillis;
         }
     }
 
-    static String encodeRtt(List<Rtt> plan) {
-        StringJoiner j = new StringJoiner(",");
-        plan.forEach(r -> j.add(r.size() + ":" + r.warmMillis() + ":" + r.measureMillis()));
-        return j.toString();
-    }
-
-    static List<Rtt> decodeRtt(String s) {
-        List<Rtt> out = new ArrayList<>();
-        for (String e : s.split(",")) {
-            String[] f = e.split(":");
-            out.add(new Rtt(Integer.parseInt(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2])));
+    /**
+     * A stream of {@code size}-byte messages: per turn, {@code warm} messages unmeasured
+     * ({@code firstWarm} in the first round), then {@code batches} timed batches of {@code perBatch}.
+     */
+    record Bw(int size, int rounds, long firstWarm, long warm, long perBatch, int batches) {
+        /** Messages sent in the turn of round {@code round}. */
+        long total(int round) {
+            return (round == 0 ? firstWarm : warm) + perBatch * batches;
         }
-        return out;
-    }
-
-    static String encodeBw(List<Bw> plan) {
-        StringJoiner j = new StringJoiner(",");
-        plan.forEach(b -> j.add(b.size() + ":" + b.warm() + ":" + b.perBatch() + ":" + b.batches()));
-        return j.toString();
-    }
-
-    static List<Bw> decodeBw(String s) {
-        List<Bw> out = new ArrayList<>();
-        for (String e : s.split(",")) {
-            String[] f = e.split(":");
-            out.add(new Bw(Integer.parseInt(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]), Integer.parseInt(f[3])));
-        }
-        return out;
     }
 
     static int maxRttSize(List<Rtt> plan) {
@@ -56,7 +39,8 @@ final class Plan {
         return plan.stream().mapToInt(Bw::size).max().orElse(8);
     }
 
+    /** Measuring time of one contender through the whole plan. */
     static long rttMillis(List<Rtt> plan) {
-        return plan.stream().mapToLong(r -> r.warmMillis() + r.measureMillis()).sum();
+        return plan.stream().mapToLong(Rtt::millis).sum();
     }
 }

@@ -19,16 +19,21 @@ import java.util.stream.Stream;
  * The transport suite, {@code verbatim bench transport}: Javia's Tables 1-2 (round-trip latency of
  * small messages, per-byte cost) and Figures 3/6 (round trip and bandwidth against message size),
  * every contender of {@link Contenders} side by side in one run, each one's two sides in two
- * child processes ({@link ChildProcess}, {@link Peer}), one contender at a time (the host has two
- * cores and each side spins on one).
+ * child processes ({@link ChildProcess}, {@link Peer}).
  *
- * <p>Order of a run: a private directory under {@code /dev/shm}; for every round-trip contender, the
- * pong process, then the ping process, which measures each message size (warm-up, then every round
- * trip into a {@link LatencyHistogram}) and reports the histograms; then for every stream contender,
- * the consumer, then the producer, the consumer timing batches; last the tables (or JSON lines), the
- * targets and, with a plot path, the PNG ({@link TransportPlot}). The directory is deleted and every
- * child is gone when {@link #run} returns, whatever happened. A contender that fails is reported and
- * left out of the figures; the run goes on and exits with code 1.
+ * <p>Contenders take turns: all of a figure's processes are started once and wait (without
+ * spinning) while one pair at a time measures a short slice; for each message size there are
+ * several rounds, each giving every contender one turn, in an order that rotates. On a shared
+ * virtual machine the host changes under a run (load from others, and the two virtual CPUs moving
+ * nearer or further apart, which changes a round trip 3-4x for seconds at a time): measured one
+ * after the other, a contender and the floor could see different hosts and their ratio would mean
+ * nothing; taking turns gives them the same mixture.
+ *
+ * <p>Order of a run: a private directory under {@code /dev/shm}; the shm round-trip contenders,
+ * then the tcp ones, then the streams; last the tables (or JSON lines), the targets and, with a
+ * plot path, the PNG ({@link TransportPlot}). The directory is deleted and every child is gone when
+ * {@link #run} returns, whatever happened. A contender that fails is reported and left out of the
+ * figures; the run goes on and exits with code 1.
  */
 public final class TransportBench {
     private TransportBench() {}
@@ -41,16 +46,35 @@ public final class TransportBench {
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
     private static final AtomicInteger RUNS = new AtomicInteger();
 
-    /** Round trips of one contender: a histogram per message size, or the error that stopped it. */
-    public record RttResult(Medium medium, String name, Map<Integer, LatencyHistogram> bySize,
+    /**
+     * Round trips of one contender: per message size, a histogram of each of its turns (in round
+     * order), or the error that stopped it. A figure is the median of the turns' figures, so every
+     * turn counts alike (a fast turn has more round trips; added up, it would outweigh the others).
+     */
+    public record RttResult(Medium medium, String name, Map<Integer, List<LatencyHistogram>> bySize,
                             Map<Integer, Double> cpu, String error) {
         public boolean ok() {
             return error == null;
         }
 
-        /** The median round trip of {@code size}-byte messages, ns. */
+        /** The median over turns of each turn's {@code q}-quantile of {@code size}-byte round trips, ns. */
+        public double quantile(int size, double q) {
+            return median(turns(size, h -> h.quantile(q)));
+        }
+
+        /** The median round trip of {@code size}-byte messages (the median of the turns' medians), ns. */
         public double p50(int size) {
-            return bySize.get(size).quantile(0.5);
+            return quantile(size, 0.5);
+        }
+
+        /** The median over turns of each turn's mean, ns. */
+        public double mean(int size) {
+            return median(turns(size, LatencyHistogram::mean));
+        }
+
+        /** One figure per turn, in round order. */
+        public double[] turns(int size, java.util.function.ToDoubleFunction<LatencyHistogram> f) {
+            return bySize.get(size).stream().mapToDouble(f).toArray();
         }
 
         /** Least-squares line through the medians against size: slope = per-byte cost (ns/byte). */
@@ -61,19 +85,48 @@ public final class TransportBench {
         }
     }
 
-    /** One-way streaming of one contender: per message size, MB/s of each timed batch. */
-    public record BwResult(Medium medium, String name, Map<Integer, double[]> bySize, Map<Integer, Double> cpu,
+    /**
+     * One-way streaming of one contender: per message size, the MB/s of each timed batch of each of
+     * its turns (in round order).
+     */
+    public record BwResult(Medium medium, String name, Map<Integer, List<double[]>> bySize, Map<Integer, Double> cpu,
                            String error) {
         public boolean ok() {
             return error == null;
         }
 
-        /** The median batch, MB/s (10^6 bytes per second). */
+        /** The median over turns of each turn's median batch, MB/s (10^6 bytes per second). */
         public double median(int size) {
-            double[] s = bySize.get(size).clone();
-            java.util.Arrays.sort(s);
-            return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+            return TransportBench.median(turns(size));
         }
+
+        /** Each turn's median batch, in round order. */
+        public double[] turns(int size) {
+            return bySize.get(size).stream().mapToDouble(TransportBench::median).toArray();
+        }
+    }
+
+    /** The median of {@code v} (the mean of the middle two for an even count); NaN when empty. */
+    public static double median(double[] v) {
+        if (v.length == 0) {
+            return Double.NaN;
+        }
+        double[] s = v.clone();
+        java.util.Arrays.sort(s);
+        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+    }
+
+    /**
+     * The ratio of two contenders measured in the same rounds: the median over rounds of
+     * {@code a[k] / b[k]} (the turns of one round ran back to back, on the same host).
+     */
+    public static double pairedRatio(double[] a, double[] b) {
+        int n = Math.min(a.length, b.length);
+        double[] r = new double[n];
+        for (int k = 0; k < n; k++) {
+            r[k] = a[k] / b[k];
+        }
+        return median(r);
     }
 
     /** Figures of one run. */
@@ -96,25 +149,34 @@ public final class TransportBench {
         }
     }
 
+    /**
+     * Round trips: 8 bytes in 30 turns of 150 ms (10 of 50 ms quick), other sizes in 8 turns of 100 ms
+     * (3 of 40 ms quick). Many short turns keep each round within a stretch of one host behaviour;
+     * the first turn of a size warms up longer (the JIT, the first size), the others briefly.
+     */
     static List<Plan.Rtt> rttPlan(boolean quick) {
         List<Plan.Rtt> p = new ArrayList<>();
         for (int size : RTT_SIZES) {
             if (size == RTT_8) {
-                p.add(quick ? new Plan.Rtt(size, 250, 600) : new Plan.Rtt(size, 1000, 5000));
+                p.add(quick ? new Plan.Rtt(size, 10, 250, 20, 50) : new Plan.Rtt(size, 30, 1000, 30, 150));
             } else {
-                p.add(quick ? new Plan.Rtt(size, 40, 120) : new Plan.Rtt(size, 200, 1000));
+                p.add(quick ? new Plan.Rtt(size, 3, 40, 10, 40) : new Plan.Rtt(size, 8, 200, 20, 100));
             }
         }
         return p;
     }
 
+    /**
+     * Streams: per size, batches of 64 MiB (24 MiB quick), 6 turns of 2 batches (4 turns of 1 quick),
+     * each turn after one batch's worth of warm-up (two in the first turn).
+     */
     static List<Plan.Bw> bwPlan(boolean quick) {
         long batchBytes = quick ? 24L << 20 : 64L << 20;
-        int batches = quick ? 5 : 11;
         List<Plan.Bw> p = new ArrayList<>();
         for (int size : BW_SIZES) {
             long perBatch = Math.max(16, batchBytes / size);
-            p.add(new Plan.Bw(size, quick ? perBatch : 2 * perBatch, perBatch, batches));
+            p.add(quick ? new Plan.Bw(size, 4, 2 * perBatch, perBatch, perBatch, 1)
+                    : new Plan.Bw(size, 6, 2 * perBatch, perBatch, perBatch, 2));
         }
         return p;
     }
@@ -129,36 +191,22 @@ public final class TransportBench {
         long start = System.nanoTime();
         List<Plan.Rtt> rttPlan = rttPlan(quick);
         List<Plan.Bw> bwPlan = bwPlan(quick);
-        List<RttResult> rtt = new ArrayList<>();
-        List<BwResult> bw = new ArrayList<>();
         Path base = privateDir();
         Run run;
         Thread cleaner = new Thread(() -> deleteTree(base), "verbatim-bench-cleanup");
         Runtime.getRuntime().addShutdownHook(cleaner);
         try {
             double before = loadAverage();
-            for (PingPongContender c : Contenders.pingPong()) {
-                if (!selected(Contenders.id(c))) {
-                    continue;
+            List<PingPongContender> pp = Contenders.pingPong().stream().filter(c -> selected(Contenders.id(c))).toList();
+            List<StreamContender> st = Contenders.stream().stream().filter(c -> selected(Contenders.id(c))).toList();
+            List<RttResult> rtt = new ArrayList<>();
+            for (Medium m : Medium.values()) { // shm and tcp apart: the tcp contenders do not slow the shm ones down
+                List<PingPongContender> of = pp.stream().filter(c -> c.medium() == m).toList();
+                if (!of.isEmpty()) {
+                    rtt.addAll(runPingPongs(of, rttPlan, quick ? 1 : 2, base, err));
                 }
-                err.printf(Locale.ROOT, "verbatim bench transport: %s round trips ...%n", Contenders.id(c));
-                RttResult r = runPingPong(c, rttPlan, quick ? 1 : 2, base);
-                if (!r.ok()) {
-                    err.println("  FAILED: " + r.error());
-                }
-                rtt.add(r);
             }
-            for (StreamContender c : Contenders.stream()) {
-                if (!selected(Contenders.id(c))) {
-                    continue;
-                }
-                err.printf(Locale.ROOT, "verbatim bench transport: %s streaming ...%n", Contenders.id(c));
-                BwResult r = runStream(c, bwPlan, base);
-                if (!r.ok()) {
-                    err.println("  FAILED: " + r.error());
-                }
-                bw.add(r);
-            }
+            List<BwResult> bw = st.isEmpty() ? List.of() : runStreams(st, bwPlan, base, err);
             run = new Run(quick ? "quick" : "full", rttPlan, bwPlan, rtt, bw, (System.nanoTime() - start) / 1e9,
                     before, loadAverage());
         } finally {
@@ -182,86 +230,231 @@ public final class TransportBench {
         return run.failures().isEmpty() ? 0 : 1;
     }
 
-    /** One round-trip contender: pong process, ping process, histograms back. */
-    static RttResult runPingPong(PingPongContender c, List<Plan.Rtt> plan, int retries, Path base) {
-        String id = Contenders.id(c);
-        Map<Integer, LatencyHistogram> bySize = new LinkedHashMap<>();
-        Map<Integer, Double> cpu = new LinkedHashMap<>();
-        Path dir = null;
-        try {
-            dir = sessionDir(base, id);
-            long budget = Plan.rttMillis(plan) * (1 + retries) + 60_000;
-            Map<String, String> common = common(dir, Plan.maxRttSize(plan), budget + 2 * READY_TIMEOUT.toMillis());
-            try (ChildProcess pong = ChildProcess.start("pong " + id, c.jvmFlags(), Peer.class.getName(),
-                    args("pong", id, common))) {
-                Map<String, String> published = props(last(pong.awaitLine("READY", READY_TIMEOUT)));
-                Map<String, String> pingArgs = new LinkedHashMap<>(common);
-                pingArgs.putAll(published);
-                pingArgs.put("rtt", Plan.encodeRtt(plan));
-                pingArgs.put("retries", Integer.toString(retries));
-                try (ChildProcess ping = ChildProcess.start("ping " + id, c.jvmFlags(), Peer.class.getName(),
-                        args("ping", id, pingArgs))) {
-                    ping.awaitLine("READY", READY_TIMEOUT);
-                    for (String line : ping.awaitLine("DONE", Duration.ofMillis(budget))) {
-                        if (line.startsWith("RTT ")) {
-                            Map<String, String> p = props(line);
-                            int size = Integer.parseInt(p.get("size"));
-                            bySize.put(size, LatencyHistogram.decode(p.get("hist")));
-                            cpu.put(size, Double.parseDouble(p.get("cpu")));
-                        }
-                    }
+    /** {@code -Dverbatim.bench.trace=true}: every turn's figure on stderr (which contender, round, size, result). */
+    static final boolean TRACE = Boolean.getBoolean("verbatim.bench.trace");
+
+    /**
+     * A contender's two processes, up for the whole suite, and what it measured. The first side
+     * (pong, consumer) and the second (ping, producer); {@code error} once it failed (its processes
+     * are then closed and it takes no more turns).
+     */
+    private static final class Pair {
+        final String id;
+        final Medium medium;
+        final String name;
+        Path dir;
+        ChildProcess first;
+        ChildProcess second;
+        /** The ping's round trips so far (a pong is paused after a given echo). */
+        long trips;
+        String error;
+        final Map<Integer, List<LatencyHistogram>> histograms = new LinkedHashMap<>();
+        final Map<Integer, List<double[]>> batches = new LinkedHashMap<>();
+        final Map<Integer, List<Double>> cpu = new LinkedHashMap<>();
+
+        Pair(String id, Medium medium, String name) {
+            this.id = id;
+            this.medium = medium;
+            this.name = name;
+        }
+
+        boolean ok() {
+            return error == null;
+        }
+
+        void fail(Exception e, PrintStream err) {
+            error = String.valueOf(e.getMessage());
+            err.println("  FAILED: " + id + ": " + error);
+            close();
+        }
+
+        void close() {
+            for (ChildProcess c : new ChildProcess[] {second, first}) {
+                if (c != null) {
+                    c.close();
                 }
-                pong.awaitLine("DONE", Duration.ofSeconds(10)); // the ping's close ended the pong's loop
             }
-            return new RttResult(c.medium(), c.name(), bySize, cpu, null);
-        } catch (Exception e) {
-            return new RttResult(c.medium(), c.name(), bySize, cpu, String.valueOf(e.getMessage()));
-        } finally {
             if (dir != null) {
                 deleteTree(dir);
             }
+        }
+
+        Map<Integer, Double> meanCpu() {
+            Map<Integer, Double> m = new LinkedHashMap<>();
+            cpu.forEach((size, shares) -> m.put(size, shares.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN)));
+            return m;
         }
     }
 
-    /** One stream contender: consumer process, producer process, batch figures back. */
-    static BwResult runStream(StreamContender c, List<Plan.Bw> plan, Path base) {
-        String id = Contenders.id(c);
-        Map<Integer, double[]> bySize = new LinkedHashMap<>();
-        Map<Integer, Double> cpu = new LinkedHashMap<>();
-        Path dir = null;
-        try {
-            dir = sessionDir(base, id);
-            long budget = 120_000;
-            Map<String, String> common = common(dir, Plan.maxBwSize(plan), budget + 2 * READY_TIMEOUT.toMillis());
-            common.put("bw", Plan.encodeBw(plan));
-            try (ChildProcess consumer = ChildProcess.start("consumer " + id, c.jvmFlags(), Peer.class.getName(),
-                    args("consumer", id, common))) {
-                Map<String, String> producerArgs = new LinkedHashMap<>(common);
-                producerArgs.putAll(props(last(consumer.awaitLine("READY", READY_TIMEOUT))));
-                try (ChildProcess producer = ChildProcess.start("producer " + id, c.jvmFlags(), Peer.class.getName(),
-                        args("producer", id, producerArgs))) {
-                    producer.awaitLine("READY", READY_TIMEOUT);
-                    for (String line : consumer.awaitLine("DONE", Duration.ofMillis(budget))) {
-                        if (line.startsWith("BW ")) {
-                            Map<String, String> p = props(line);
-                            int size = Integer.parseInt(p.get("size"));
-                            bySize.put(size, Stream.of(p.get("mbps").split(",")).mapToDouble(Double::parseDouble).toArray());
-                            cpu.put(size, Double.parseDouble(p.get("cpu")));
-                        }
-                    }
-                    producer.awaitLine("SENT", Duration.ofSeconds(10));
-                    producer.send("STOP");
-                    producer.awaitLine("DONE", Duration.ofSeconds(10));
-                }
-            }
-            return new BwResult(c.medium(), c.name(), bySize, cpu, null);
-        } catch (Exception e) {
-            return new BwResult(c.medium(), c.name(), bySize, cpu, String.valueOf(e.getMessage()));
-        } finally {
-            if (dir != null) {
-                deleteTree(dir);
+    /** The turns of round {@code round}: every pair still up, the order rotated by the round. */
+    private static List<Pair> turns(List<Pair> pairs, int round) {
+        List<Pair> live = pairs.stream().filter(Pair::ok).toList();
+        List<Pair> order = new ArrayList<>(live);
+        if (!order.isEmpty()) {
+            java.util.Collections.rotate(order, -(round % order.size()));
+        }
+        return order;
+    }
+
+    /**
+     * Round trips of several contenders of one medium, taking turns: every pong and ping is started
+     * once and waits, paused, while the others measure (a paused pong sleeps; nothing spins but the
+     * pair whose turn it is); for each size, round after round, each pair in turn is resumed, measures
+     * one slice and is paused again. The host changes under a long run (on this project's virtual
+     * machine the two CPUs' distance, and so every round trip, changes by 3-4x for seconds at a time):
+     * turns of a fraction of a second give every contender the same mixture. A contender's figure is the
+     * median of its turns' figures; a ratio, the median of the ratios of the turns of a round.
+     */
+    static List<RttResult> runPingPongs(List<PingPongContender> contenders, List<Plan.Rtt> plan, int retries,
+                                        Path base, PrintStream err) {
+        long deadline = (Plan.rttMillis(plan) * (1 + retries) + 20_000) * contenders.size() + 120_000;
+        List<Pair> pairs = new ArrayList<>();
+        for (PingPongContender c : contenders) {
+            Pair p = new Pair(Contenders.id(c), c.medium(), c.name());
+            pairs.add(p);
+            err.printf(Locale.ROOT, "verbatim bench transport: %s round trips: starting ...%n", p.id);
+            try {
+                p.dir = sessionDir(base, p.id);
+                Map<String, String> common = common(p.dir, Plan.maxRttSize(plan), deadline);
+                p.first = ChildProcess.start("pong " + p.id, c.jvmFlags(), Peer.class.getName(), args("pong", p.id, common));
+                Map<String, String> pingArgs = new LinkedHashMap<>(common);
+                pingArgs.putAll(props(last(p.first.awaitLine("READY", READY_TIMEOUT))));
+                p.second = ChildProcess.start("ping " + p.id, c.jvmFlags(), Peer.class.getName(), args("ping", p.id, pingArgs));
+                p.second.awaitLine("READY", READY_TIMEOUT);
+                pause(p);
+            } catch (Exception e) {
+                p.fail(e, err);
             }
         }
+        try {
+            for (Plan.Rtt r : plan) {
+                err.printf(Locale.ROOT, "verbatim bench transport: round trips of %d bytes, %d rounds ...%n", r.size(), r.rounds());
+                for (int round = 0; round < r.rounds(); round++) {
+                    for (Pair p : turns(pairs, round)) {
+                        try {
+                            long warm = round == 0 ? r.firstWarmMillis() : r.warmMillis();
+                            p.first.send("RESUME");
+                            p.second.send("RTT " + r.size() + " " + warm + " " + r.measureMillis() + " " + retries);
+                            Map<String, String> m = props(last(p.second.awaitLine("RTT",
+                                    Duration.ofMillis((warm + r.measureMillis()) * (1 + retries) + 30_000))));
+                            p.trips = Long.parseLong(m.get("trips"));
+                            LatencyHistogram h = LatencyHistogram.decode(m.get("hist"));
+                            p.histograms.computeIfAbsent(r.size(), k -> new ArrayList<>()).add(h);
+                            p.cpu.computeIfAbsent(r.size(), k -> new ArrayList<>()).add(Double.parseDouble(m.get("cpu")));
+                            if (TRACE) {
+                                err.printf(Locale.ROOT, "  %-12s rtt-%-6d round %2d  p50 %8.0f ns  p99 %8.0f ns  cpu %s%n", p.id,
+                                        r.size(), round, h.quantile(0.5), h.quantile(0.99), m.get("cpu"));
+                            }
+                            pause(p);
+                        } catch (Exception e) {
+                            p.fail(e, err);
+                        }
+                    }
+                }
+            }
+            for (Pair p : pairs) {
+                if (p.ok()) {
+                    try {
+                        p.first.send("RESUME");
+                        p.second.send("STOP"); // the ping closes, which ends the pong's echo loop
+                        p.second.awaitLine("DONE", Duration.ofSeconds(10));
+                        p.first.awaitLine("DONE", Duration.ofSeconds(10));
+                    } catch (Exception e) {
+                        p.fail(e, err);
+                    }
+                }
+            }
+        } finally {
+            pairs.forEach(Pair::close);
+        }
+        List<RttResult> out = new ArrayList<>();
+        for (Pair p : pairs) {
+            out.add(new RttResult(p.medium, p.name, p.histograms, p.meanCpu(), p.error));
+        }
+        return out;
+    }
+
+    /** Puts a pair to sleep: the pong after one more echo, for which the ping makes one round trip. */
+    private static void pause(Pair p) throws Exception {
+        p.first.send("PAUSE " + (p.trips + 1));
+        p.first.awaitLine("PAUSING", Duration.ofSeconds(10));
+        p.second.send("NUDGE");
+        p.trips = Long.parseLong(props(last(p.second.awaitLine("NUDGED", Duration.ofSeconds(10)))).get("trips"));
+        p.first.awaitLine("PAUSED", Duration.ofSeconds(10));
+    }
+
+    /**
+     * Streams of several contenders, taking turns as {@link #runPingPongs} does: every consumer and
+     * producer is started once; a side waits for its next command without spinning, so only the pair
+     * whose turn it is runs. A contender's figure is the
+     * median of its turns' median batches.
+     */
+    static List<BwResult> runStreams(List<StreamContender> contenders, List<Plan.Bw> plan, Path base, PrintStream err) {
+        long deadline = 180_000L * contenders.size() + 120_000;
+        List<Pair> pairs = new ArrayList<>();
+        for (StreamContender c : contenders) {
+            Pair p = new Pair(Contenders.id(c), c.medium(), c.name());
+            pairs.add(p);
+            err.printf(Locale.ROOT, "verbatim bench transport: %s streaming: starting ...%n", p.id);
+            try {
+                p.dir = sessionDir(base, p.id);
+                Map<String, String> common = common(p.dir, Plan.maxBwSize(plan), deadline);
+                p.first = ChildProcess.start("consumer " + p.id, c.jvmFlags(), Peer.class.getName(),
+                        args("consumer", p.id, common));
+                Map<String, String> producerArgs = new LinkedHashMap<>(common);
+                producerArgs.putAll(props(last(p.first.awaitLine("READY", READY_TIMEOUT))));
+                p.second = ChildProcess.start("producer " + p.id, c.jvmFlags(), Peer.class.getName(),
+                        args("producer", p.id, producerArgs));
+                p.second.awaitLine("READY", READY_TIMEOUT);
+            } catch (Exception e) {
+                p.fail(e, err);
+            }
+        }
+        try {
+            for (Plan.Bw b : plan) {
+                err.printf(Locale.ROOT, "verbatim bench transport: streams of %d-byte messages, %d rounds ...%n", b.size(), b.rounds());
+                for (int round = 0; round < b.rounds(); round++) {
+                    for (Pair p : turns(pairs, round)) {
+                        try {
+                            long total = b.total(round);
+                            p.second.send("SEND " + b.size() + " " + total);
+                            p.first.send("BW " + b.size() + " " + (total - b.perBatch() * b.batches()) + " " + b.perBatch()
+                                    + " " + b.batches());
+                            Map<String, String> m = props(last(p.first.awaitLine("BW", Duration.ofSeconds(120))));
+                            p.second.awaitLine("SENT", Duration.ofSeconds(10));
+                            double[] got = Stream.of(m.get("mbps").split(",")).mapToDouble(Double::parseDouble).toArray();
+                            p.batches.computeIfAbsent(b.size(), k -> new ArrayList<>()).add(got);
+                            p.cpu.computeIfAbsent(b.size(), k -> new ArrayList<>()).add(Double.parseDouble(m.get("cpu")));
+                            if (TRACE) {
+                                err.printf(Locale.ROOT, "  %-12s bw-%-8d round %2d  MB/s %s  cpu %s%n", p.id, b.size(), round,
+                                        m.get("mbps"), m.get("cpu"));
+                            }
+                        } catch (Exception e) {
+                            p.fail(e, err);
+                        }
+                    }
+                }
+            }
+            for (Pair p : pairs) {
+                if (p.ok()) {
+                    try {
+                        p.first.send("STOP");
+                        p.second.send("STOP");
+                        p.first.awaitLine("DONE", Duration.ofSeconds(10));
+                        p.second.awaitLine("DONE", Duration.ofSeconds(10));
+                    } catch (Exception e) {
+                        p.fail(e, err);
+                    }
+                }
+            }
+        } finally {
+            pairs.forEach(Pair::close);
+        }
+        List<BwResult> out = new ArrayList<>();
+        for (Pair p : pairs) {
+            out.add(new BwResult(p.medium, p.name, p.batches, p.meanCpu(), p.error));
+        }
+        return out;
     }
 
     /** Contender ids to run, from {@value #ONLY} (comma-separated, e.g. {@code shm/floor,shm/aeron}); all when unset. */

@@ -30,10 +30,21 @@ public final class TransportReport {
 
     public static final String FLOOR = "floor";
 
-    /** One row of a table / one JSON case: a figure per contender. */
-    public record Case(String name, String label, String unit, Map<String, Double> results, Map<String, Double> cpu) {
-        /** Each contender's figure over the floor's (empty without a floor). */
+    /**
+     * One row of a table / one JSON case: a figure per contender; {@code paired}, when not null, the
+     * ratios to the floor measured round by round (see {@link TransportBench#pairedRatio}).
+     */
+    public record Case(String name, String label, String unit, Map<String, Double> results, Map<String, Double> cpu,
+                       Map<String, Double> paired) {
+        public Case(String name, String label, String unit, Map<String, Double> results, Map<String, Double> cpu) {
+            this(name, label, unit, results, cpu, null);
+        }
+
+        /** Each contender's ratio to the floor: paired by round when known, else figure over figure (empty without a floor). */
         public Map<String, Double> ratios() {
+            if (paired != null) {
+                return paired;
+            }
             Map<String, Double> m = new LinkedHashMap<>();
             Double f = results.get(FLOOR);
             if (f != null && f != 0) {
@@ -64,16 +75,34 @@ public final class TransportReport {
         return m;
     }
 
+    /** Each contender's ratio to the floor, round by round, of a per-turn figure {@code f} of {@code size}-byte round trips. */
+    static Map<String, Double> paired(List<TransportBench.RttResult> rs, int size,
+                                      java.util.function.ToDoubleFunction<LatencyHistogram> f) {
+        Map<String, Double> m = new LinkedHashMap<>();
+        rs.stream().filter(r -> r.name().equals(FLOOR)).findFirst().ifPresent(floor -> rs.forEach(r -> {
+            if (!r.name().equals(FLOOR)) {
+                m.put(r.name(), TransportBench.pairedRatio(r.turns(size, f), floor.turns(size, f)));
+            }
+        }));
+        return m;
+    }
+
+    /** A case of a quantile of {@code size}-byte round trips, its ratios paired by round. */
+    private static Case quantileCase(String name, String label, List<TransportBench.RttResult> rs, int size, double q) {
+        return new Case(name, label, "ns", per(rs, r -> r.quantile(size, q)), cpu(rs, size),
+                paired(rs, size, h -> h.quantile(q)));
+    }
+
     /** Table 1-2 rows of a medium: 8-byte percentiles, mean, per-byte cost, fixed cost. */
     static List<Case> rtt8(TransportBench.Run run, Medium m) {
         List<TransportBench.RttResult> rs = run.rtt(m).stream().filter(r -> r.bySize().containsKey(TransportBench.RTT_8)).toList();
         String p = m.key() + "/rtt-8";
         List<Case> c = new ArrayList<>();
         Map<String, Double> cpu = cpu(rs, 8);
-        c.add(new Case(p, "p50", "ns", per(rs, r -> r.bySize().get(8).quantile(0.5)), cpu));
-        c.add(new Case(p + "/p99", "p99", "ns", per(rs, r -> r.bySize().get(8).quantile(0.99)), cpu));
-        c.add(new Case(p + "/p999", "p99.9", "ns", per(rs, r -> r.bySize().get(8).quantile(0.999)), cpu));
-        c.add(new Case(p + "/mean", "mean", "ns", per(rs, r -> r.bySize().get(8).mean()), cpu));
+        c.add(quantileCase(p, "p50", rs, 8, 0.5));
+        c.add(quantileCase(p + "/p99", "p99", rs, 8, 0.99));
+        c.add(quantileCase(p + "/p999", "p99.9", rs, 8, 0.999));
+        c.add(new Case(p + "/mean", "mean", "ns", per(rs, r -> r.mean(8)), cpu, paired(rs, 8, LatencyHistogram::mean)));
         List<TransportBench.RttResult> fitted = run.rtt(m).stream().filter(r -> r.bySize().size() >= 2).toList();
         c.add(new Case(m.key() + "/per-byte", "per-byte (ns/B)", "ns/byte", per(fitted, r -> r.fit().slope()), Map.of()));
         c.add(new Case(m.key() + "/rtt-fixed", "fixed (ns)", "ns", per(fitted, r -> r.fit().intercept()), Map.of()));
@@ -86,8 +115,7 @@ public final class TransportReport {
         for (int size : TransportBench.RTT_SIZES) {
             List<TransportBench.RttResult> rs = run.rtt(m).stream().filter(r -> r.bySize().containsKey(size)).toList();
             if (!rs.isEmpty()) {
-                c.add(new Case(m.key() + "/rtt-" + size, Integer.toString(size), "ns", per(rs, r -> r.p50(size)),
-                        cpu(rs, size)));
+                c.add(quantileCase(m.key() + "/rtt-" + size, Integer.toString(size), rs, size, 0.5));
             }
         }
         return c;
@@ -98,7 +126,14 @@ public final class TransportReport {
         for (int size : TransportBench.BW_SIZES) {
             Map<String, Double> f = new LinkedHashMap<>();
             Map<String, Double> cpu = new LinkedHashMap<>();
-            run.bw(m).stream().filter(r -> r.bySize().containsKey(size)).forEach(r -> {
+            Map<String, Double> paired = new LinkedHashMap<>();
+            List<TransportBench.BwResult> rs = run.bw(m).stream().filter(r -> r.bySize().containsKey(size)).toList();
+            rs.stream().filter(r -> r.name().equals(FLOOR)).findFirst().ifPresent(floor -> rs.forEach(r -> {
+                if (!r.name().equals(FLOOR)) {
+                    paired.put(r.name(), TransportBench.pairedRatio(r.turns(size), floor.turns(size)));
+                }
+            }));
+            rs.forEach(r -> {
                 f.put(r.name(), r.median(size));
                 Double share = r.cpu().get(size);
                 if (share != null && !share.isNaN()) {
@@ -106,7 +141,7 @@ public final class TransportReport {
                 }
             });
             if (!f.isEmpty()) {
-                c.add(new Case(m.key() + "/bw-" + size, Integer.toString(size), "MB/s", f, cpu));
+                c.add(new Case(m.key() + "/bw-" + size, Integer.toString(size), "MB/s", f, cpu, paired));
             }
         }
         return c;
@@ -131,30 +166,43 @@ public final class TransportReport {
         }
     }
 
-    private static Optional<Double> p50(TransportBench.Run run, Medium m, String name, int size) {
-        return run.rtt(m).stream().filter(r -> r.name().equals(name) && r.bySize().containsKey(size))
-                .findFirst().map(r -> r.p50(size));
+    /** The ratio of two contenders' p50 round trips of {@code size} bytes, paired by round. */
+    private static Optional<Double> rttRatio(TransportBench.Run run, Medium m, String a, String b, int size) {
+        Optional<TransportBench.RttResult> ra = rtt(run, m, a, size);
+        Optional<TransportBench.RttResult> rb = rtt(run, m, b, size);
+        return ra.isPresent() && rb.isPresent()
+                ? Optional.of(TransportBench.pairedRatio(ra.get().turns(size, h -> h.quantile(0.5)),
+                        rb.get().turns(size, h -> h.quantile(0.5))))
+                : Optional.empty();
     }
 
-    private static Optional<Double> bw(TransportBench.Run run, String name, int size) {
-        return run.bw(Medium.SHM).stream().filter(r -> r.name().equals(name) && r.bySize().containsKey(size))
-                .findFirst().map(r -> r.median(size));
+    private static Optional<TransportBench.RttResult> rtt(TransportBench.Run run, Medium m, String name, int size) {
+        return run.rtt(m).stream().filter(r -> r.name().equals(name) && r.bySize().containsKey(size)).findFirst();
     }
 
-    private static Optional<Double> ratio(Optional<Double> a, Optional<Double> b) {
-        return a.isPresent() && b.isPresent() ? Optional.of(a.get() / b.get()) : Optional.empty();
+    /** The ratio of two contenders' bandwidth at {@code size}, paired by round. */
+    private static Optional<Double> bwRatio(TransportBench.Run run, String a, String b, int size) {
+        Optional<TransportBench.BwResult> ra = bwResult(run, a, size);
+        Optional<TransportBench.BwResult> rb = bwResult(run, b, size);
+        return ra.isPresent() && rb.isPresent()
+                ? Optional.of(TransportBench.pairedRatio(ra.get().turns(size), rb.get().turns(size)))
+                : Optional.empty();
     }
 
+    private static Optional<TransportBench.BwResult> bwResult(TransportBench.Run run, String name, int size) {
+        return run.bw(Medium.SHM).stream().filter(r -> r.name().equals(name) && r.bySize().containsKey(size)).findFirst();
+    }
+
+    /** The targets, each a ratio of two contenders measured in the same rounds (paired by round). */
     static List<Target> targets(TransportBench.Run run) {
         List<Target> t = new ArrayList<>();
-        Optional<Double> buffer = p50(run, Medium.SHM, "buffer", 8);
-        Optional<Double> r1 = ratio(buffer, p50(run, Medium.SHM, FLOOR, 8));
+        Optional<Double> r1 = rttRatio(run, Medium.SHM, "buffer", FLOOR, 8);
         t.add(new Target("shm/rtt-8 p50 buffer/floor", r1, "<= 1.30x", r1.map(x -> x <= 1.30).orElse(false)));
-        Optional<Double> r2 = ratio(buffer, p50(run, Medium.SHM, "aeron", 8));
+        Optional<Double> r2 = rttRatio(run, Medium.SHM, "buffer", "aeron", 8);
         t.add(new Target("shm/rtt-8 p50 buffer/aeron", r2, "< 1.00x", r2.map(x -> x < 1.0).orElse(false)));
-        Optional<Double> r3 = ratio(bw(run, "buffer", 8192), bw(run, FLOOR, 8192));
+        Optional<Double> r3 = bwRatio(run, "buffer", FLOOR, 8192);
         t.add(new Target("shm/bw-8192 buffer/floor", r3, ">= 0.80x", r3.map(x -> x >= 0.80).orElse(false)));
-        Optional<Double> r4 = ratio(p50(run, Medium.TCP, "verbatim", 8), p50(run, Medium.TCP, FLOOR, 8));
+        Optional<Double> r4 = rttRatio(run, Medium.TCP, "verbatim", FLOOR, 8);
         t.add(new Target("tcp/rtt-8 p50 verbatim/floor (raw NIO)", r4, "<= 1.15x", r4.map(x -> x <= 1.15).orElse(false)));
         return t;
     }
@@ -164,16 +212,18 @@ public final class TransportReport {
     static void printTables(TransportBench.Run run, PrintStream out) {
         out.println("Verbatim transport benchmark: Javia Tables 1-2 and Figures 3/6, with peers");
         out.printf(Locale.ROOT, "JVM %s (%s), %s, %d CPUs; %s run; every contender's two sides in two processes,"
-                        + " one contender at a time%n", System.getProperty("java.vm.version"),
+                        + " contenders taking turns%n", System.getProperty("java.vm.version"),
                 System.getProperty("java.vm.name"), System.getProperty("os.arch"),
                 Runtime.getRuntime().availableProcessors(), run.mode());
         Plan.Rtt first = run.rttPlan().getFirst();
-        Plan.Rtt other = run.rttPlan().get(1);
-        out.printf(Locale.ROOT, "Round trips: %d-byte messages %d ms warm-up then %d ms recorded, other sizes %d + %d ms;"
-                        + " every echo checked. Streams: median of %d batches per size.%n",
-                first.size(), first.warmMillis(), first.measureMillis(), other.warmMillis(), other.measureMillis(),
-                run.bwPlan().getFirst().batches());
-        out.println("Ratios are contender / floor: for times, above 1 means slower than the floor; for bandwidth, below 1.");
+        Plan.Rtt other = run.rttPlan().size() > 1 ? run.rttPlan().get(1) : first;
+        Plan.Bw bw = run.bwPlan().getFirst();
+        out.printf(Locale.ROOT, "Round trips: %d-byte messages %d turns of %d ms recorded, other sizes %d of %d ms;"
+                        + " every echo checked. Streams: %d turns of %d batch(es) of %d MiB per size.%n",
+                first.size(), first.rounds(), first.measureMillis(), other.rounds(), other.measureMillis(),
+                bw.rounds(), bw.batches(), bw.perBatch() * bw.size() >> 20);
+        out.println("Figures are medians over a contender's turns; ratios are contender / floor, the median over rounds of the"
+                + " ratio within a round (times: above 1 is slower than the floor; bandwidth: below 1).");
         out.println();
         table(out, "Table 1. shm round trip, 8-byte messages (ns), and per-byte cost (least squares, 8 B - 64 KiB)",
                 "figure", rtt8(run, Medium.SHM));
@@ -181,7 +231,7 @@ public final class TransportReport {
         table(out, "Table 3. tcp loopback round trip, 8-byte messages (ns); floor = raw Java NIO", "figure",
                 rtt8(run, Medium.TCP));
         table(out, "Table 4. tcp loopback round trip by message size (p50, ns)", "bytes", rttBySize(run, Medium.TCP));
-        table(out, "Table 5. shm one-way streaming bandwidth (MB/s = 10^6 B/s, median of batches)", "bytes",
+        table(out, "Table 5. shm one-way streaming bandwidth (MB/s = 10^6 B/s, median batch)", "bytes",
                 bandwidth(run, Medium.SHM));
         out.println("Targets (evaluated on this run)");
         for (Target t : targets(run)) {
@@ -294,6 +344,12 @@ public final class TransportReport {
                 "Streaming: one-way, the producer copies each message into a shared single-producer/single-consumer"
                         + " ring (4 MiB, 8-byte record headers), the consumer copies it out and checks its stamps; each"
                         + " batch is timed at the consumer.",
+                "Turns: every contender's processes stay up for the whole figure; for each message size the"
+                        + " contenders take turns (round after round, the order rotating), only the pair whose turn it is"
+                        + " running; a figure is the median of its turns' and a ratio the median of the ratios within a round. On a shared virtual machine the host changes under a"
+                        + " run (the two CPUs' distance alone moves an 8-byte round trip 3-4x, for seconds at a time):"
+                        + " turns give the floor and every contender the same mixture. -Dverbatim.bench.trace=true prints"
+                        + " each turn.",
                 "Children run with -XX:+UseSerialGC (no concurrent GC threads on a 2-core host); nothing is pinned to"
                         + " a CPU. Each side spins on one core, so other load on the host shows in the tails.");
     }

@@ -237,9 +237,24 @@ final class WireReport {
                         + " in Verbatim), codegen on (default, synchronous), max depth raised from 50 to "
                         + ForyCodec.MAX_DEPTH + " (list-500 nests 500 deep), MemoryBuffers reused.",
                 "pso-128: Jaguar Figure 8's list element (four bytes, four ints, next), 128 elements.",
-                "Same JVM for all libraries, measured one after another, case by case; every workload ran once"
-                        + " before timing began. Single figures, no confidence interval: see the JSON spread"
-                        + " or the JMH benchmarks (dev.verbatim.bench.jmh) for rigour.");
+                WireBench.inProcess()
+                        ? "Same JVM for all libraries (-D" + WireBench.IN_PROCESS + "=true), measured one after"
+                                + " another, case by case; every workload ran once before timing began, so every"
+                                + " library was timed on JIT profiles shared with the others. Single figures, no"
+                                + " confidence interval: see the JSON spread or the JMH benchmarks"
+                                + " (dev.verbatim.bench.jmh) for rigour."
+                        : "Each library in a JVM of its own (one child JVM per library, run one after another,"
+                                + " with this JVM's options" + childHeap() + ", like JMH's forks): no library is"
+                                + " timed on JIT profiles that another library's code polluted. In its JVM, every"
+                                + " workload of the library ran once before timing began, then its cases were"
+                                + " measured in table order. Single figures, no confidence interval: see the JSON"
+                                + " spread or the JMH benchmarks (dev.verbatim.bench.jmh) for rigour.");
+    }
+
+    /** What the children get besides this JVM's options, for the notes. */
+    private static String childHeap() {
+        List<String> flags = WireBench.childHeapFlags();
+        return flags.isEmpty() ? "" : " plus " + String.join(" ", flags);
     }
 
     // ---- JSON -----------------------------------------------------------------------------

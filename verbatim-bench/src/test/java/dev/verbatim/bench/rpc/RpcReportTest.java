@@ -90,6 +90,15 @@ class RpcReportTest {
     }
 
     @Test
+    void theTablesSayWhatBoundsTheRmiTarget() {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        RpcReport.printTables(run(true), new PrintStream(b, true, StandardCharsets.UTF_8));
+        String text = b.toString(StandardCharsets.UTF_8);
+        assertTrue(text.contains("rmi/floor (shm null) is 75.0x in this run: 100x faster than RMI needs a null call"
+                + " within 0.75x the floor (300 ns)"), text);
+    }
+
+    @Test
     void withoutVerbatimTheTargetsAreNotApplicable() {
         List<String> targets = json(run(false)).stream().filter(l -> l.contains("\"target\":")).toList();
         assertEquals(6, targets.size());

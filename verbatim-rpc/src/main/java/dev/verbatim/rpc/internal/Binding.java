@@ -12,6 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * object passed by reference is called over the connection it came by. Thread-safe.
  */
 public final class Binding implements Invoker {
+    /** The arguments of every call of a method without parameters (generated proxies load it). */
+    public static final Object[] NO_ARGS = {};
     final Endpoint endpoint;
     /** For a named export: every connection to its node this binding may call over (endpoint among them), or null. */
     final Endpoint[] group;

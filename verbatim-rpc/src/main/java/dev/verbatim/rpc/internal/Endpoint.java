@@ -65,10 +65,14 @@ public final class Endpoint {
     private static final long PEEK_NANOS = 100_000;
     /** How long a leader sleeps in the transport before it looks whether it should step down. */
     private static final long LEAD_WAIT_NANOS = 5_000_000;
-    /** The chain of the incoming call this thread is running (0: none); its outgoing calls carry it. */
-    private static final ThreadLocal<long[]> CURRENT_CHAIN = ThreadLocal.withInitial(() -> new long[1]);
+    /** What this thread knows of the incoming calls it runs: the innermost one's chain and in-place arguments. */
+    private static final ThreadLocal<Context> CONTEXT = ThreadLocal.withInitial(Context::new);
+    /** Frames of asynchronous methods whose in-place arguments stay valid until their future completes. */
+    private static final Set<Frame> ASYNC_FRAMES = ConcurrentHashMap.newKeySet();
     private static final java.security.SecureRandom SEEDS = new java.security.SecureRandom();
     private static final long SPIN_NANOS = 20_000;
+    /** Polls (or looks) a waiting caller makes before it reads the clock. */
+    private static final int SPIN_POLLS = 128;
     private static final long STEP_ASIDE_NANOS = 2_000_000;
     private static final long DISPATCH_SPIN_NANOS = 200_000;
     private static final Set<String> JDK_UNCHECKED = Set.of(
@@ -81,6 +85,8 @@ public final class Endpoint {
     private final Exports exports;
     private final Runnable onClose;
     private final String description;
+    /** The largest message the peer accepts (fixed at the handshake). */
+    private final int maxMessage;
 
     private final ReentrantLock sendLock = new ReentrantLock();
     private final ReentrantLock recvLock = new ReentrantLock();
@@ -106,8 +112,6 @@ public final class Endpoint {
     private final AtomicInteger asyncCalls = new AtomicInteger();
     /** Calls of the peer that can be cancelled: running on our virtual threads, or asynchronous. */
     private final Map<Long, Running> running = new ConcurrentHashMap<>();
-    /** Set on the virtual threads this endpoint starts for calls (which a CANCEL may interrupt). */
-    private static final ThreadLocal<Boolean> CALL_THREAD = new ThreadLocal<>();
 
     /** A call a CANCEL can reach: its virtual thread (interrupted) or its future (cancelled). */
     private static final class Running {
@@ -158,7 +162,10 @@ public final class Endpoint {
     private volatile String closeReason;
     /** Callers waiting for replies, and when one last did: the dispatcher steps aside for them. */
     private final AtomicInteger callers = new AtomicInteger();
-    private volatile long lastCaller;
+    /** Changes whenever a caller stops waiting, while there is a dispatcher: it steps aside for a while then. */
+    private volatile int callsEnded;
+    private int callsEndedSeen; // dispatcher only
+    private long callerSeenAt; // dispatcher only
     private volatile Thread dispatcher;
     private final DeliveryHandler handler = this::onDelivery;
 
@@ -188,7 +195,13 @@ public final class Endpoint {
     /** A call waiting for its reply. */
     private static final class Pending extends CompletableFuture<Object> {
         final RemoteInterface.MethodInfo method;
-        final long deadline;
+        final long timeoutNanos;
+        /**
+         * When the call times out; 0 until first needed. A synchronous call reads the clock only once it
+         * has waited a while (a clock read costs as much as a tenth of a call); an asynchronous one at once.
+         * Read and written by the waiting thread (or, for an asynchronous call, set before it is shared).
+         */
+        private long deadline;
         final Endpoint endpoint;
         final long id;
         /** The call chain the call belongs to (0 for a lookup). */
@@ -197,6 +210,8 @@ public final class Endpoint {
         final Thread caller;
         /** For a lookup: the interface looked up (to name what the server lacks). */
         RemoteInterface lookingUp;
+        /** Whether the call waits in the endpoint's solo slot (set by its caller before it waits). */
+        boolean inSlot;
         volatile Thread waiter;
         /** Nested calls of this chain read by another thread, for {@link #caller} to run. */
         private ArrayDeque<Runnable> inbox;
@@ -205,13 +220,27 @@ public final class Endpoint {
         private volatile boolean offered;
         volatile boolean hasTasks;
 
-        Pending(Endpoint endpoint, long id, RemoteInterface.MethodInfo method, long deadline, long chain, Thread caller) {
+        Pending(Endpoint endpoint, long id, RemoteInterface.MethodInfo method, long timeoutNanos, long chain, Thread caller) {
             this.endpoint = endpoint;
             this.id = id;
             this.method = method;
-            this.deadline = deadline;
+            this.timeoutNanos = timeoutNanos;
             this.chain = chain;
             this.caller = caller;
+            if (caller == null) {
+                deadline();
+            }
+        }
+
+        /** When the call times out (fixed by the first look). */
+        long deadline() {
+            long d = deadline;
+            if (d == 0) {
+                d = System.nanoTime() + timeoutNanos;
+                d = d == 0 ? 1 : d; // 0 means "not yet"
+                deadline = d;
+            }
+            return d;
         }
 
         // A thread blocking on an asynchronous call's future reads the connection meanwhile: the
@@ -220,7 +249,7 @@ public final class Endpoint {
         @Override
         public Object join() {
             if (!isDone() && caller == null) {
-                endpoint.help(this, deadline);
+                endpoint.help(this, deadline());
             }
             return super.join();
         }
@@ -228,7 +257,7 @@ public final class Endpoint {
         @Override
         public Object get() throws InterruptedException, java.util.concurrent.ExecutionException {
             if (!isDone() && caller == null) {
-                endpoint.help(this, deadline);
+                endpoint.help(this, deadline());
             }
             return super.get();
         }
@@ -238,13 +267,25 @@ public final class Endpoint {
                 java.util.concurrent.TimeoutException {
             long until = System.nanoTime() + unit.toNanos(timeout);
             if (!isDone() && caller == null) {
-                endpoint.help(this, deadline - until < 0 ? deadline : until);
+                endpoint.help(this, deadline() - until < 0 ? deadline() : until);
             }
             return super.get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
         }
 
-        /** Hands a nested call to the waiting caller; false once it stopped waiting. */
+        /**
+         * Set (under the read lock) when the call's answer was read. Every nested call of its chain comes
+         * before its answer (the peer answers when the call, nested calls included, is over), and
+         * messages are handled one at a time under the read lock: once this is set, no hand-over can
+         * come, so a caller woken by the answer drains its inbox without closing it (no fence). A nested
+         * call that still comes (a broken peer) is refused here and runs on the dispatcher.
+         */
+        boolean answered;
+
+        /** Hands a nested call to the waiting caller (under the read lock); false once it stopped waiting. */
         boolean offer(Runnable task) {
+            if (answered) {
+                return false;
+            }
             offered = true;
             synchronized (this) {
                 if (inboxClosed) {
@@ -297,6 +338,8 @@ public final class Endpoint {
         this.exports = exports;
         this.onClose = onClose;
         this.description = connection.description();
+        this.maxMessage = connection.maxMessageLength();
+        this.callerSeenAt = System.nanoTime() - STEP_ASIDE_NANOS;
         if (server) {
             ensureDispatcher();
         }
@@ -318,7 +361,7 @@ public final class Endpoint {
      */
     public Object lookup(String name, RemoteInterface ri, Duration timeout, Endpoint[] group) {
         long id = callIds.incrementAndGet();
-        Pending p = new Pending(this, id, null, System.nanoTime() + timeout.toNanos(), 0, null);
+        Pending p = new Pending(this, id, null, timeout.toNanos(), 0, null);
         p.lookingUp = ri;
         pending.put(id, p);
         byte[] n = name.getBytes(StandardCharsets.UTF_8);
@@ -343,13 +386,15 @@ public final class Endpoint {
             throw new RemoteException(Reason.OVERLOADED, MAX_OUTSTANDING + " calls are already outstanding on " + description);
         }
         long id = callIds.incrementAndGet();
-        long chain = CURRENT_CHAIN.get()[0]; // inside an incoming call: its chain; else a new one
+        long chain = CONTEXT.get().chain; // inside an incoming call: its chain; else a new one
         if (chain == 0) {
             chain = chainSalt + id == 0 ? 1 : chainSalt + id;
         }
-        Pending p = new Pending(this, id, mi, System.nanoTime() + b.timeoutNanos, chain, mi.async ? null : Thread.currentThread());
+        Pending p = new Pending(this, id, mi, b.timeoutNanos, chain, mi.async ? null : Thread.currentThread());
         if (mi.async || !SOLO.compareAndSet(this, (Pending) null, p)) {
             pending.put(id, p);
+        } else {
+            p.inSlot = true;
         }
         sendCall(b, mi, args, id, p);
         if (mi.async) {
@@ -360,17 +405,25 @@ public final class Endpoint {
     }
 
     private Object await(Pending p) throws RemoteException {
-        callers.incrementAndGet();
+        boolean counted = !p.inSlot; // a caller waiting in the solo slot is counted by the slot: no atomic pair
+        if (counted) {
+            callers.incrementAndGet();
+        }
         try {
             return awaitReply(p);
         } finally {
-            callers.decrementAndGet();
-            lastCaller = System.nanoTime();
+            if (counted) {
+                callers.decrementAndGet();
+            }
+            if (dispatcher != null) {
+                callsEnded++; // racy on purpose: the dispatcher only looks for a change
+            }
         }
     }
 
     private Object awaitReply(Pending p) throws RemoteException {
-        long spinUntil = System.nanoTime() + SPIN_NANOS;
+        int spins = 0;
+        long spinUntil = 0;
         while (!p.isDone()) {
             if (Thread.currentThread().isInterrupted()) {
                 cancelInterrupted(p);
@@ -382,19 +435,26 @@ public final class Endpoint {
             }
             if (recvLock.tryLock()) {
                 try {
-                    lead(p, p.deadline);
+                    lead(p, 0);
                 } catch (Yield y) {
                     // the lock went to another reader while this thread ran a nested call
                 } finally {
                     unlockIfHeld();
                 }
                 if (p.isDone()) {
-                    handOver();
+                    handOver(p);
                 }
                 continue;
             }
+            if (++spins < SPIN_POLLS) {
+                Thread.onSpinWait();
+                continue;
+            }
             long now = System.nanoTime();
-            if (now - p.deadline >= 0) {
+            if (spinUntil == 0) {
+                spinUntil = now + SPIN_NANOS;
+            }
+            if (now - p.deadline() >= 0) {
                 timeOut(p);
                 break;
             }
@@ -403,11 +463,15 @@ public final class Endpoint {
             } else {
                 p.waiter = Thread.currentThread();
                 if (!p.isDone()) {
-                    LockSupport.parkNanos(Math.min(p.deadline - now, 200_000));
+                    LockSupport.parkNanos(Math.min(p.deadline() - now, 200_000));
                 }
             }
         }
-        runTasks(p, true);
+        if (!p.answered) {
+            runTasks(p, true); // stopped waiting for another reason: close the inbox against late hand-overs
+        } else if (p.offered) {
+            runTasks(p, false); // what was handed over before the answer (nothing can come after it)
+        }
         try {
             return p.join();
         } catch (java.util.concurrent.CompletionException e) {
@@ -470,7 +534,7 @@ public final class Endpoint {
         }
         boolean interrupted = Thread.interrupted(); // a cancel is sent even by an interrupted thread
         try {
-            send(CANCEL, 0, 0, 0, id, 0, 0, (s, at) -> { }, null);
+            answer(CANCEL, 0, 0, 0, id, 0, NOTHING, null);
         } catch (RuntimeException ignored) {
             // the connection is gone or jammed: the call's reply is dropped when it comes anyway
         } finally {
@@ -482,11 +546,14 @@ public final class Endpoint {
 
     /**
      * As the leader: polls the connection until {@code p} completes, times out ({@code p}'s deadline),
-     * {@code until} passes, nested calls were handed to its caller, or another thread waits for the
-     * lock (a reader taking back the lock it gave away while it ran a call).
+     * {@code until} passes (0: no earlier than the deadline), nested calls were handed to its caller, or
+     * another thread waits for the lock (a reader taking back the lock it gave away while it ran a call).
+     * The first {@link #SPIN_POLLS} polls read no clock: most replies come within them.
      */
     private void lead(Pending p, long until) {
-        long spinUntil = System.nanoTime() + SPIN_NANOS;
+        int spins = 0;
+        long spinUntil = 0;
+        boolean spunOut = false;
         while (!p.isDone() && !p.hasTasks && !recvLock.hasQueuedThreads()) {
             if (Thread.currentThread().isInterrupted()) {
                 cancelInterrupted(p);
@@ -502,10 +569,24 @@ public final class Endpoint {
             if (n > 0) {
                 continue;
             }
+            if (outboxCount != 0) {
+                tryFlush();
+            }
+            if (++spins < SPIN_POLLS) {
+                Thread.onSpinWait();
+                continue;
+            }
             long now = System.nanoTime();
-            if (now - p.deadline >= 0) {
+            if (spinUntil == 0) {
+                spinUntil = now + leadSpinNanos;
+            }
+            long deadline = p.deadline();
+            if (now - deadline >= 0) {
                 timeOut(p);
                 return;
+            }
+            if (until == 0) {
+                until = deadline;
             }
             if (now - until >= 0) {
                 return;
@@ -514,8 +595,12 @@ public final class Endpoint {
                 Thread.onSpinWait();
                 continue;
             }
+            if (!spunOut) { // the peer is slow to answer (busy, or asleep): spin less next time
+                spunOut = true;
+                leadSpinNanos = Math.max(LEAD_SPIN_MIN_NANOS, leadSpinNanos >> 1);
+            }
             try {
-                Delivery d = connection.take(Duration.ofNanos(Math.min(until - now, LEAD_WAIT_NANOS)));
+                Delivery d = connection.take(Duration.ofNanos(Math.min(until - now, waitNanos(LEAD_WAIT_NANOS))));
                 if (d != null && !handle(d, true)) {
                     d.release();
                 }
@@ -524,12 +609,31 @@ public final class Endpoint {
                 return;
             }
         }
+        if (!spunOut && leadSpinNanos != LEAD_SPIN_MAX_NANOS && p.isDone()) {
+            leadSpinNanos = LEAD_SPIN_MAX_NANOS; // answered within the spin: the peer is quick, spin long again
+        }
     }
 
-    /** After leading: a waiting caller takes over, so replies keep being read. */
-    private void handOver() {
-        if (callers.get() <= 1) {
-            return; // nobody else waits (the count still includes this caller)
+    /**
+     * How long a leading caller polls (after its first {@link #SPIN_POLLS}) before the transport may park
+     * it. Long while the peer answers quickly: a caller that parks is woken late on a loaded machine (up
+     * to a scheduler slice), and a peer that parked meanwhile too makes every call pay two such wake-ups,
+     * a state that sustains itself; halved each time a reply outlasts the spin (a peer that does real work
+     * per call should not cost its callers a spinning core). A hint: racy on purpose.
+     */
+    private long leadSpinNanos = LEAD_SPIN_MAX_NANOS;
+    private static final long LEAD_SPIN_MAX_NANOS = 1_000_000;
+    private static final long LEAD_SPIN_MIN_NANOS = 20_000;
+
+    /** Whether a caller waits for a reply (in the solo slot, or counted in {@code callers}). */
+    private boolean callersWait() {
+        return solo != null || callers.get() > 0;
+    }
+
+    /** After leading for {@code p}: a waiting caller takes over, so replies keep being read. */
+    private void handOver(Pending p) {
+        if (callers.get() - (p.inSlot ? 0 : 1) <= 0 && solo == null) {
+            return; // nobody else waits (the count may still include this caller)
         }
         Pending s1 = solo;
         if (s1 != null && s1.waiter != null && !s1.isDone()) {
@@ -579,31 +683,34 @@ public final class Endpoint {
         void write(MemorySegment s, long at);
     }
 
-    /** A body writer that takes what it writes as an argument: a non-capturing lambda, allocated once. */
+    /**
+     * A body writer that takes what it writes as an argument (a non-capturing lambda, allocated once) and
+     * the wire writer to marshal graphs with (one guarded by the lock the sending thread holds).
+     */
     @FunctionalInterface
     private interface Writer {
-        void write(Endpoint self, MemorySegment s, long at, Object what);
+        void write(Endpoint self, WireWriter w, MemorySegment s, long at, Object what);
     }
 
-    private static final Writer NOTHING = (self, s, at, what) -> { };
-    private static final Writer BODY = (self, s, at, what) -> ((Body) what).write(s, at);
+    private static final Writer NOTHING = (self, w, s, at, what) -> { };
+    private static final Writer BODY = (self, w, s, at, what) -> ((Body) what).write(s, at);
     /** The arguments of a method with only primitive parameters, an {@code Object[]} of boxes. */
-    private static final Writer PRIMITIVES = (self, s, at, what) -> {
+    private static final Writer PRIMITIVES = (self, w, s, at, what) -> {
         for (Object v : (Object[]) what) {
             putPrimitive(s, at, v);
             at += VALUE_HEADER + 8;
         }
     };
     /** One primitive value (a box). */
-    private static final Writer PRIMITIVE = (self, s, at, what) -> putPrimitive(s, at, what);
+    private static final Writer PRIMITIVE = (self, w, s, at, what) -> putPrimitive(s, at, what);
     /** Planned values, a {@code Planned[]}. */
-    private static final Writer PLANNED = (self, s, at, what) -> {
+    private static final Writer PLANNED = (self, w, s, at, what) -> {
         for (Planned v : (Planned[]) what) {
-            at = self.put(s, at, v);
+            at = self.put(s, at, v, w);
         }
     };
     /** One planned value. */
-    private static final Writer ONE_PLANNED = (self, s, at, what) -> self.put(s, at, (Planned) what);
+    private static final Writer ONE_PLANNED = (self, w, s, at, what) -> self.put(s, at, (Planned) what, w);
 
     private static void putPrimitive(MemorySegment s, long at, Object v) {
         s.set(ValueLayout.JAVA_INT_UNALIGNED, at, T_PRIM);
@@ -616,25 +723,20 @@ public final class Endpoint {
         send(kind, flags, count, target, callId, method, 0, bodyBytes, BODY, body, failIfNotSent);
     }
 
+    /**
+     * Sends as a caller: waits for the send lock and for room in the peer's window (flow control), up to
+     * the send timeout. Only threads that are not answering the peer send this way (calls, lookups); what
+     * answers the peer goes by {@link #answer}.
+     */
     private void send(int kind, int flags, int count, int target, long callId, long method, long chain, long bodyBytes,
                       Writer body, Object what, Pending failIfNotSent) {
-        long total = HEADER + bodyBytes;
-        if (total > connection.maxMessageLength()) {
-            throw new RemoteException(Reason.ARGUMENT, "a message of " + total + " bytes exceeds the connection's maximum of "
-                    + connection.maxMessageLength());
-        }
+        long total = checkLength(headerOf(kind) + bodyBytes);
         sendLock.lock();
         try {
-            Claim c = connection.claim((int) total);
-            MemorySegment s = c.segment();
-            header(s, kind, flags, count, target, callId, method, chain);
-            try {
-                body.write(this, s, HEADER, what);
-            } catch (RuntimeException | Error e) {
-                c.abort();
-                throw e;
+            if (outboxCount != 0 && sendLock.getHoldCount() == 1) { // (held more: regions of this message are out)
+                flushOutbox(true); // answers waiting for room go first
             }
-            c.commit();
+            fill(connection.claim((int) total), kind, flags, count, target, callId, method, chain, body, what, writer);
         } catch (TransportException e) {
             throw sendFailed(e, failIfNotSent);
         } catch (RuntimeException | Error e) {
@@ -643,10 +745,158 @@ public final class Endpoint {
             }
             throw e;
         } finally {
+            unlockSend();
+        }
+    }
+
+    private long checkLength(long total) {
+        if (total > maxMessage) {
+            throw new RemoteException(Reason.ARGUMENT, "a message of " + total + " bytes exceeds the connection's maximum of "
+                    + maxMessage);
+        }
+        return total;
+    }
+
+    /** Writes a message into claimed space and commits it (aborts the claim if the body cannot be written). */
+    private void fill(Claim c, int kind, int flags, int count, int target, long callId, long method, long chain, Writer body,
+                      Object what, WireWriter w) {
+        MemorySegment s = c.segment();
+        header(s, kind, flags, count, target, callId, method, chain);
+        try {
+            body.write(this, w, s, headerOf(kind), what);
+        } catch (RuntimeException | Error e) {
+            c.abort();
+            throw e;
+        }
+        c.commit();
+    }
+
+    /** Unlocks {@code sendLock}; the last holder first sends what the outbox holds, if the window has room. */
+    private void unlockSend() {
+        try {
+            if (outboxCount != 0 && sendLock.getHoldCount() == 1 && !closed) {
+                flushOutbox(false);
+            }
+        } catch (TransportException e) {
+            closeWith(e.getMessage());
+        } finally {
             sendLock.unlock();
         }
     }
 
+    // ------------------------------------------------------------------ answers and the outbox
+
+    /**
+     * The most the outbox holds (bytes of answers waiting for room in the peer's window) before an answering
+     * thread waits for room itself, as a caller does.
+     */
+    static final long OUTBOX_LIMIT = 8L << 20;
+    /** Answers that could not be sent at once, encoded, in order. Guarded by itself. */
+    private final ArrayDeque<MemorySegment> outbox = new ArrayDeque<>();
+    /** Marshals answers that go to the outbox, and sizes every answer's result. Guarded by {@code outbox}. */
+    private final WireWriter outboxWriter = new WireWriter();
+    private long outboxBytes; // guarded by outbox
+    private volatile int outboxCount;
+
+    /**
+     * Sends an answer to the peer (a reply, a failure, a lookup's answer, a release, a cancel) from a thread
+     * that may be handling the peer's messages. It never waits for the send lock or for room in the peer's
+     * window: when another thread is sending (perhaps waiting for room itself) or the window is full, the
+     * answer is encoded into the outbox and sent by the next thread that can (a caller's send, the dispatcher,
+     * a leading caller). So the thread that drains this side's window never stops because the peer's is full:
+     * two peers calling each other with full windows would otherwise wait on each other until the send
+     * timeout. Beyond {@link #OUTBOX_LIMIT} the answering thread waits for room as a caller does.
+     */
+    private void answer(int kind, int flags, int count, int target, long callId, long bodyBytes, Writer body, Object what) {
+        long total = checkLength(headerOf(kind) + bodyBytes);
+        if (outboxCount == 0 && sendLock.tryLock()) {
+            try {
+                Claim c = connection.tryClaim((int) total);
+                if (c != null) {
+                    fill(c, kind, flags, count, target, callId, 0, 0, body, what, writer);
+                    return;
+                }
+            } catch (TransportException e) {
+                closeWith(e.getMessage()); // the peer learns nothing more; its calls fail with the connection
+                return;
+            } finally {
+                unlockSend();
+            }
+        }
+        if (stash(total, kind, flags, count, target, callId, body, what)) {
+            if (dispatcher == null) {
+                ensureDispatcher(); // someone must send it if nobody else does
+            }
+            tryFlush();
+            return;
+        }
+        try {
+            send(kind, flags, count, target, callId, 0, 0, bodyBytes, body, what, null); // over the limit: wait for room
+        } catch (RemoteException e) {
+            // the connection failed: the peer learns that instead
+        }
+    }
+
+    /** Encodes an answer into the outbox; false if that would take it over its limit. */
+    private boolean stash(long total, int kind, int flags, int count, int target, long callId, Writer body, Object what) {
+        synchronized (outbox) {
+            if (outboxBytes + total > OUTBOX_LIMIT || closed) {
+                return closed; // a closed endpoint sends nothing: dropped
+            }
+            MemorySegment m = MemorySegment.ofArray(new long[(int) ((total + 7) >>> 3)]).asSlice(0, total);
+            header(m, kind, flags, count, target, callId, 0, 0);
+            body.write(this, outboxWriter, m, headerOf(kind), what);
+            outbox.addLast(m);
+            outboxBytes += total;
+            outboxCount = outbox.size();
+            return true;
+        }
+    }
+
+    /**
+     * Sends what the outbox holds, in order (under {@code sendLock}); {@code block}: waits for room as a
+     * caller does, else stops at the first message the peer's window has no room for (false).
+     */
+    private boolean flushOutbox(boolean block) {
+        while (true) {
+            MemorySegment m;
+            synchronized (outbox) {
+                m = outbox.peekFirst();
+            }
+            if (m == null) {
+                return true;
+            }
+            int n = (int) m.byteSize();
+            Claim c = block ? connection.claim(n) : connection.tryClaim(n);
+            if (c == null) {
+                return false;
+            }
+            MemorySegment.copy(m, 0, c.segment(), 0, n);
+            c.commit();
+            synchronized (outbox) {
+                outbox.pollFirst();
+                outboxBytes -= n;
+                outboxCount = outbox.size();
+            }
+        }
+    }
+
+    /** Sends what the outbox holds if the send lock is free and the peer's window has room. */
+    private void tryFlush() {
+        if (outboxCount != 0 && sendLock.tryLock()) {
+            try {
+                if (!closed) {
+                    flushOutbox(false);
+                }
+            } catch (TransportException e) {
+                closeWith(e.getMessage());
+            } finally {
+                sendLock.unlock();
+            }
+        }
+    }
+
+    /** Writes the header of a message ({@link RpcDescriptor#headerOf} bytes: a reply's is short). */
     private static void header(MemorySegment s, int kind, int flags, int count, int target, long callId, long method,
                                long chain) {
         s.set(ValueLayout.JAVA_BYTE, KIND, (byte) kind);
@@ -654,8 +904,10 @@ public final class Endpoint {
         s.set(ValueLayout.JAVA_SHORT_UNALIGNED, COUNT, (short) count);
         s.set(ValueLayout.JAVA_INT_UNALIGNED, TARGET, target);
         s.set(ValueLayout.JAVA_LONG_UNALIGNED, CALL_ID, callId);
-        s.set(ValueLayout.JAVA_LONG_UNALIGNED, METHOD, method);
-        s.set(ValueLayout.JAVA_LONG_UNALIGNED, CHAIN, chain);
+        if (kind != REPLY) {
+            s.set(ValueLayout.JAVA_LONG_UNALIGNED, METHOD, method);
+            s.set(ValueLayout.JAVA_LONG_UNALIGNED, CHAIN, chain);
+        }
     }
 
     /** A send that failed in the transport: the connection is closed, the call (if any) forgotten. */
@@ -686,6 +938,9 @@ public final class Endpoint {
         }
         sendLock.lock(); // held across planning and regions, so the regions precede this very message
         try {
+            if (outboxCount != 0 && sendLock.getHoldCount() == 1) {
+                flushOutbox(true); // before any region: a region belongs to the next message sent
+            }
             Planned[] plan = new Planned[mi.params.length];
             long body = 0;
             boolean unsized = false;
@@ -713,11 +968,13 @@ public final class Endpoint {
                 mi.graphBytes = (int) Math.min(Integer.MAX_VALUE, graphs);
             }
             send(CALL, flags, plan.length, b.target, id, mi.id, p.chain, body, PLANNED, plan, p);
+        } catch (TransportException e) {
+            throw sendFailed(e, p);
         } catch (RuntimeException | Error e) {
             forget(p); // whatever failed (an accessor of a view argument, say), nothing waits for a reply
             throw e;
         } finally {
-            sendLock.unlock();
+            unlockSend();
         }
     }
 
@@ -754,7 +1011,7 @@ public final class Endpoint {
             long graphs = 0;
             for (Planned v : plan) {
                 if (v.payload >= 0) {
-                    at = put(s, at, v);
+                    at = put(s, at, v, writer);
                     continue;
                 }
                 long n;
@@ -787,13 +1044,26 @@ public final class Endpoint {
         }
     }
 
-    /** Plans a value (under sendLock): regions for large arrays are written here, ahead of the message. */
-    private Planned plan(ValueKind k, Object v, RemoteInterface.MethodInfo mi) {
-        return plan(k, v, mi, false);
+    /**
+     * Plans an argument (under sendLock): regions for large arrays are written here, ahead of the message.
+     * With {@code deferGraphs}, a graph by copy is left unsized (payload -1), for {@link #onePass}.
+     */
+    private Planned plan(ValueKind k, Object v, RemoteInterface.MethodInfo mi, boolean deferGraphs) {
+        return plan(k, v, mi, deferGraphs, true, writer);
     }
 
-    /** With {@code deferGraphs}, a graph by copy is left unsized (payload -1), for {@link #onePass}. */
-    private Planned plan(ValueKind k, Object v, RemoteInterface.MethodInfo mi, boolean deferGraphs) {
+    /**
+     * Plans a result: no regions (an answer never waits for room, and a region cannot be tried; large
+     * arrays go inline, which on shm and tcp is the same one copy), sized with the outbox's writer.
+     */
+    private Planned planResult(ValueKind k, Object v, RemoteInterface.MethodInfo mi) {
+        synchronized (outbox) {
+            return plan(k, v, mi, false, false, outboxWriter);
+        }
+    }
+
+    private Planned plan(ValueKind k, Object v, RemoteInterface.MethodInfo mi, boolean deferGraphs, boolean regions,
+                         WireWriter w) {
         if (k.primitive()) {
             return new Planned(T_PRIM, 8, v, null, -1);
         }
@@ -803,7 +1073,7 @@ public final class Endpoint {
         switch (k.tag()) {
             case SEGMENT -> {
                 MemorySegment seg = (MemorySegment) v;
-                if (seg.byteSize() >= REGION_THRESHOLD) {
+                if (regions && seg.byteSize() >= REGION_THRESHOLD) {
                     return new Planned(T_REGION, 4, null, null, region(seg));
                 }
                 return new Planned(T_BYTES, seg.byteSize(), seg, null, -1);
@@ -813,7 +1083,7 @@ public final class Endpoint {
             }
             case COPY, VIEW -> {
                 Class<?> c = v.getClass();
-                if (k.tag() == ValueKind.Tag.COPY && c.isArray() && c.getComponentType().isPrimitive()
+                if (regions && k.tag() == ValueKind.Tag.COPY && c.isArray() && c.getComponentType().isPrimitive()
                         && c.getComponentType() != boolean.class) {
                     MemorySegment arr = arraySegment(v);
                     if (arr.byteSize() >= REGION_THRESHOLD) {
@@ -824,7 +1094,7 @@ public final class Endpoint {
                     return new Planned(T_WIRE, -1, v, null, -1);
                 }
                 try {
-                    long n = k.tag() == ValueKind.Tag.VIEW ? sizeAs(v, k.type()) : writer.sizeOf(v);
+                    long n = k.tag() == ValueKind.Tag.VIEW ? sizeAs(w, v, k.type()) : w.sizeOf(v);
                     return new Planned(T_WIRE, n, v, k.tag() == ValueKind.Tag.VIEW ? k.type() : null, -1);
                 } catch (IllegalArgumentException e) {
                     throw new RemoteException(Reason.ARGUMENT, mi.method.getName() + ": cannot pass a "
@@ -836,8 +1106,8 @@ public final class Endpoint {
     }
 
     @SuppressWarnings("unchecked")
-    private long sizeAs(Object v, Class<?> as) {
-        return writer.sizeOf(v, (Class<Object>) as);
+    private static long sizeAs(WireWriter w, Object v, Class<?> as) {
+        return w.sizeOf(v, (Class<Object>) as);
     }
 
     private int region(MemorySegment seg) {
@@ -862,7 +1132,7 @@ public final class Endpoint {
     }
 
     @SuppressWarnings("unchecked")
-    private long put(MemorySegment s, long at, Planned v) {
+    private long put(MemorySegment s, long at, Planned v, WireWriter w) {
         s.set(ValueLayout.JAVA_INT_UNALIGNED, at, v.tag);
         s.set(ValueLayout.JAVA_INT_UNALIGNED, at + 4, (int) v.payload);
         long p = at + VALUE_HEADER;
@@ -872,7 +1142,7 @@ public final class Endpoint {
             case T_REGION -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, v.region);
             case T_REMOTE -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, remoteRef(v.value, v.as));
             case T_WIRE -> {
-                long n = v.as == null ? writer.write(v.value, s, p) : writer.write(v.value, (Class<Object>) v.as, s, p);
+                long n = v.as == null ? w.write(v.value, s, p) : w.write(v.value, (Class<Object>) v.as, s, p);
                 if (n != v.payload) {
                     throw new IllegalStateException("an argument changed while it was marshalled (" + n + " vs " + v.payload + ")");
                 }
@@ -930,11 +1200,11 @@ public final class Endpoint {
      */
     private boolean handle(Delivery d, boolean owned) {
         MemorySegment m = d.payload();
-        if (m.byteSize() < HEADER) {
+        int kind = m.byteSize() < REPLY_HEADER ? -1 : m.get(ValueLayout.JAVA_BYTE, KIND) & 0xFF;
+        if (kind < 0 || m.byteSize() < headerOf(kind)) {
             protocol("a message of " + m.byteSize() + " bytes");
             return false;
         }
-        int kind = m.get(ValueLayout.JAVA_BYTE, KIND);
         try {
             switch (kind) {
                 case CALL -> {
@@ -964,15 +1234,16 @@ public final class Endpoint {
         Pending p = take(id);
         if (p == null) {
             if (kind == REPLY) {
-                releaseUnread(m); // timed out or cancelled: the late reply is dropped, and what it refers to given back
+                releaseUnread(m, REPLY_HEADER); // timed out or cancelled: dropped, and what it refers to given back
             }
             return;
         }
+        p.answered = true; // before the completion that publishes it: see Pending.answered
         try {
             switch (kind) {
                 case REPLY -> {
                     int count = m.get(ValueLayout.JAVA_SHORT_UNALIGNED, COUNT);
-                    Object v = count == 0 ? null : read(d, m, HEADER, p.method.result, p.method);
+                    Object v = count == 0 ? null : read(d, m, REPLY_HEADER, p.method.result, p.method);
                     p.complete(v);
                 }
                 case LOOKUP_OK -> p.complete(new int[] {m.get(ValueLayout.JAVA_INT_UNALIGNED, TARGET)}); // the export id
@@ -1158,7 +1429,7 @@ public final class Endpoint {
         }
         if (n > 0 && !closed) {
             try {
-                send(RELEASE, 0, 0, b.target, n, 0, 0, (s, at) -> { }, null);
+                answer(RELEASE, 0, 0, b.target, n, 0, NOTHING, null);
             } catch (RuntimeException ignored) {
                 // the connection is gone: the peer drops everything of ours anyway
             }
@@ -1214,17 +1485,17 @@ public final class Endpoint {
             long[] ms = missing.stream().limit(256).mapToLong(Long::longValue).toArray();
             MemorySegment a = MemorySegment.ofArray(msg);
             MemorySegment b = MemorySegment.ofArray(ms);
-            send(LOOKUP_FAIL, Reason.INCOMPATIBLE.ordinal(), 2, 0, callId, 0, span(msg.length) + span(b.byteSize()),
-                    (s, at2) -> putBytes(s, putBytes(s, at2, a), b), null);
+            answer(LOOKUP_FAIL, Reason.INCOMPATIBLE.ordinal(), 2, 0, callId, span(msg.length) + span(b.byteSize()), BODY,
+                    (Body) (s, at2) -> putBytes(s, putBytes(s, at2, a), b));
             return;
         }
-        send(LOOKUP_OK, 0, 0, e.id, callId, 0, 0, (s, a) -> { }, null);
+        answer(LOOKUP_OK, 0, 0, e.id, callId, 0, NOTHING, null);
     }
 
     private void fail(int kind, long callId, Reason reason, String message) {
         byte[] b = message.getBytes(StandardCharsets.UTF_8);
         MemorySegment bytes = MemorySegment.ofArray(b);
-        send(kind, reason.ordinal(), 1, 0, callId, 0, span(b.length), (s, at) -> putBytes(s, at, bytes), null);
+        answer(kind, reason.ordinal(), 1, 0, callId, span(b.length), BODY, (Body) (s, at) -> putBytes(s, at, bytes));
     }
 
     // ------------------------------------------------------------------ dispatch
@@ -1243,7 +1514,7 @@ public final class Endpoint {
                 l = locals.get(target);
             }
             if (l == null) {
-                releaseUnread(m);
+                releaseUnread(m, HEADER);
                 fail(FAIL, callId, Reason.NOT_FOUND, "object #" + target + " is no longer exported by " + description);
                 return false;
             }
@@ -1252,7 +1523,7 @@ public final class Endpoint {
         } else {
             Exports.Export e = exports.byId(target);
             if (e == null) {
-                releaseUnread(m);
+                releaseUnread(m, HEADER);
                 fail(FAIL, callId, Reason.NOT_FOUND, "export #" + target + " was unexported at " + description);
                 return false;
             }
@@ -1263,7 +1534,7 @@ public final class Endpoint {
         }
         RemoteInterface.MethodInfo mi = ri.byId(methodId);
         if (mi == null) {
-            releaseUnread(m);
+            releaseUnread(m, HEADER);
             fail(FAIL, callId, Reason.INCOMPATIBLE, ri.type.getName() + " has no method with id "
                     + String.format("%016x", methodId));
             return false;
@@ -1274,7 +1545,7 @@ public final class Endpoint {
             return false;
         }
         if (mi.async && asyncCalls.get() >= MAX_ASYNC_CALLS) {
-            releaseUnread(m);
+            releaseUnread(m, HEADER);
             fail(FAIL, callId, Reason.OVERLOADED, MAX_ASYNC_CALLS + " asynchronous calls are already running at " + description);
             return false;
         }
@@ -1285,20 +1556,27 @@ public final class Endpoint {
         long chain = m.get(ValueLayout.JAVA_LONG_UNALIGNED, CHAIN);
         Thread me = Thread.currentThread();
         Pending delegate = chain == 0 || (solo == null && pending.isEmpty()) ? null : waitingIn(chain);
-        boolean inline = delegate != null ? delegate.caller == me : !virtual && me == dispatcher && callers.get() == 0;
+        boolean inline = delegate != null ? delegate.caller == me : !virtual && me == dispatcher && !callersWait();
         if (inline) {
-            // views and segments read the message during the call: retained, so that a nested call
-            // polling the connection cannot free its area (other arguments are decoded first)
+            // views and segments read the message during the call: retained, so that another thread
+            // reading on cannot free its area (every other argument is decoded before the lock goes)
             Delivery kept = owned || !mi.inPlace ? d : d.retain();
             boolean keep = false;
             // the read lock is given away while the call runs, so that what it waits for (a call of
             // another thread of this process, say) can be read; taken back after, if still free
             boolean reading = recvLock.isHeldByCurrentThread();
-            if (reading) {
-                recvLock.unlock();
-            }
             try {
-                keep = run(kept, m, callId, chain, ri, mi, impl);
+                Object[] args;
+                try {
+                    args = arguments(kept, m, callId, mi); // before the read lock goes: see arguments()
+                } finally {
+                    if (reading) {
+                        recvLock.unlock();
+                    }
+                }
+                if (args != null) {
+                    keep = run(kept, m, args, callId, chain, ri, mi, impl);
+                }
             } finally {
                 if (kept != d && !keep) {
                     kept.release();
@@ -1318,7 +1596,10 @@ public final class Endpoint {
         Runnable task = () -> {
             boolean keep = false;
             try {
-                keep = run(kept, kept.payload(), callId, chain, fri, mi, fimpl);
+                Object[] args = arguments(kept, kept.payload(), callId, mi);
+                if (args != null) {
+                    keep = run(kept, kept.payload(), args, callId, chain, fri, mi, fimpl);
+                }
             } catch (IllegalStateException closed) {
                 // the connection closed before the call ran: its caller learnt that already
             } finally {
@@ -1350,6 +1631,81 @@ public final class Endpoint {
         return true;
     }
 
+    // ------------------------------------------------------------------ in-place arguments kept past their call
+
+    /** What a thread knows of the incoming calls it runs. Thread-confined. */
+    private static final class Context {
+        /** The innermost running call's chain (0: none): the thread's outgoing calls carry it. */
+        long chain;
+        /** The innermost running call with in-place arguments, or null. */
+        Frame frame;
+        /** A virtual thread this endpoint started for a call (which a CANCEL may interrupt). */
+        boolean callThread;
+    }
+
+    /** A running call with view or segment arguments: where {@link #inPlace} finds their bytes. */
+    private static final class Frame {
+        final MemorySegment message;
+        final Object[] args;
+        final RemoteInterface.MethodInfo method;
+        final Frame outer;
+
+        Frame(MemorySegment message, Object[] args, RemoteInterface.MethodInfo method, Frame outer) {
+            this.message = message;
+            this.args = args;
+            this.method = method;
+            this.outer = outer;
+        }
+
+        /** The bytes of {@code arg}, if it is one of this call's in-place arguments. */
+        InPlace find(Object arg) {
+            for (int i = 0; i < args.length; i++) {
+                ValueKind k = method.params[i];
+                if (args[i] != arg || k.tag() != ValueKind.Tag.VIEW && k.tag() != ValueKind.Tag.SEGMENT) {
+                    continue;
+                }
+                if (k.tag() == ValueKind.Tag.SEGMENT) {
+                    return new InPlace((MemorySegment) arg, null);
+                }
+                long at = HEADER;
+                for (int j = 0; j < i; j++) {
+                    at = next(message, at);
+                }
+                long n = message.get(ValueLayout.JAVA_INT_UNALIGNED, at + 4) & 0xFFFF_FFFFL;
+                return new InPlace(message.asSlice(at + VALUE_HEADER, n), k.type());
+            }
+            return null;
+        }
+    }
+
+    /**
+     * A view or segment argument of a call running now, as its bytes: what {@code Node.keep} copies.
+     *
+     * @param bytes the wire message of a view, or the segment itself (in place: valid only during the call)
+     * @param view  the view interface, or null for a segment
+     */
+    public record InPlace(MemorySegment bytes, Class<?> view) {}
+
+    /**
+     * {@code arg} as an in-place argument of a call this thread runs (the innermost first), or of an
+     * asynchronous method whose future has not completed; null if it is neither.
+     */
+    public static InPlace inPlace(Object arg) {
+        for (Frame f = CONTEXT.get().frame; f != null; f = f.outer) {
+            InPlace p = f.find(arg);
+            if (p != null) {
+                return p;
+            }
+        }
+        for (Frame f : ASYNC_FRAMES) {
+            InPlace p = f.find(arg);
+            if (p != null) {
+                return p;
+            }
+        }
+        return null;
+    }
+
     /** A sync caller of this endpoint waiting in {@code chain}, if any. */
     private Pending waitingIn(long chain) {
         Pending s1 = solo;
@@ -1367,7 +1723,7 @@ public final class Endpoint {
     private void startVirtual(Runnable task) {
         Thread.ofVirtual().name("verbatim-rpc-call").start(() -> {
             try {
-                CALL_THREAD.set(Boolean.TRUE);
+                CONTEXT.get().callThread = true;
                 task.run();
             } finally {
                 virtualCalls.release();
@@ -1417,9 +1773,8 @@ public final class Endpoint {
      * objects, which the caller counted as held: give them back, or they would leak until the
      * connection closes.
      */
-    private void releaseUnread(MemorySegment m) {
+    private void releaseUnread(MemorySegment m, long at) {
         int count = m.get(ValueLayout.JAVA_SHORT_UNALIGNED, COUNT) & 0xFFFF;
-        long at = HEADER;
         try {
             for (int i = 0; i < count && at < m.byteSize(); i++) {
                 long end = next(m, at);
@@ -1427,7 +1782,7 @@ public final class Endpoint {
                     long ref = m.get(ValueLayout.JAVA_LONG_UNALIGNED, at + VALUE_HEADER);
                     if ((int) (ref >>> 32) == 0) {
                         int id = (int) ref;
-                        send(RELEASE, 0, 0, id, 1, 0, 0, (s, a) -> { }, null);
+                        answer(RELEASE, 0, 0, id, 1, 0, NOTHING, null);
                     }
                 }
                 at = end;
@@ -1438,47 +1793,74 @@ public final class Endpoint {
     }
 
     /**
-     * Reads the arguments, runs the call (with its chain as this thread's, so nested calls carry it)
-     * and replies. Returns true when an asynchronous method still reads its in-place arguments:
-     * {@code d} is then released when its future completes, not by the caller.
+     * Reads a call's arguments (views and segments in place); null when they cannot be read: the caller
+     * was told why and the connection is closed. A reading thread decodes before it gives the read lock
+     * away: once another thread reads on, a callback's delivery is gone (its area may be reused).
      */
-    private boolean run(Delivery d, MemorySegment m, long callId, long chain, RemoteInterface ri,
-                        RemoteInterface.MethodInfo mi, Object impl) {
-        long[] current = CURRENT_CHAIN.get();
-        long outer = current[0];
-        current[0] = chain;
-        try {
-            return runIn(d, m, callId, ri, mi, impl);
-        } finally {
-            current[0] = outer;
+    private Object[] arguments(Delivery d, MemorySegment m, long callId, RemoteInterface.MethodInfo mi) {
+        if (mi.params.length == 0) {
+            return NO_ARGS;
         }
-    }
-
-    private boolean runIn(Delivery d, MemorySegment m, long callId, RemoteInterface ri, RemoteInterface.MethodInfo mi,
-                          Object impl) {
-        Object[] args = mi.params.length == 0 ? NO_ARGS : new Object[mi.params.length];
+        Object[] args = new Object[mi.params.length];
         long at = HEADER;
         try {
             for (int i = 0; i < args.length; i++) {
                 args[i] = read(d, m, at, mi.params[i], mi);
                 at = next(m, at);
             }
+            return args;
         } catch (RuntimeException e) {
             // a malformed call: the caller learns why, then the connection is dropped (other connections go on)
             String why = "the arguments of " + mi.signature + " could not be read: " + e.getMessage();
             try {
-                fail(FAIL, callId, Reason.PROTOCOL, why);
+                byte[] b = why.getBytes(StandardCharsets.UTF_8);
+                MemorySegment bytes = MemorySegment.ofArray(b);
+                send(FAIL, Reason.PROTOCOL.ordinal(), 1, 0, callId, 0, 0, span(b.length), BODY,
+                        (Body) (s, a) -> putBytes(s, a, bytes), null); // waits for room: nothing comes after it
+            } catch (RuntimeException ignored) {
+                // the connection failed first
             } finally {
                 closeWith("the peer sent " + why);
             }
-            return false;
+            return null;
         }
+    }
+
+    /**
+     * Runs a call whose arguments were read (with its chain as this thread's, so nested calls carry it)
+     * and replies. Returns true when an asynchronous method still reads its in-place arguments: {@code d}
+     * is then released when its future completes, not by the caller.
+     */
+    private boolean run(Delivery d, MemorySegment m, Object[] args, long callId, long chain, RemoteInterface ri,
+                        RemoteInterface.MethodInfo mi, Object impl) {
+        Context c = CONTEXT.get();
+        long outerChain = c.chain;
+        Frame outerFrame = c.frame;
+        c.chain = chain;
+        Frame f = mi.inPlace ? new Frame(m, args, mi, outerFrame) : null;
+        if (f != null) {
+            c.frame = f;
+        }
+        try {
+            return runIn(c, d, f, args, callId, ri, mi, impl);
+        } finally {
+            c.chain = outerChain;
+            c.frame = outerFrame;
+        }
+    }
+
+    private boolean runIn(Context context, Delivery d, Frame frame, Object[] args, long callId, RemoteInterface ri,
+                          RemoteInterface.MethodInfo mi, Object impl) {
         Object result = null;
         Throwable failure = null;
         Running cancellable = null;
-        if (CALL_THREAD.get() != null) { // our own call thread: a CANCEL may interrupt it
+        if (context.callThread) { // our own call thread: a CANCEL may interrupt it
             cancellable = new Running(Thread.currentThread(), null);
             running.put(callId, cancellable);
+        }
+        boolean asyncFrame = mi.async && frame != null;
+        if (asyncFrame) {
+            ASYNC_FRAMES.add(frame); // the method may hand its arguments to another thread before it returns
         }
         try {
             result = Stubs.invoke(ri, mi.index, impl, args);
@@ -1490,6 +1872,9 @@ public final class Endpoint {
                 running.remove(callId, cancellable);
                 Thread.interrupted(); // a cancel's interrupt stops at the call: the reply still goes
             }
+        }
+        if (asyncFrame && (failure != null || !(result instanceof CompletableFuture<?>))) {
+            ASYNC_FRAMES.remove(frame);
         }
         if (failure != null) {
             thrown(callId, failure);
@@ -1504,6 +1889,9 @@ public final class Endpoint {
             f.whenComplete((v, t) -> {
                 r.end();
                 running.remove(callId, r);
+                if (frame != null) {
+                    ASYNC_FRAMES.remove(frame);
+                }
                 try {
                     if (t != null) {
                         thrown(callId, t instanceof java.util.concurrent.CompletionException && t.getCause() != null
@@ -1527,20 +1915,15 @@ public final class Endpoint {
     private void replyValue(long callId, RemoteInterface.MethodInfo mi, Object result) {
         try {
             if (mi.result.tag() == ValueKind.Tag.VOID) {
-                send(REPLY, 0, 0, 0, callId, 0, 0, 0, NOTHING, null, null);
+                answer(REPLY, 0, 0, 0, callId, 0, NOTHING, null);
                 return;
             }
             if (mi.result.primitive()) {
-                send(REPLY, 0, 1, 0, callId, 0, 0, VALUE_HEADER + 8, PRIMITIVE, result, null);
+                answer(REPLY, 0, 1, 0, callId, VALUE_HEADER + 8, PRIMITIVE, result);
                 return;
             }
-            sendLock.lock();
-            try {
-                Planned v = plan(mi.result, result, mi);
-                send(REPLY, 0, 1, 0, callId, 0, 0, span(v.payload), ONE_PLANNED, v, null);
-            } finally {
-                sendLock.unlock();
-            }
+            Planned v = planResult(mi.result, result, mi);
+            answer(REPLY, 0, 1, 0, callId, span(v.payload), ONE_PLANNED, v);
         } catch (RemoteException e) {
             if (e.reason() == Reason.ARGUMENT) {
                 fail(FAIL, callId, Reason.ARGUMENT, "the result of " + mi.signature + " cannot be sent: " + e.getMessage());
@@ -1569,7 +1952,7 @@ public final class Endpoint {
             body += span(n.length) + span(mb == null ? 0 : mb.length);
         }
         try {
-            send(THROWN, 0, parts.size() / 2, 0, callId, 0, body, (s, at) -> {
+            answer(THROWN, 0, parts.size() / 2, 0, callId, body, BODY, (Body) (s, at) -> {
                 for (MemorySegment p : parts) {
                     if (p == null) {
                         s.set(ValueLayout.JAVA_INT_UNALIGNED, at, T_NULL);
@@ -1579,7 +1962,7 @@ public final class Endpoint {
                         at = putBytes(s, at, p);
                     }
                 }
-            }, null);
+            });
         } catch (RuntimeException ignored) {
             // the connection is gone: the caller learns that instead
         }
@@ -1689,7 +2072,12 @@ public final class Endpoint {
     private void dispatch() {
         while (!closed) {
             runQueued();
-            if (callers.get() > 0 || System.nanoTime() - lastCaller < STEP_ASIDE_NANOS) {
+            int ended = callsEnded;
+            if (ended != callsEndedSeen) {
+                callsEndedSeen = ended;
+                callerSeenAt = System.nanoTime();
+            }
+            if (callersWait() || System.nanoTime() - callerSeenAt < STEP_ASIDE_NANOS) {
                 // callers are leading (they read replies themselves; a thread hand-off per reply would
                 // cost a wake-up), so the dispatcher only glances at the connection now and then: a
                 // message nobody waits for (a callback, an asynchronous reply) still goes within ~0.1 ms,
@@ -1697,6 +2085,7 @@ public final class Endpoint {
                 if (recvLock.tryLock()) {
                     try {
                         connection.poll(handler, 64);
+                        tryFlush();
                     } catch (TransportException e) {
                         closeWith(e.getMessage());
                     } catch (Yield y) {
@@ -1718,8 +2107,11 @@ public final class Endpoint {
                 // timeout would restart the spin over and over and burn a core on an idle connection)
                 long spinUntil = System.nanoTime() + DISPATCH_SPIN_NANOS;
                 int n = 0;
-                while (callers.get() == 0 && queued.isEmpty() && recvLock.isHeldByCurrentThread()) {
+                while (!callersWait() && queued.isEmpty() && recvLock.isHeldByCurrentThread()) {
                     n = connection.poll(handler, 64);
+                    if (outboxCount != 0) {
+                        tryFlush();
+                    }
                     long now = System.nanoTime();
                     if (n > 0) {
                         spinUntil = now + DISPATCH_SPIN_NANOS;
@@ -1733,8 +2125,8 @@ public final class Endpoint {
                     }
                     Thread.onSpinWait();
                 }
-                if (n == 0 && callers.get() == 0 && queued.isEmpty() && recvLock.isHeldByCurrentThread()) {
-                    Delivery d = connection.take(Duration.ofMillis(100));
+                if (n == 0 && !callersWait() && queued.isEmpty() && recvLock.isHeldByCurrentThread()) {
+                    Delivery d = connection.take(Duration.ofNanos(waitNanos(100_000_000)));
                     if (d != null) {
                         if (!handle(d, true)) {
                             releaseQuietly(d);
@@ -1758,6 +2150,14 @@ public final class Endpoint {
 
     private long nextExpiry;
 
+    /** How long a reader may sleep in the transport: briefly while the outbox waits for room in the peer's window. */
+    private long waitNanos(long idle) {
+        return outboxCount != 0 ? OUTBOX_RETRY_NANOS : idle;
+    }
+
+    /** How often a reader retries sending the outbox (nothing tells it when the peer's window has room). */
+    private static final long OUTBOX_RETRY_NANOS = 50_000;
+
     /** Times out asynchronous calls whose deadline passed (the dispatcher's job), at most every 0.1 ms. */
     private void expireAsync() {
         long now = System.nanoTime();
@@ -1769,7 +2169,7 @@ public final class Endpoint {
             return;
         }
         for (Pending p : pending.values()) {
-            if (now - p.deadline >= 0) {
+            if (p.caller == null && now - p.deadline() >= 0) { // a synchronous caller times itself out
                 timeOut(p);
             }
         }
@@ -1806,6 +2206,11 @@ public final class Endpoint {
         synchronized (locals) {
             locals.clear();
             localIds.clear();
+        }
+        synchronized (outbox) { // answers nobody can send any more
+            outbox.clear();
+            outboxBytes = 0;
+            outboxCount = 0;
         }
         imported.clear();
         onClose.run();

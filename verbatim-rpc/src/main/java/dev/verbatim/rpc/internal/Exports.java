@@ -30,6 +30,9 @@ public final class Exports {
 
     private final Map<String, Export> byName = new ConcurrentHashMap<>();
     private final Map<Integer, Export> byId = new ConcurrentHashMap<>();
+    /** The first {@link #SMALL} ids, for a lookup per call with no hashing or boxing: copied on write. */
+    private volatile Export[] small = new Export[0];
+    private static final int SMALL = 256;
     private final AtomicInteger ids = new AtomicInteger();
 
     public void export(String name, Class<?> iface, Object impl, ExportOptions options) {
@@ -42,6 +45,15 @@ public final class Exports {
             throw new IllegalStateException("something is already exported as '" + name + "' (use rebind)");
         }
         byId.put(e.id, e);
+        setSmall(e.id, e);
+    }
+
+    private synchronized void setSmall(int id, Export e) {
+        if (id < SMALL) {
+            Export[] t = java.util.Arrays.copyOf(small, Math.max(small.length, id + 1));
+            t[id] = e;
+            small = t;
+        }
     }
 
     /**
@@ -67,6 +79,7 @@ public final class Exports {
         Export e = byName.remove(name);
         if (e != null) {
             byId.remove(e.id);
+            setSmall(e.id, null);
         }
         return e != null;
     }
@@ -82,6 +95,10 @@ public final class Exports {
     }
 
     Export byId(int id) {
-        return byId.get(id);
+        Export[] t = small;
+        if (id >= 0 && id < t.length) {
+            return t[id];
+        }
+        return id < SMALL ? null : byId.get(id);
     }
 }

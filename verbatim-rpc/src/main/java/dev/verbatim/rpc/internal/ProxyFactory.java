@@ -93,8 +93,12 @@ final class ProxyFactory {
         code.aload(0);
         code.getfield(self, "binding", CD_BINDING);
         code.loadConstant(mi.index);
-        code.loadConstant(ps.length);
-        code.anewarray(ConstantDescs.CD_Object);
+        if (ps.length == 0) { // one shared empty array, not one per call
+            code.getstatic(CD_BINDING, "NO_ARGS", ConstantDescs.CD_Object.arrayType());
+        } else {
+            code.loadConstant(ps.length);
+            code.anewarray(ConstantDescs.CD_Object);
+        }
         int slot = 1;
         for (int i = 0; i < ps.length; i++) {
             code.dup();

@@ -9,6 +9,9 @@ package dev.verbatim.rpc.internal;
  *  | kind | flags | count  | target   | call id  | method id / arg  | chain     | values ...
  * </pre>
  *
+ * A {@code REPLY}, the commonest message, has a short header: its first 16 bytes (target 0), then its
+ * value: a null call's reply is 16 bytes, not 32.
+ *
  * The chain (in a {@code CALL}; 0 elsewhere) names the call chain the call belongs to: a top-level
  * call starts a new one, a call made while handling an incoming call carries that call's chain. A
  * receiver runs an incoming call on its thread that waits in the same chain (J-RPC's delegate
@@ -42,6 +45,8 @@ public final class RpcDescriptor {
     private RpcDescriptor() {}
 
     public static final int HEADER = 32;
+    /** The header of a {@code REPLY}: kind, flags, count, 4 bytes of zero, call id. */
+    public static final int REPLY_HEADER = 16;
     public static final int KIND = 0;
     public static final int FLAGS = 1;
     public static final int COUNT = 2;
@@ -78,6 +83,11 @@ public final class RpcDescriptor {
 
     /** Arrays and segments at least this large go as regions written ahead (J-RPC §4.4). */
     public static final int REGION_THRESHOLD = 8 * 1024;
+
+    /** The length of a header of {@code kind}. */
+    public static int headerOf(int kind) {
+        return kind == REPLY ? REPLY_HEADER : HEADER;
+    }
 
     public static long span(long payload) {
         return VALUE_HEADER + ((payload + 7) & ~7L);

@@ -56,7 +56,11 @@ public final class AreaReader {
 
     // reader thread only
     private int area;
+    /** Where {@link #area} starts in the window. */
+    private long areaStart;
     private long position;
+    /** The header word {@link #hasDataAcquire} saw at the position, or 0: {@link #nextAcquire} need not load it again. */
+    private long peeked;
     private int regionCount;
     private final int[] regionArea = new int[MAX_REGIONS];
     private final long[] regionOffset = new long[MAX_REGIONS];
@@ -77,6 +81,7 @@ public final class AreaReader {
         this.areaSize = areaSize;
         this.freed = freed;
         this.pins = new int[areaCount];
+        this.areaStart = areaBase(0, areaSize);
     }
 
     /**
@@ -85,11 +90,38 @@ public final class AreaReader {
      */
     public int nextAcquire() throws ProtocolViolation {
         flyweight.invalidate();
-        while (true) {
-            long base = areaBase(area, areaSize);
-            long word = (long) LONG.getAcquire(window, base + position);
+        long at = areaStart + position;
+        long word = peeked;
+        if (word == 0) {
+            word = (long) LONG.getAcquire(window, at);
             if (word == 0) {
                 return NONE;
+            }
+        }
+        peeked = 0;
+        if ((word >>> 32) == TYPE_DATA) { // the common case, one message: no reserved bits, a frame that fits
+            long payload = (word & 0xFFFF_FFFFL) - HEADER;
+            long span = recordSpan(payload);
+            if (payload >= 0 && position + span + TAIL_RESERVE <= areaSize) {
+                position += span;
+                flyweight.set(area, at + HEADER, (int) payload);
+                messages++;
+                bytes += payload;
+                return MESSAGE;
+            }
+        }
+        return nextRecords(word);
+    }
+
+    /** {@link #nextAcquire} for every other case, from the header {@code word} already read at the position. */
+    private int nextRecords(long word) throws ProtocolViolation {
+        while (true) {
+            long base = areaStart;
+            if (word == 0) {
+                word = (long) LONG.getAcquire(window, base + position);
+                if (word == 0) {
+                    return NONE;
+                }
             }
             int type = AreaDescriptor.type(word);
             long frame = frameLength(word) & 0xFFFF_FFFFL;
@@ -105,6 +137,7 @@ public final class AreaReader {
                     }
                     long at = base + position + HEADER;
                     position += span;
+                    word = 0;
                     if (type == TYPE_SKIP) {
                         continue;
                     }
@@ -141,7 +174,9 @@ public final class AreaReader {
                     }
                     int left = area;
                     area = next;
+                    areaStart = areaBase(next, areaSize);
                     position = 0;
+                    word = 0;
                     seal(left);
                 }
                 default -> throw violation("an unknown record type " + type);
@@ -149,9 +184,15 @@ public final class AreaReader {
         }
     }
 
-    /** Whether a record is published at the reader's position (a cheap peek, no checks). */
+    /**
+     * Whether a record is published at the reader's position (a cheap peek, no checks). A word seen
+     * is kept for the next {@link #nextAcquire}: a published header never changes while the reader
+     * stays at its position. Reader thread only.
+     */
     public boolean hasDataAcquire() {
-        return (long) LONG.getAcquire(window, areaBase(area, areaSize) + position) != 0;
+        long word = (long) LONG.getAcquire(window, areaStart + position);
+        peeked = word;
+        return word != 0;
     }
 
     /** The message {@link #nextAcquire} found, as the reused flyweight of a callback. */

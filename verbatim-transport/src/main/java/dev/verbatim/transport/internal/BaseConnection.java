@@ -37,6 +37,12 @@ public abstract class BaseConnection implements Connection {
     private volatile int peerState = PEER_OPEN;
     private volatile String peerReason;
     private volatile String protocolFailure;
+    /**
+     * Zero while the connection is usable; set once (after the field that says why) when this side
+     * closes, the peer ends or the protocol fails. The per-message paths read only this word and
+     * take the slow paths that read the others when it is set.
+     */
+    private volatile int ended;
     /** Parks of the sending and of the receiving thread: one writer each. */
     protected volatile long sendParks;
     protected volatile long receiveParks;
@@ -60,14 +66,37 @@ public abstract class BaseConnection implements Connection {
     /** Makes room for a record of {@code payload} bytes at the peer; false when back-pressured. */
     protected abstract boolean tryReserve(int payload);
 
-    /** Where the payload of the reserved record is written. */
-    protected abstract MemorySegment reservedSegment(int length);
+    /**
+     * The memory the payload of the reserved record of {@code length} bytes is written into (the
+     * peer's window on shm, the send buffer on tcp); the payload starts at {@link #reservedOffset}.
+     */
+    protected abstract MemorySegment reservedWindow(int length);
+
+    /**
+     * Where in {@link #reservedWindow} the payload of the reserved record starts; the caller may
+     * write {@code length} bytes from there, and publish fewer or nothing.
+     */
+    protected abstract long reservedOffset(int length);
+
+    /** The payload of the reserved record, as a slice. */
+    protected final MemorySegment reservedSegment(int length) {
+        return reservedWindow(length).asSlice(reservedOffset(length), length);
+    }
 
     /** Publishes the reserved record. */
     protected abstract void publish(int type, int length);
 
     /** Reads the next record of this side's window: {@link AreaReader#nextAcquire()} plus what the transport needs. */
     protected abstract int readNext() throws ProtocolViolation;
+
+    /**
+     * Whether a record may be waiting: a cheap look that lets an idle poll return without the full
+     * read. shm looks at the header word at the reader's position; a transport that cannot tell
+     * without reading (tcp) says true.
+     */
+    protected boolean mayHaveRecord() {
+        return true;
+    }
 
     /** Sleeps up to {@code nanos} unless a record is already readable. */
     protected abstract void parkReceiver(long nanos);
@@ -102,6 +131,7 @@ public abstract class BaseConnection implements Connection {
         if (peerState == PEER_OPEN) {
             peerReason = reason;
             peerState = clean ? PEER_CLOSED : PEER_GONE;
+            ended = 1;
         }
         wakeLocalWaiters();
     }
@@ -112,6 +142,7 @@ public abstract class BaseConnection implements Connection {
 
     protected TransportException protocolFailed(ProtocolViolation v) {
         protocolFailure = v.getMessage();
+        ended = 1;
         TransportException e = new TransportException(Reason.PROTOCOL, description + ": " + v.getMessage()
                 + "; the connection was closed");
         close();
@@ -119,6 +150,12 @@ public abstract class BaseConnection implements Connection {
     }
 
     private void checkSendable() {
+        if (ended != 0) {
+            throwIfUnsendable();
+        }
+    }
+
+    private void throwIfUnsendable() {
         if (protocolFailure != null) { // the cause of the close, rather than the close
             throw new TransportException(Reason.PROTOCOL, description + ": " + protocolFailure);
         }
@@ -153,7 +190,7 @@ public abstract class BaseConnection implements Connection {
                 backPressured++;
                 return null;
             }
-            return claim.open(reservedSegment(length), TYPE_DATA);
+            return claim.open(reservedWindow(length), reservedOffset(length), length, TYPE_DATA);
         } catch (IllegalStateException e) {
             throw closedOr(e);
         } catch (InternalError e) {
@@ -169,7 +206,7 @@ public abstract class BaseConnection implements Connection {
         }
         try {
             awaitSpace(length);
-            return claim.open(reservedSegment(length), TYPE_DATA);
+            return claim.open(reservedWindow(length), reservedOffset(length), length, TYPE_DATA);
         } catch (IllegalStateException e) {
             throw closedOr(e);
         } catch (InternalError e) {
@@ -270,6 +307,9 @@ public abstract class BaseConnection implements Connection {
     }
 
     private void checkLength(long length) {
+        if (length >= 0 && length <= maxMessageLength()) {
+            return;
+        }
         if (length < 0) {
             throw new IllegalArgumentException("message length must not be negative: " + length);
         }
@@ -279,13 +319,22 @@ public abstract class BaseConnection implements Connection {
         }
     }
 
+    /**
+     * The claim flyweight. It keeps where the claimed bytes are, not a slice of them: {@link #segment()}
+     * cuts the slice when asked, so a caller that only writes through it (the usual case) allocates
+     * nothing once the JIT has inlined the call (escape analysis).
+     */
     private final class ClaimImpl implements Claim {
         boolean open;
         int type;
-        MemorySegment segment;
+        MemorySegment window;
+        long offset;
+        int length;
 
-        Claim open(MemorySegment s, int t) {
-            segment = s;
+        Claim open(MemorySegment w, long at, int n, int t) {
+            window = w;
+            offset = at;
+            length = n;
             type = t;
             open = true;
             return this;
@@ -296,15 +345,12 @@ public abstract class BaseConnection implements Connection {
             if (!open) {
                 throw new IllegalStateException("the claim was already committed or aborted");
             }
-            return segment;
+            return window.asSlice(offset, length);
         }
 
         @Override
         public void commit() {
-            if (!open) {
-                throw new IllegalStateException("the claim was already committed or aborted");
-            }
-            commit((int) segment.byteSize());
+            commit(length);
         }
 
         @Override
@@ -312,12 +358,12 @@ public abstract class BaseConnection implements Connection {
             if (!open) {
                 throw new IllegalStateException("the claim was already committed or aborted");
             }
-            if (length < 0 || length > segment.byteSize()) {
-                throw new IllegalArgumentException("a claim of " + segment.byteSize() + " bytes cannot commit " + length);
+            if (length < 0 || length > this.length) {
+                throw new IllegalArgumentException("a claim of " + this.length + " bytes cannot commit " + length);
             }
             open = false;
+            window = null;
             checkSendable();
-            segment = null;
             try {
                 publish(type, length);
             } catch (IllegalStateException e) {
@@ -340,13 +386,29 @@ public abstract class BaseConnection implements Connection {
                 throw new IllegalStateException("the claim was already committed or aborted");
             }
             open = false;
-            segment = null;
+            window = null;
         }
     }
 
     // ------------------------------------------------------------------ receive
 
     private int next() {
+        if (ended == 0) {
+            try {
+                return readNext();
+            } catch (ProtocolViolation v) {
+                throw protocolFailed(v);
+            } catch (IllegalStateException e) {
+                throw closedOr(e);
+            } catch (InternalError e) {
+                throw truncated(e);
+            }
+        }
+        return nextAfterEnd();
+    }
+
+    /** {@link #next()} once the connection ended: what the peer committed before it went is still delivered. */
+    private int nextAfterEnd() {
         if (protocolFailure != null) { // the cause of the close, rather than the close
             throw new TransportException(Reason.PROTOCOL, description + ": " + protocolFailure);
         }
@@ -372,8 +434,33 @@ public abstract class BaseConnection implements Connection {
         return r;
     }
 
+    /**
+     * True when an idle poll can return at once: nothing was ended and nothing is published. The
+     * polls look here first and read (in methods of their own) only when something may be there:
+     * a receiver that spins calls poll far more often than a message comes, and the JIT compiles
+     * the code of a call by how often each branch was taken, so reading and handling a message
+     * kept inline with the spin would be compiled as a rare branch (calls not inlined, slices
+     * allocated), slower each time a message does come.
+     */
+    private boolean idle() {
+        if (ended != 0) {
+            return false;
+        }
+        try {
+            return !mayHaveRecord();
+        } catch (IllegalStateException e) {
+            throw closedOr(e);
+        } catch (InternalError e) {
+            throw truncated(e);
+        }
+    }
+
     @Override
     public Delivery poll() {
+        return idle() ? null : pollArrived();
+    }
+
+    private Delivery pollArrived() {
         if (next() != AreaReader.MESSAGE) {
             return null;
         }
@@ -385,6 +472,10 @@ public abstract class BaseConnection implements Connection {
     @Override
     public int poll(DeliveryHandler handler, int limit) {
         Objects.requireNonNull(handler, "handler");
+        return idle() ? 0 : pollArrived(handler, limit);
+    }
+
+    private int pollArrived(DeliveryHandler handler, int limit) {
         int n = 0;
         while (n < limit) {
             int r;
@@ -471,6 +562,7 @@ public abstract class BaseConnection implements Connection {
                 return;
             }
             closed = true;
+            ended = 1;
         }
         wakeLocalWaiters();
         closeTransport(peerState == PEER_OPEN);

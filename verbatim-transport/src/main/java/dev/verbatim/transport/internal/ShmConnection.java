@@ -110,8 +110,13 @@ public final class ShmConnection extends BaseConnection {
     }
 
     @Override
-    protected MemorySegment reservedSegment(int length) {
-        return peerWindow.asSlice(writer.payloadOffset(), length);
+    protected MemorySegment reservedWindow(int length) {
+        return peerWindow;
+    }
+
+    @Override
+    protected long reservedOffset(int length) {
+        return writer.payloadOffset(length);
     }
 
     @Override
@@ -143,6 +148,11 @@ public final class ShmConnection extends BaseConnection {
     @Override
     protected int readNext() throws ProtocolViolation {
         return reader.nextAcquire();
+    }
+
+    @Override
+    protected boolean mayHaveRecord() {
+        return reader.hasDataAcquire();
     }
 
     @Override

@@ -163,12 +163,17 @@ public final class TcpConnection extends BaseConnection {
     }
 
     @Override
-    protected MemorySegment reservedSegment(int length) {
+    protected MemorySegment reservedWindow(int length) {
         long need = NEXT_SPAN + HEADER + ((length + 7L) & ~7L);
         if (need > sendWindow.byteSize()) {
             grow(need);
         }
-        return sendWindow.asSlice(NEXT_SPAN + HEADER, length);
+        return sendWindow;
+    }
+
+    @Override
+    protected long reservedOffset(int length) {
+        return NEXT_SPAN + HEADER;
     }
 
     private void grow(long need) {
@@ -528,8 +533,8 @@ public final class TcpConnection extends BaseConnection {
                     }
                     applyNotices(notices);
                     staging.position(p + HEADER);
-                    partialOffset = pumpWriter.payloadOffset();
                     partialRemaining = (length + 7) & ~7L;
+                    partialOffset = pumpWriter.payloadOffset(partialRemaining);
                     partialType = type;
                     partialLength = (int) length;
                     if (partialRemaining == 0) {

@@ -114,7 +114,7 @@ class ShmRogueTest {
             try (Rogue r = rogue.get(); c) {
                 // one good message first: it is delivered before the bad record is found
                 AreaWriter good = new AreaWriter(r.window(), 8, 2 << 20);
-                r.window().asSlice(good.payloadOffset(), 3).copyFrom(MemorySegment.ofArray(new byte[] {7, 8, 9}));
+                r.window().asSlice(good.payloadOffset(3), 3).copyFrom(MemorySegment.ofArray(new byte[] {7, 8, 9}));
                 good.publishRelease(AreaDescriptor.TYPE_DATA, 3);
                 long at = AREA0 + good.placement.position();
                 scribble.accept(r.window().asSlice(at));
