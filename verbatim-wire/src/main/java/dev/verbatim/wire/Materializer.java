@@ -164,6 +164,8 @@ final class Materializer {
         if (k != 0) return other(r, c);
         int o = offset(r, c);
         Object v = c.create();
+        keys[r] = c.key; // remembered at once: a cycle back to it (a ring of nodes) must end the chain
+        memo[r] = v;
         chained = o;
         return v;
     }

@@ -77,6 +77,23 @@ class MaterializerTest {
     }
 
     @Test
+    void aRingOfNodesEndsTheChainWhereItCloses() {
+        // The chain loop fills each new node next; a node must be remembered as soon as it is created, or a ring is
+        // followed forever (one new copy per turn).
+        Node self = new Node(7);
+        self.next = self;
+        Node back = roundTrip(self).materialize(Node.class);
+        assertSame(back, back.next);
+        Node a = new Node(0);
+        a.next = new Node(1);
+        a.next.next = new Node(2);
+        a.next.next.next = a;
+        Node c = roundTrip(a).materialize(Node.class);
+        assertSame(c, c.next.next.next);
+        assertEquals(2, c.next.next.value);
+    }
+
+    @Test
     void aChainStartingInTheMiddleOfAnotherChainIsFilledOnce() {
         // Materializing twice from two roots that share the tail: each copy is complete and independent.
         Node a = new Node(1);
