@@ -56,11 +56,11 @@ class MatCode {
 
     /** The code of binding {@code b}, made once (generated for records and classes). */
     static MatCode of(Binding b) {
-        Object c = b.materializer;
-        if (c != null) return (MatCode) c;
+        MatCode c = b.materializer;
+        if (c != null) return c;
         synchronized (LOCK) {
             c = b.materializer;
-            if (c != null) return (MatCode) c;
+            if (c != null) return c;
             int k = kindOf(b.r);
             MatCode made;
             if (k == RECORD || k == CLASS) {

@@ -155,7 +155,12 @@ final class Materializer {
     /** The offset of the object {@link #chain} created last, or -1: the generated fill fills it next. */
     private int chained = -1;
 
-    /** {@link #cls} for a field of a class's own binding: a new instance is not queued but left for {@link #chained}. */
+    /**
+     * {@link #cls} for a field of a class's own binding (the next node of a list): a new instance is not queued but
+     * left for {@link #chained}, so the generated fill fills it next in its loop, with no queue traffic per node. It
+     * is put in the memo at once, like every other object: a reference back into the chain (a ring) must find it and
+     * end the loop, not create another copy.
+     */
     Object chain(int r, MatCode c) {
         if (r == NULL_REF) return null;
         if (Integer.compareUnsigned(r, objects) >= 0) throw outOfRange(r);
