@@ -41,8 +41,8 @@ final class Binding {
     volatile MethodHandle viewCtor;
     /** A view instance (over nothing) whose {@code make} builds views; set with {@link #viewCtor}. */
     volatile ViewBase prototype;
-    /** Materializer support, set on first use. */
-    volatile Object materializer;
+    /** How the materializer copies objects of this binding ({@link MatCode#of}): generated once, on first use. */
+    volatile MatCode materializer;
 
     private Binding(int id, Shape w, JType r) {
         this.id = id;

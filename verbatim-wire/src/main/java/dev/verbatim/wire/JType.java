@@ -47,7 +47,6 @@ final class JType {
 
     // Generated code, created on first use.
     volatile StructWriter writer;
-    volatile Object materializerState;
     /** The binding used for the last root read as this type: messages of one stream repeat it. */
     volatile Binding lastRoot;
 

@@ -1,158 +1,515 @@
 package dev.verbatim.wire;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
+import java.lang.foreign.ValueLayout;
 import java.lang.reflect.Array;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 import static dev.verbatim.wire.MessageDescriptor.*;
 
 /**
- * Copies a validated graph into heap objects, without recursion: (1) discover the reachable objects and
- * create every class instance, array and list (their identity exists before their contents); (2) build the
- * records, each after the records it holds (a cycle through records alone cannot be built: refused);
- * (3) fill the fields of classes and the elements of arrays and lists. Sharing and cycles are preserved.
+ * Copies a validated graph into heap objects, in one pass over the objects it reaches and without recursion.
+ *
+ * <p>Each object is read with the {@link MatCode} of its binding (generated code for records and classes) and
+ * remembered in a memo indexed by object index, so sharing and cycles are preserved: {@code keys[i]} is the code the
+ * object was read with and {@code memo[i]} the heap object (an object read with a second binding, rare, goes to a
+ * map). A class, array or list exists as soon as it is met (its identity is what cycles need) and is queued to be
+ * filled later; a record is built by an explicit depth-first walk over the records it holds, after them, so a
+ * million-element chain of records takes a million-frame array, not a million-frame thread stack; a cycle through
+ * records alone cannot be built and is refused ({@link WireSchemaException}). Queued objects are filled until the
+ * queue is empty.
+ *
+ * <p>Every reference is read from the message once (a record's record fields twice: when walking, and when
+ * building) and checked each time: in range, and naming an object whose type (from the validated copy of the object
+ * table, {@link Message#entries}) is the one the binding expects; the validated entry then guarantees the object
+ * fits. Lengths are read once, when an array or list is created, and checked to fit. So memory changed after
+ * validation yields at worst a {@link WireFormatException}.
  *
  * <p>Not thread-safe: one per materialization.
  */
 final class Materializer {
+    /** The memo of a record on the walk's stack, not built yet. */
     private static final Object PENDING = new Object();
 
-    private final Message m;
-    private final MemorySegment seg;
+    final Message msg;
+    /** Read by generated code. */
+    final MemorySegment seg;
+    private final long[] entries;
+    private final Shape[] ids;
+    private final int objects;
+    /** Per object: 1 + the binding id of the code it was read with, 0 if not read yet (ints: no GC barrier per store). */
+    private final int[] keys;
     private final Object[] memo;
-    private final Binding[] memoBinding;
-    private Map<Long, Object> extra;
+    /** Objects read with a second code: (index << 32 | binding id) to the object. */
+    private HashMap<Long, Object> extra;
 
-    // Work lists: (object index, concrete binding).
-    private int[] idx = new int[16];
-    /** Array and list lengths as read when their objects were created: checked again when they are filled. */
-    private int[] lens = new int[16];
-    private int lastLength;
-    private Binding[] bind = new Binding[16];
-    private int size;
+    /**
+     * Classes, arrays and lists to fill: the object and its code at {@code 2j, 2j + 1} of {@code qObj}, its offset and
+     * (arrays, lists) the length it was created with at {@code 2j, 2j + 1} of {@code qInt}.
+     */
+    private Object[] qObj;
+    private int[] qInt;
+    private int queued;
+
+    /** The walk that builds records: object index and code per frame; the top frame is being built. */
+    private int[] sIdx;
+    private MatCode[] sCode;
+    private int depth;
 
     Materializer(Message m) {
-        this.m = m;
+        this.msg = m;
         this.seg = m.seg;
-        this.memo = new Object[m.objects];
-        this.memoBinding = new Binding[m.objects];
+        this.entries = m.entries;
+        this.ids = m.ids;
+        this.objects = m.objects;
+        this.keys = new int[objects];
+        this.memo = new Object[objects];
     }
 
+    /** Object {@code root} read with binding {@code b}, and everything it reaches. */
     Object run(int root, Binding b) {
-        b = concrete(root, b);
-        if (isValue(b)) return value(root, b);
-        discover(root, b);
-        buildRecords();
-        int n = size;
-        for (int j = 0; j < n; j++) fill(idx[j], bind[j], lens[j]);
-        return get(root, b);
+        return run(root, MatCode.of(b));
     }
 
-    // ------------------------------------------------------------------ phase 1
+    private Object run(int root, MatCode c) {
+        Object v = ref(root, c);
+        drain();
+        return v;
+    }
 
-    private void discover(int root, Binding rb) {
-        put(root, rb, create(root, rb));
-        push(root, rb);
-        for (int cursor = 0; cursor < size; cursor++) {
-            int i = idx[cursor];
-            Binding b = bind[cursor];
-            forEachChild(i, b, (r, cb) -> {
-                Binding c = concrete(r, cb);
-                if (isValue(c)) return;
-                if (has(r, c)) return;
-                put(r, c, create(r, c));
-                push(r, c);
-            });
+    /** The root's code per (requested class, root shape), found by identity hash: a cheaper probe than the class's {@code ClassValue}. */
+    private record Root(Class<?> type, Shape w, MatCode code) {}
+
+    /** Racy by design: entries are immutable, a lost or stale one is only a miss. */
+    private static final Root[] ROOTS = new Root[64];
+
+    /** {@link Message#materialize}: the root (not null) and everything it reaches, as {@code type}. */
+    static Object materialize(Message m, Class<?> type) {
+        Shape w = m.shapeOf(0);
+        int h = System.identityHashCode(type) & (ROOTS.length - 1);
+        Root e = ROOTS[h];
+        MatCode c;
+        if (e != null && e.type == type && e.w == w) {
+            c = e.code;
+        } else {
+            c = MatCode.of(m.rootBinding(w, Schema.of(type)));
+            ROOTS[h] = new Root(type, w, c);
+        }
+        return new Materializer(m).run(0, c);
+    }
+
+    private void drain() {
+        while (queued > 0) {
+            int j = 2 * --queued;
+            Object target = qObj[j];
+            MatCode c = (MatCode) qObj[j + 1];
+            switch (c.kind) {
+                case MatCode.CLASS -> c.fill(this, target, qInt[j]);
+                case MatCode.REF_ARRAY -> fillArray((Object[]) target, c.element, qInt[j], qInt[j + 1]);
+                default -> fillList(target, c.element, qInt[j], qInt[j + 1]);
+            }
         }
     }
 
-    private interface ChildVisitor { void visit(int r, Binding b); }
+    // ------------------------------------------------------------------ called by generated code
 
-    /** The references an object holds, with the binding each is read with. */
-    private void forEachChild(int i, Binding b, ChildVisitor v) {
-        switch (b.r.jkind) {
-            case JType.RECORD, JType.CLASS -> {
-                long o = m.objectOffset(i, b.w);
-                for (int j = 0; j < b.source.length; j++) {
-                    Shape.Field src = b.source[j];
-                    Binding c = b.children[j];
-                    if (src == null || c == null || !src.isReference()) continue;
-                    int r = seg.get(I32, o + src.offset);
-                    if (r != NULL_REF) v.visit(r, c);
-                }
-            }
-            case JType.REF_ARRAY, JType.LIST -> {
-                if (b.element.r.jkind == JType.ENUM) return;
-                long o = m.objectOffset(i, b.w);
-                int n = m.arrayLength(o, b.w);
-                for (int k = 0; k < n; k++) {
-                    int r = seg.get(I32, o + 4 + 4L * k);
-                    if (r != NULL_REF) v.visit(r, b.element);
-                }
-            }
+    /** A boolean field's byte: 0 or 1 (validated; checked again, the memory may have changed). */
+    static boolean bool(int x) {
+        if ((x & ~1) != 0) throw Message.changed(-1, "boolean not 0 or 1");
+        return x != 0;
+    }
+
+    static boolean bool(MemorySegment seg, long at) {
+        int x = seg.get(I8, at);
+        if ((x & ~1) != 0) throw Message.changed(at, "boolean not 0 or 1");
+        return x != 0;
+    }
+
+    /** An enum constant from its ordinal, or null. */
+    Object enm(int ordinal, MatCode c) {
+        if (ordinal == NULL_REF) return null;
+        Binding b = c.b;
+        if (ordinal < 0 || ordinal >= b.enumValues.length) throw Message.changed(-1, "enum ordinal out of range");
+        return b.enumValue(ordinal);
+    }
+
+    /** A reference to a class: the instance (created and queued to be filled on first sight), or null. */
+    Object cls(int r, MatCode c) {
+        if (r == NULL_REF) return null;
+        if (Integer.compareUnsigned(r, objects) >= 0) throw outOfRange(r);
+        int k = keys[r];
+        if (k == c.key) return memo[r];
+        if (k != 0) return other(r, c);
+        int o = offset(r, c);
+        Object v = c.create();
+        keys[r] = c.key;
+        memo[r] = v;
+        enqueue(v, c, o, 0);
+        return v;
+    }
+
+    /** The offset of the object {@link #chain} created last, or -1: the generated fill fills it next. */
+    private int chained = -1;
+
+    /**
+     * {@link #cls} for a field of a class's own binding (the next node of a list): a new instance is not queued but
+     * left for {@link #chained}, so the generated fill fills it next in its loop, with no queue traffic per node. It
+     * is put in the memo at once, like every other object: a reference back into the chain (a ring) must find it and
+     * end the loop, not create another copy.
+     */
+    Object chain(int r, MatCode c) {
+        if (r == NULL_REF) return null;
+        if (Integer.compareUnsigned(r, objects) >= 0) throw outOfRange(r);
+        int k = keys[r];
+        if (k == c.key) return memo[r];
+        if (k != 0) return other(r, c);
+        int o = offset(r, c);
+        Object v = c.create();
+        keys[r] = c.key; // remembered at once: a cycle back to it (a ring of nodes) must end the chain
+        memo[r] = v;
+        chained = o;
+        return v;
+    }
+
+    /** The offset of the instance {@link #chain} just created (and forgets it), or -1 if it created none. */
+    int chained() {
+        int o = chained;
+        chained = -1;
+        return o;
+    }
+
+    /**
+     * A reference to a record: the record, built now with the records it holds unless built before. Inside the walk
+     * (a record being built) it must be built already: the walk built every record its fields named, unless the
+     * memory changed since.
+     */
+    Object rec(int r, MatCode c) {
+        if (r == NULL_REF) return null;
+        if (Integer.compareUnsigned(r, objects) >= 0) throw outOfRange(r);
+        int k = keys[r];
+        if (k == c.key) {
+            Object v = memo[r];
+            if (v != PENDING) return v;
+            throw Message.changed(-1, "reference to record " + r + " that is not built");
+        }
+        if (k != 0) return other(r, c);
+        int o = offset(r, c);
+        if (depth > 0) throw Message.changed(-1, "reference to record " + r + " that is not built");
+        if (!c.recordChildren) {
+            Object v = c.construct(this, o);
+            keys[r] = c.key;
+            memo[r] = v;
+            return v;
+        }
+        return build(r, c, o);
+    }
+
+    /** A reference to a string: the string, read on first sight. */
+    Object str(int r, MatCode c) {
+        if (r == NULL_REF) return null;
+        if (Integer.compareUnsigned(r, objects) >= 0) throw outOfRange(r);
+        int k = keys[r];
+        if (k == c.key) return memo[r];
+        if (k != 0) return other(r, c);
+        String v = readString(msg, offset(r, c));
+        keys[r] = c.key;
+        memo[r] = v;
+        return v;
+    }
+
+    /** Any other reference (boxes, primitive arrays, views, arrays, lists, sealed types), or null. */
+    Object ref(int r, MatCode c) {
+        if (r == NULL_REF) return null;
+        if (Integer.compareUnsigned(r, objects) >= 0) throw outOfRange(r);
+        if (c.kind == MatCode.SEALED) {
+            MatCode v = c.variantFor(shapeOf(r));
+            if (v == null) throw wrongType(r);
+            c = v;
+        }
+        switch (c.kind) {
+            case MatCode.CLASS -> { return cls(r, c); }
+            case MatCode.RECORD -> { return rec(r, c); }
+            case MatCode.STRING -> { return str(r, c); }
             default -> { }
         }
-    }
-
-    /** For a sealed binding, the binding of the case the object actually is. */
-    private Binding concrete(int r, Binding b) {
-        if (b.r.jkind != JType.SEALED) return b;
-        Binding vb = b.variantFor(m.shapeOf(r));
-        if (vb == null) throw Message.changed(-1, "object " + r + " of the wrong type");
-        return vb;
-    }
-
-    /** Types whose objects hold no references: built directly, no identity bookkeeping needed beyond the memo. */
-    private static boolean isValue(Binding b) {
-        int k = b.r.jkind;
-        return k == JType.STRING || k == JType.CHARSEQ || k == JType.BOXED || k == JType.PRIM_ARRAY || k == JType.ARRAY_VIEW
-                || k == JType.IFACE;
-    }
-
-    private Object create(int i, Binding b) {
-        JType t = b.r;
-        switch (t.jkind) {
-            case JType.RECORD -> {
-                m.objectOffset(i, b.w);
-                return PENDING;
+        Object v = get(r, c);
+        if (v != null) return v;
+        long o = offset(r, c);
+        switch (c.kind) {
+            case MatCode.VALUE -> v = readValue(msg, r, c.b);
+            case MatCode.VIEW -> v = msg.readRef(r, c.b);
+            case MatCode.REF_ARRAY -> {
+                int n = msg.arrayLength(o, c.w);
+                v = Array.newInstance(c.component, n);
+                enqueue(v, c, (int) o, n);
             }
-            case JType.CLASS -> {
-                m.objectOffset(i, b.w);
-                try {
-                    return ctors(t).noArg.invokeExact();
-                } catch (RuntimeException | Error e) {
-                    throw e;
-                } catch (Throwable e) {
-                    throw new IllegalStateException("constructing " + t.raw.getName() + " failed", e);
+            case MatCode.LIST -> {
+                int n = msg.arrayLength(o, c.w);
+                v = new ArrayList<>(n);
+                enqueue(v, c, (int) o, n);
+            }
+            default -> throw new IllegalStateException("not a reference: " + c);
+        }
+        put(r, c, v);
+        return v;
+    }
+
+    /**
+     * Called by a record's generated {@link MatCode#descend}: true if the record {@code r} (of code {@code c}, or a
+     * record case of sealed {@code c}) is not built yet and was pushed on the walk; false if it is built (or built
+     * now, when it holds no records), null, or not a record.
+     */
+    boolean descend(int r, MatCode c) {
+        if (r == NULL_REF) return false;
+        if (Integer.compareUnsigned(r, objects) >= 0) throw outOfRange(r);
+        if (c.kind == MatCode.SEALED) {
+            MatCode v = c.variantFor(shapeOf(r));
+            if (v == null) throw wrongType(r);
+            if (v.kind != MatCode.RECORD) return false;
+            c = v;
+        }
+        int k = keys[r];
+        if (k != c.key && k != 0) return descendOther(r, c);
+        if (k != 0) {
+            if (memo[r] == PENDING) throw cycle(c);
+            return false;
+        }
+        int o = offset(r, c);
+        if (!c.recordChildren) {
+            Object v = c.construct(this, o);
+            keys[r] = c.key;
+            memo[r] = v;
+            return false;
+        }
+        keys[r] = c.key;
+        memo[r] = PENDING;
+        push(r, c);
+        return true;
+    }
+
+    /** {@link #descend} for an object first read with another code. */
+    private boolean descendOther(int r, MatCode c) {
+        Object v = get(r, c);
+        if (v == PENDING) throw cycle(c);
+        if (v != null) return false;
+        int o = offset(r, c);
+        if (!c.recordChildren) {
+            put(r, c, c.construct(this, o));
+            return false;
+        }
+        put(r, c, PENDING);
+        push(r, c);
+        return true;
+    }
+
+    // ------------------------------------------------------------------ records
+
+    /** Builds record {@code r} after the records it holds, walking them depth first with an explicit stack. */
+    private Object build(int r, MatCode c, int o) {
+        put(r, c, PENDING);
+        push(r, c);
+        while (depth > 0) {
+            int top = depth - 1;
+            int i = sIdx[top];
+            MatCode k = sCode[top];
+            if (i >= 0) {
+                if (k.descend(this, offsetOf(i))) {
+                    // A record with one field that may hold a record needs no second look: its record is built next.
+                    if (k.oneRecordField) sIdx[top] = ~i;
+                    continue;
                 }
+            } else {
+                i = ~i;
             }
-            case JType.REF_ARRAY -> {
-                lastLength = m.arrayLength(m.objectOffset(i, b.w), b.w);
-                return Array.newInstance(t.element.raw, lastLength);
-            }
-            case JType.LIST -> {
-                lastLength = m.arrayLength(m.objectOffset(i, b.w), b.w);
-                return new ArrayList<>(lastLength);
-            }
-            default -> throw new IllegalStateException("not a container: " + t);
+            Object v = k.construct(this, offsetOf(i));
+            depth = top;
+            put(i, k, v);
+        }
+        return get(r, c);
+    }
+
+    private void push(int r, MatCode c) {
+        if (sIdx == null) {
+            int cap = Math.min(objects, 1024);
+            sIdx = new int[cap];
+            sCode = new MatCode[cap];
+        } else if (depth == sIdx.length) {
+            sIdx = Arrays.copyOf(sIdx, depth * 2);
+            sCode = Arrays.copyOf(sCode, depth * 2);
+        }
+        sIdx[depth] = r;
+        sCode[depth++] = c;
+    }
+
+    private static WireSchemaException cycle(MatCode c) {
+        return new WireSchemaException("the graph has a cycle through record " + c.b.r.raw.getName()
+                + ", which cannot be built (a record needs its fields first); read it through a view or use a class");
+    }
+
+    // ------------------------------------------------------------------ arrays and lists
+
+    private void fillArray(Object[] a, MatCode e, int o, int n) {
+        long base = o + (long) ARRAY_LENGTH_OFFSET + 4;
+        switch (e.kind) {
+            case MatCode.ENUM -> { for (int k = 0; k < n; k++) a[k] = enm(seg.get(I32, base + 4L * k), e); }
+            case MatCode.CLASS -> { for (int k = 0; k < n; k++) a[k] = cls(seg.get(I32, base + 4L * k), e); }
+            case MatCode.RECORD -> { for (int k = 0; k < n; k++) a[k] = rec(seg.get(I32, base + 4L * k), e); }
+            case MatCode.STRING -> { for (int k = 0; k < n; k++) a[k] = str(seg.get(I32, base + 4L * k), e); }
+            default -> { for (int k = 0; k < n; k++) a[k] = ref(seg.get(I32, base + 4L * k), e); }
         }
     }
 
-    /** Objects without references (strings, boxes, primitive arrays) and views, memoized for sharing. */
-    private Object value(int r, Binding b) {
-        Object cached = get(r, b);
-        if (cached != null) return cached;
-        int k = b.r.jkind;
-        Object v = k == JType.STRING || k == JType.BOXED || k == JType.PRIM_ARRAY ? readValue(m, r, b) : m.readRef(r, b);
-        put(r, b, v);
+    @SuppressWarnings("unchecked")
+    private void fillList(Object target, MatCode e, int o, int n) {
+        List<Object> list = (List<Object>) target;
+        long base = o + (long) ARRAY_LENGTH_OFFSET + 4;
+        switch (e.kind) {
+            case MatCode.ENUM -> { for (int k = 0; k < n; k++) list.add(enm(seg.get(I32, base + 4L * k), e)); }
+            case MatCode.CLASS -> { for (int k = 0; k < n; k++) list.add(cls(seg.get(I32, base + 4L * k), e)); }
+            case MatCode.RECORD -> { for (int k = 0; k < n; k++) list.add(rec(seg.get(I32, base + 4L * k), e)); }
+            case MatCode.STRING -> { for (int k = 0; k < n; k++) list.add(str(seg.get(I32, base + 4L * k), e)); }
+            default -> { for (int k = 0; k < n; k++) list.add(ref(seg.get(I32, base + 4L * k), e)); }
+        }
+    }
+
+    private void enqueue(Object v, MatCode c, int o, int n) {
+        int j = 2 * queued;
+        if (qObj == null) {
+            qObj = new Object[8];
+            qInt = new int[8];
+        } else if (j == qObj.length) {
+            qObj = Arrays.copyOf(qObj, 2 * j);
+            qInt = Arrays.copyOf(qInt, 2 * j);
+        }
+        qObj[j] = v;
+        qObj[j + 1] = c;
+        qInt[j] = o;
+        qInt[j + 1] = n;
+        queued++;
+    }
+
+    // ------------------------------------------------------------------ the object table and the memo
+
+    /** The shape of object {@code r} (in range), from the validated table. */
+    private Shape shapeOf(int r) {
+        Shape s = WireReader.shapeOf(entryType(entries[r]), ids);
+        if (s == null) throw wrongType(r);
+        return s;
+    }
+
+    /** The offset of object {@code r} (in range), which must be of the code's shape: then validation proved it fits. */
+    private int offset(int r, MatCode c) {
+        long e = entries[r];
+        if (WireReader.shapeOf(entryType(e), ids) != c.w) throw wrongType(r);
+        return entryOffset(e);
+    }
+
+    private long offsetOf(int r) { return entryOffset(entries[r]); }
+
+    private static WireFormatException outOfRange(int r) {
+        return Message.changed(-1, "reference " + Integer.toUnsignedString(r) + " out of range");
+    }
+
+    private static WireFormatException wrongType(int r) {
+        return Message.changed(-1, "object " + r + " of the wrong type");
+    }
+
+    /** The object (or PENDING) read from {@code r} with code {@code c}, or null. */
+    private Object get(int r, MatCode c) {
+        int k = keys[r];
+        if (k == c.key) return memo[r];
+        if (k == 0 || extra == null) return null;
+        return extra.get(key(r, c));
+    }
+
+    private void put(int r, MatCode c, Object v) {
+        int k = keys[r];
+        if (k == 0 || k == c.key) {
+            keys[r] = c.key;
+            memo[r] = v;
+        } else {
+            if (extra == null) extra = new HashMap<>();
+            extra.put(key(r, c), v);
+        }
+    }
+
+    private static long key(int r, MatCode c) { return ((long) r << 32) | (c.id & 0xFFFFFFFFL); }
+
+    /** {@link #cls}, {@link #rec} or {@link #str} for an object first read with another code (the rare path). */
+    private Object other(int r, MatCode c) {
+        Object v = get(r, c);
+        if (v == PENDING) throw Message.changed(-1, "reference to record " + r + " that is not built");
+        if (v != null) return v;
+        int o = offset(r, c);
+        switch (c.kind) {
+            case MatCode.CLASS -> {
+                v = c.create();
+                put(r, c, v);
+                enqueue(v, c, o, 0);
+            }
+            case MatCode.RECORD -> {
+                if (depth > 0) throw Message.changed(-1, "reference to record " + r + " that is not built");
+                if (!c.recordChildren) put(r, c, v = c.construct(this, o));
+                else v = build(r, c, o);
+            }
+            case MatCode.STRING -> put(r, c, v = readString(msg, o));
+            default -> throw new IllegalStateException("not a record, class or string: " + c);
+        }
         return v;
+    }
+
+    // ------------------------------------------------------------------ values
+
+    /** Strings up to this many chars are read a word at a time (a bulk copy costs more than it saves for them). */
+    private static final int SHORT_STRING = 64;
+
+    /**
+     * The string at {@code o}, exactly as written (unpaired surrogates included), its length (read again: the memory
+     * may have changed) checked to fit before the tables.
+     *
+     * <p>Short strings are read in 8-byte words from the object's start: the object starts 8-aligned and its chars end
+     * before the tables, which start 8-aligned, so every word read lies inside the message (the first one too: the
+     * validated object holds at least its 4-byte header).
+     */
+    static String readString(Message m, long o) {
+        MemorySegment seg = m.seg;
+        long w = seg.get(I64, o);
+        int h = (int) w;
+        int n = h & ~STRING_UTF16_BIT;
+        boolean utf16 = (h & STRING_UTF16_BIT) != 0;
+        long end = o + STRING_DATA_OFFSET + (utf16 ? 2L * n : n);
+        if (end > m.tail) throw Message.changed(o, "string length out of range");
+        if (n > SHORT_STRING) {
+            long data = o + STRING_DATA_OFFSET;
+            if (utf16) {
+                char[] c = new char[n];
+                MemorySegment.copy(seg, U16, data, c, 0, n);
+                return new String(c);
+            }
+            byte[] a = new byte[n];
+            MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, data, a, 0, n);
+            return new String(a, StandardCharsets.ISO_8859_1);
+        }
+        if (utf16) {
+            char[] c = new char[n];
+            int j = STRING_DATA_OFFSET; // the byte of the object the next char starts at
+            for (int i = 0; i < n; i++, j += 2) {
+                if ((j & 7) == 0) w = seg.get(I64, o + j);
+                c[i] = (char) (w >>> ((j & 7) << 3));
+            }
+            return new String(c);
+        }
+        byte[] a = new byte[n];
+        int j = STRING_DATA_OFFSET;
+        for (int i = 0; i < n; i++, j++) {
+            if ((j & 7) == 0) w = seg.get(I64, o + j);
+            a[i] = (byte) (w >>> ((j & 7) << 3));
+        }
+        return new String(a, StandardCharsets.ISO_8859_1);
     }
 
     /** A string, box or primitive array copied out of the message. */
@@ -160,9 +517,7 @@ final class Materializer {
         MemorySegment seg = m.seg;
         switch (b.r.jkind) {
             case JType.STRING -> {
-                long o = m.objectOffset(r, Shape.STRING_SHAPE);
-                int h = m.stringHeader(o);
-                return StringView.read(seg, o + STRING_DATA_OFFSET, h & ~STRING_UTF16_BIT, (h & STRING_UTF16_BIT) != 0);
+                return readString(m, m.objectOffset(r, Shape.STRING_SHAPE));
             }
             case JType.BOXED -> {
                 int k = b.w.element.kind;
@@ -187,15 +542,9 @@ final class Materializer {
         }
     }
 
-    private Object readPrim(int kind, long at) { return readPrim(seg, kind, at); }
-
     static Object readPrim(MemorySegment seg, int kind, long at) {
         return switch (kind) {
-            case Shape.BOOL -> {
-                int x = seg.get(I8, at);
-                if (x != 0 && x != 1) throw Message.changed(at, "boolean not 0 or 1");
-                yield x == 1;
-            }
+            case Shape.BOOL -> bool(seg, at);
             case Shape.I8 -> seg.get(I8, at);
             case Shape.U16 -> seg.get(U16, at);
             case Shape.I16 -> seg.get(I16, at);
@@ -204,235 +553,5 @@ final class Materializer {
             case Shape.F32 -> seg.get(F32, at);
             default -> seg.get(F64, at);
         };
-    }
-
-    // ------------------------------------------------------------------ phase 2: records, children first
-
-    private void buildRecords() {
-        int n = size;
-        byte[] state = new byte[n]; // 0 new, 1 on the stack, 2 built
-        Map<Long, Integer> pos = new HashMap<>();
-        for (int j = 0; j < n; j++) pos.put(key(idx[j], bind[j]), j);
-        int[] stack = new int[16];
-        int[] childCursor = new int[16];
-        for (int start = 0; start < n; start++) {
-            if (bind[start].r.jkind != JType.RECORD || state[start] == 2) continue;
-            int sp = 0;
-            stack[sp] = start;
-            childCursor[sp] = 0;
-            state[start] = 1;
-            sp++;
-            while (sp > 0) {
-                int j = stack[sp - 1];
-                Binding b = bind[j];
-                long o = m.objectOffset(idx[j], b.w);
-                int next = -1;
-                while (childCursor[sp - 1] < b.source.length) {
-                    int f = childCursor[sp - 1]++;
-                    Shape.Field src = b.source[f];
-                    Binding cb = b.children[f];
-                    if (src == null || cb == null || !src.isReference()) continue;
-                    int r = seg.get(I32, o + src.offset);
-                    if (r == NULL_REF) continue;
-                    Binding c = concrete(r, cb);
-                    if (c.r.jkind != JType.RECORD) continue;
-                    Integer known = pos.get(key(r, c));
-                    if (known == null) throw Message.changed(-1, "reference to object " + r + " that was not there when the graph was discovered");
-                    int cj = known;
-                    if (state[cj] == 2) continue;
-                    if (state[cj] == 1) {
-                        throw new WireSchemaException("the graph has a cycle through record " + c.r.raw.getName()
-                                + ", which cannot be built (a record needs its fields first); read it through a view or use a class");
-                    }
-                    next = cj;
-                    break;
-                }
-                if (next >= 0) {
-                    if (sp == stack.length) {
-                        stack = Arrays.copyOf(stack, sp * 2);
-                        childCursor = Arrays.copyOf(childCursor, sp * 2);
-                    }
-                    stack[sp] = next;
-                    childCursor[sp] = 0;
-                    state[next] = 1;
-                    sp++;
-                    continue;
-                }
-                put(idx[j], b, construct(idx[j], b));
-                state[j] = 2;
-                sp--;
-            }
-        }
-    }
-
-    private Object construct(int i, Binding b) {
-        Ctors c = ctors(b.r);
-        Object[] args = new Object[b.r.fields.length];
-        long o = m.objectOffset(i, b.w);
-        for (int j = 0; j < b.r.fields.length; j++) {
-            JType.JField f = b.r.fields[j];
-            args[f.componentIndex] = fieldValue(o, f, b.source[j], b.children[j]);
-        }
-        try {
-            return c.canonical.invokeExact(args);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable e) {
-            throw new IllegalStateException("constructing " + b.r.raw.getName() + " failed", e);
-        }
-    }
-
-    private Object fieldValue(long o, JType.JField f, Shape.Field src, Binding child) {
-        if (src == null) return f.type.jkind == JType.PRIM ? defaultOf(f.type.shape.kind) : null;
-        if (f.type.jkind == JType.PRIM) return readPrim(f.type.shape.kind, o + src.offset);
-        int v = seg.get(I32, o + src.offset);
-        if (v == NULL_REF) return null;
-        if (f.type.jkind == JType.ENUM) return m.enumAt(v, child.id);
-        Binding c = concrete(v, child);
-        return isValue(c) ? value(v, c) : built(v, c);
-    }
-
-    private static Object defaultOf(int kind) {
-        return switch (kind) {
-            case Shape.BOOL -> false;
-            case Shape.I8 -> (byte) 0;
-            case Shape.U16 -> (char) 0;
-            case Shape.I16 -> (short) 0;
-            case Shape.I32 -> 0;
-            case Shape.I64 -> 0L;
-            case Shape.F32 -> 0f;
-            default -> 0d;
-        };
-    }
-
-    // ------------------------------------------------------------------ phase 3: contents of containers
-
-    private void fill(int i, Binding b, int createdLength) {
-        Object target = get(i, b);
-        switch (b.r.jkind) {
-            case JType.CLASS -> {
-                long o = m.objectOffset(i, b.w);
-                for (int j = 0; j < b.r.fields.length; j++) {
-                    if (b.source[j] == null) continue;
-                    JType.JField f = b.r.fields[j];
-                    if (f.setter == null) throw Schema.inaccessible(b.r.raw, "field " + f.name);
-                    Object v = fieldValue(o, f, b.source[j], b.children[j]);
-                    try {
-                        f.setter.invoke(target, v);
-                    } catch (RuntimeException | Error e) {
-                        throw e;
-                    } catch (Throwable e) {
-                        throw new IllegalStateException("setting " + f.where + " failed", e);
-                    }
-                }
-            }
-            case JType.REF_ARRAY, JType.LIST -> {
-                long o = m.objectOffset(i, b.w);
-                int n = m.arrayLength(o, b.w);
-                Binding eb = b.element;
-                Object[] arr = b.r.jkind == JType.REF_ARRAY ? (Object[]) target : null;
-                @SuppressWarnings("unchecked") List<Object> list = arr == null ? (List<Object>) target : null;
-                if (n != createdLength || list != null && !list.isEmpty()) {
-                    throw Message.changed(o, "array length changed while materializing");
-                }
-                for (int k = 0; k < n; k++) {
-                    int r = seg.get(I32, o + 4 + 4L * k);
-                    Object v;
-                    if (r == NULL_REF) v = null;
-                    else if (eb.r.jkind == JType.ENUM) v = m.enumAt(r, eb.id);
-                    else {
-                        Binding c = concrete(r, eb);
-                        v = isValue(c) ? value(r, c) : built(r, c);
-                    }
-                    if (arr != null) arr[k] = v;
-                    else list.add(v);
-                }
-            }
-            default -> { }
-        }
-    }
-
-    // ------------------------------------------------------------------ bookkeeping
-
-    private void push(int i, Binding b) {
-        if (size == idx.length) {
-            idx = Arrays.copyOf(idx, size * 2);
-            bind = Arrays.copyOf(bind, size * 2);
-            lens = Arrays.copyOf(lens, size * 2);
-        }
-        lens[size] = lastLength;
-        idx[size] = i;
-        bind[size++] = b;
-    }
-
-    private static long key(int i, Binding b) { return ((long) i << 32) | (b.id & 0xFFFFFFFFL); }
-
-    /** An object index read from the message again: re-checked, the memory may have changed since validation. */
-    private int checked(int i) {
-        if (Integer.compareUnsigned(i, memo.length) >= 0) throw Message.changed(-1, "reference " + Integer.toUnsignedString(i) + " out of range");
-        return i;
-    }
-
-    /** The object built for (i, b), which discovery must have reached. */
-    private Object built(int i, Binding b) {
-        if (!has(i, b)) throw Message.changed(-1, "reference to object " + i + " that was not there when the graph was discovered");
-        return get(i, b);
-    }
-
-    private Object get(int i, Binding b) {
-        checked(i);
-        if (memoBinding[i] == b) {
-            Object o = memo[i];
-            return o == PENDING ? null : o;
-        }
-        if (memoBinding[i] == null || extra == null) return null;
-        Object o = extra.get(key(i, b));
-        return o == PENDING ? null : o;
-    }
-
-    /** True once (i, b) was discovered, built or not. */
-    private boolean has(int i, Binding b) {
-        checked(i);
-        if (memoBinding[i] == b) return true;
-        return memoBinding[i] != null && extra != null && extra.containsKey(key(i, b));
-    }
-
-    private void put(int i, Binding b, Object v) {
-        checked(i);
-        if (memoBinding[i] == null || memoBinding[i] == b) {
-            memoBinding[i] = b;
-            memo[i] = v;
-        } else {
-            if (extra == null) extra = new HashMap<>();
-            extra.put(key(i, b), v);
-        }
-    }
-
-    /** Constructors of a record or class, found once per type. */
-    static final class Ctors {
-        MethodHandle canonical; // (Object[])Object for records
-        MethodHandle noArg;     // ()Object for classes
-    }
-
-    static Ctors ctors(JType t) {
-        Object s = t.materializerState;
-        if (s != null) return (Ctors) s;
-        Ctors c = new Ctors();
-        MethodHandles.Lookup lookup = Schema.lookupFor(t.raw);
-        try {
-            if (t.jkind == JType.RECORD) {
-                Class<?>[] types = Arrays.stream(t.raw.getRecordComponents()).map(rc -> rc.getType()).toArray(Class<?>[]::new);
-                MethodHandle mh = lookup.findConstructor(t.raw, MethodType.methodType(void.class, types));
-                c.canonical = mh.asSpreader(Object[].class, types.length).asType(MethodType.methodType(Object.class, Object[].class));
-            } else {
-                c.noArg = lookup.findConstructor(t.raw, MethodType.methodType(void.class)).asType(MethodType.methodType(Object.class));
-            }
-        } catch (NoSuchMethodException e) {
-            throw new WireSchemaException(t.raw.getName() + " needs a no-argument constructor (any access) to be materialized", e);
-        } catch (IllegalAccessException e) {
-            throw Schema.inaccessible(t.raw, "the constructor");
-        }
-        t.materializerState = c;
-        return c;
     }
 }

@@ -66,12 +66,10 @@ public final class Message {
      */
     public <T> T materialize(Class<T> type) {
         if (objects == 0) return null;
-        JType r = Schema.of(type);
-        Shape w = shapeOf(0);
-        return type.cast(new Materializer(this).run(0, rootBinding(w, r)));
+        return type.cast(Materializer.materialize(this, type));
     }
 
-    private Binding rootBinding(Shape w, JType r) {
+    Binding rootBinding(Shape w, JType r) {
         Binding b = r.lastRoot;
         if (b != null && (b.w == w || r.jkind == JType.SEALED && b.w.accepts(w))) return b;
         b = Binding.of(r.jkind == JType.SEALED ? declaredFor(r, w) : w, r);
