@@ -90,6 +90,13 @@ public final class Node implements AutoCloseable {
         return listen(DEFAULT_OPTIONS, addresses);
     }
 
+    /**
+     * A node listening at each address with {@code options}, which also serve the connections this
+     * node opens by {@code lookup}: with {@link ConnectionOptions#withSharedSecret(byte[])}, a tcp
+     * peer must prove the secret before any call is dispatched, and this node's own lookups prove it
+     * (and require the other node to prove it). A peer without it fails at lookup with
+     * {@link RemoteException.Reason#CONNECTION} caused by a transport {@code AUTH} failure.
+     */
     public static Node listen(ConnectionOptions options, String... addresses) {
         Node n = new Node(options, 1);
         try {

@@ -1,5 +1,6 @@
 package dev.verbatim.transport;
 
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -19,18 +20,33 @@ import java.util.Objects;
  * @param connectTimeout  the longest a connect or an accept handshake takes
  * @param spinNanos       how long a waiting receiver or sender spins before it parks (futex)
  * @param spinOnly        latency mode: never park, spin until the deadline (burns a core)
+ * @param sharedSecret    tcp only: a secret both peers must prove they hold before the connection is
+ *                        handed out, or {@code null} for none (the default). See
+ *                        {@link #withSharedSecret(byte[])}; the accessor returns a copy.
  */
 public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeout, Duration connectTimeout,
-                                long spinNanos, boolean spinOnly) {
+                                long spinNanos, boolean spinOnly, byte[] sharedSecret) {
 
     public static final int MIN_AREAS = 2;
     public static final int MAX_AREAS = 64;
     public static final int MIN_AREA_SIZE = 64 * 1024;
     public static final int MAX_AREA_SIZE = 1 << 30;
+    /**
+     * The shortest shared secret accepted: 16 bytes (128 bits). The proof is an HMAC-SHA256, whose
+     * strength is bounded by the key; a shorter secret could be guessed offline from one recorded
+     * handshake. A secret derived from a password should be stretched (PBKDF2, scrypt) by the caller.
+     */
+    public static final int MIN_SECRET = 16;
 
     /** 8 areas of 2 MiB (messages up to 2 MiB - 24 B), 10 s send timeout, 5 s connect, spin 50 µs. */
     public static final ConnectionOptions DEFAULT = new ConnectionOptions(
-            8, 2 << 20, Duration.ofSeconds(10), Duration.ofSeconds(5), 50_000, false);
+            8, 2 << 20, Duration.ofSeconds(10), Duration.ofSeconds(5), 50_000, false, null);
+
+    /** Options without a shared secret (the form from before secrets existed). */
+    public ConnectionOptions(int areaCount, int areaSize, Duration sendTimeout, Duration connectTimeout,
+                             long spinNanos, boolean spinOnly) {
+        this(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, null);
+    }
 
     public ConnectionOptions {
         if (areaCount < MIN_AREAS || areaCount > MAX_AREAS) {
@@ -50,22 +66,98 @@ public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeou
         if (spinNanos < 0) {
             throw new IllegalArgumentException("spinNanos must not be negative: " + spinNanos);
         }
+        if (sharedSecret != null) {
+            if (sharedSecret.length < MIN_SECRET) {
+                throw new IllegalArgumentException("a shared secret must have at least " + MIN_SECRET
+                        + " bytes: it has " + sharedSecret.length);
+            }
+            sharedSecret = sharedSecret.clone(); // the caller may wipe or reuse its array
+        }
     }
 
     public ConnectionOptions withAreas(int count, int size) {
-        return new ConnectionOptions(count, size, sendTimeout, connectTimeout, spinNanos, spinOnly);
+        return new ConnectionOptions(count, size, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret);
     }
 
     public ConnectionOptions withSendTimeout(Duration timeout) {
-        return new ConnectionOptions(areaCount, areaSize, timeout, connectTimeout, spinNanos, spinOnly);
+        return new ConnectionOptions(areaCount, areaSize, timeout, connectTimeout, spinNanos, spinOnly, sharedSecret);
     }
 
     public ConnectionOptions withConnectTimeout(Duration timeout) {
-        return new ConnectionOptions(areaCount, areaSize, sendTimeout, timeout, spinNanos, spinOnly);
+        return new ConnectionOptions(areaCount, areaSize, sendTimeout, timeout, spinNanos, spinOnly, sharedSecret);
     }
 
     public ConnectionOptions withSpin(long nanos, boolean only) {
-        return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, nanos, only);
+        return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, nanos, only, sharedSecret);
+    }
+
+    /**
+     * Requires that both ends of every tcp connection made with these options prove they hold
+     * {@code secret} before the connection is handed out: a connector and a listener authenticate
+     * each other once, at connection setup, by a challenge-response with fresh random nonces on
+     * both sides (HMAC-SHA256; the exchange is in docs/transport.md §5.1). The secret itself never
+     * crosses the network, and a recorded handshake cannot be replayed.
+     *
+     * <p>What it does not do: it neither encrypts nor integrity-protects the frames that follow,
+     * so someone who can read or alter the traffic on the path can still read or alter the
+     * messages; it keeps processes that do not know the secret from calling in (or from posing as
+     * the listener). Both sides must set the same secret; if only one side has one, the connection
+     * fails at once on both sides with {@link TransportException.Reason#AUTH}.
+     *
+     * <p>Applies to {@code tcp} only: a {@code shm:} connection ignores it, because its files and
+     * rendezvous socket are owner-only, so only processes of the same user can reach it at all.
+     *
+     * @param secret at least {@link #MIN_SECRET} bytes, ideally 32 random ones; copied, so the
+     *               caller may wipe its array afterwards
+     * @throws IllegalArgumentException if {@code secret} is shorter than {@link #MIN_SECRET}
+     */
+    public ConnectionOptions withSharedSecret(byte[] secret) {
+        Objects.requireNonNull(secret, "secret");
+        return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, secret);
+    }
+
+    /** These options with no shared secret. */
+    public ConnectionOptions withoutSharedSecret() {
+        return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, null);
+    }
+
+    /** A copy of the shared secret, or {@code null} if there is none. */
+    @Override
+    public byte[] sharedSecret() {
+        return sharedSecret == null ? null : sharedSecret.clone();
+    }
+
+    /** Whether a shared secret is set (tcp connections then authenticate both peers). */
+    public boolean hasSharedSecret() {
+        return sharedSecret != null;
+    }
+
+    /**
+     * Equal options: the secrets are compared by content, in time independent of where they
+     * differ ({@link MessageDigest#isEqual}), so comparing options cannot be used to guess one.
+     */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ConnectionOptions other
+                && areaCount == other.areaCount && areaSize == other.areaSize
+                && sendTimeout.equals(other.sendTimeout) && connectTimeout.equals(other.connectTimeout)
+                && spinNanos == other.spinNanos && spinOnly == other.spinOnly
+                && (sharedSecret == null ? other.sharedSecret == null
+                        : other.sharedSecret != null && MessageDigest.isEqual(sharedSecret, other.sharedSecret));
+    }
+
+    /** Depends only on whether a secret is set, never on its bytes. */
+    @Override
+    public int hashCode() {
+        return Objects.hash(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret != null);
+    }
+
+    /** The options, with the secret shown only as set or not: logs and exception messages must not carry it. */
+    @Override
+    public String toString() {
+        return "ConnectionOptions[areaCount=" + areaCount + ", areaSize=" + areaSize + ", sendTimeout=" + sendTimeout
+                + ", connectTimeout=" + connectTimeout + ", spinNanos=" + spinNanos + ", spinOnly=" + spinOnly
+                + ", sharedSecret=" + (sharedSecret == null ? "none" : "(set)") + "]";
     }
 
     /** The largest message (or region) this side can receive. */

@@ -31,7 +31,14 @@ public final class TransportException extends RuntimeException {
         /** Setting up failed: no listener at the address, address in use, handshake refused. */
         CONNECT,
         /** An I/O error of the operating system. */
-        IO
+        IO,
+        /**
+         * The peers did not prove a shared secret to each other (tcp,
+         * {@link ConnectionOptions#withSharedSecret(byte[])}): the secrets differ, or only one side
+         * has one. Kept apart from {@link #CONNECT} because retrying does not help: the
+         * configuration must change.
+         */
+        AUTH
     }
 
     private final Reason reason;

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -65,6 +66,16 @@ class ShmConnectionTest extends ConnectionContract {
         java.nio.channels.SocketChannel ch = java.nio.channels.SocketChannel.open(java.net.StandardProtocolFamily.UNIX);
         ch.connect(java.net.UnixDomainSocketAddress.of(dir.resolve(name + ".sock")));
         return ch;
+    }
+
+    /** The secret is a tcp matter: shm is reachable only by the same user, whatever either side set. */
+    @Test
+    void aSharedSecretDoesNotChangeShm() throws Exception {
+        ConnectionOptions secret = ConnectionOptions.DEFAULT.withSharedSecret(new byte[32]);
+        for (Connection[] c : List.of(pair(secret, ConnectionOptions.DEFAULT), pair(ConnectionOptions.DEFAULT, secret))) {
+            c[1].send(new byte[] {9}, 0, 1);
+            assertArrayEquals(new byte[] {9}, c[0].receive(WAIT));
+        }
     }
 
     @Test

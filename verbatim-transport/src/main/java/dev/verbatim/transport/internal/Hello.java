@@ -10,23 +10,45 @@ import java.nio.charset.StandardCharsets;
  * optional ASCII name (the shm window file), little-endian:
  *
  * <pre>
- *  0       4        6      8      16          20         24       26
- *  | magic | version| kind | pid  | areaCount | areaSize | nameLen| 0... | name
+ *  0       4        6      8      16          20         24       26      28   32
+ *  | magic | version| kind | pid  | areaCount | areaSize | nameLen| flags | 0  | name
  * </pre>
+ *
+ * <p>{@code flags} took two of the reserved zero bytes, so the version stays 1: a peer that does
+ * not use a secret sends exactly the bytes it sent before flags existed. The one flag,
+ * {@link #FLAG_SECRET}, says "this side holds a shared secret and requires the peer to prove it;
+ * a 32-byte nonce follows this message" ({@link SecretExchange}). Announcing it in the handshake,
+ * rather than just starting the challenge, lets a side whose configuration differs fail at once
+ * with a reason instead of waiting for bytes that will never come. Unknown flag bits and non-zero
+ * reserved bytes are refused, so a later flag cannot be silently ignored by this version.
  */
-public record Hello(int kind, long pid, int areaCount, int areaSize, String name) {
+public record Hello(int kind, long pid, int areaCount, int areaSize, String name, int flags) {
     public static final int MAGIC = 0x4842_5256; // "VRBH"
     public static final int VERSION = 1;
     public static final int KIND_HELLO = 1;
     public static final int KIND_WELCOME = 2;
     public static final int HEAD = 32;
     public static final int MAX_NAME = 200;
+    public static final int FLAGS_OFFSET = 26;
+    /** The sender holds a shared secret (tcp) and a {@link SecretExchange#NONCE}-byte nonce follows. */
+    public static final int FLAG_SECRET = 1;
+    private static final int KNOWN_FLAGS = FLAG_SECRET;
+
+    /** A handshake message without flags. */
+    public Hello(int kind, long pid, int areaCount, int areaSize, String name) {
+        this(kind, pid, areaCount, areaSize, name, 0);
+    }
+
+    /** Whether the sender requires the peer to prove a shared secret. */
+    public boolean requiresSecret() {
+        return (flags & FLAG_SECRET) != 0;
+    }
 
     public ByteBuffer encode() {
         byte[] n = name.getBytes(StandardCharsets.US_ASCII);
         ByteBuffer b = ByteBuffer.allocate(HEAD + n.length).order(ByteOrder.LITTLE_ENDIAN);
         b.putInt(MAGIC).putShort((short) VERSION).putShort((short) kind).putLong(pid)
-                .putInt(areaCount).putInt(areaSize).putShort((short) n.length);
+                .putInt(areaCount).putInt(areaSize).putShort((short) n.length).putShort((short) flags);
         b.position(HEAD);
         b.put(n).flip();
         return b;
@@ -45,6 +67,13 @@ public record Hello(int kind, long pid, int areaCount, int areaSize, String name
         int n = head.getShort(24) & 0xFFFF;
         if (n > MAX_NAME) {
             throw new ProtocolViolation("a name of " + n + " bytes in the handshake");
+        }
+        int flags = head.getShort(FLAGS_OFFSET) & 0xFFFF;
+        if ((flags & ~KNOWN_FLAGS) != 0) {
+            throw new ProtocolViolation("unknown handshake flags 0x" + Integer.toHexString(flags));
+        }
+        if (head.getInt(28) != 0) {
+            throw new ProtocolViolation("non-zero reserved bytes in the handshake");
         }
         return n;
     }
@@ -70,6 +99,6 @@ public record Hello(int kind, long pid, int areaCount, int areaSize, String name
                 throw new ProtocolViolation("a malformed name in the handshake");
             }
         }
-        return new Hello(kind, head.getLong(8), count, size, s);
+        return new Hello(kind, head.getLong(8), count, size, s, head.getShort(FLAGS_OFFSET) & 0xFFFF);
     }
 }

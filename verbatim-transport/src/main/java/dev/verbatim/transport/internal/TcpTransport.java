@@ -9,17 +9,23 @@ import dev.verbatim.transport.TransportException.Reason;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Opening {@code tcp://HOST:PORT} connections: connect, listen, and the {@link Hello} exchange. */
+/**
+ * Opening {@code tcp://HOST:PORT} connections: connect, listen, the {@link Hello} exchange and, when
+ * the options carry a shared secret, the {@link SecretExchange}. Everything of a connection's setup
+ * runs within its connect timeout.
+ */
 public final class TcpTransport {
     private TcpTransport() {}
 
     public static Connection connect(InetSocketAddress address, String text, ConnectionOptions options) {
         long deadline = System.nanoTime() + options.connectTimeout().toNanos();
+        byte[] secret = options.sharedSecret();
         SocketChannel channel = null;
         try {
             channel = SocketChannel.open();
@@ -30,11 +36,25 @@ public final class TcpTransport {
                 throw new TransportException(Reason.CONNECT, "cannot connect to " + text + ": " + e.getMessage(), e);
             }
             channel.configureBlocking(false);
-            Hello hello = new Hello(Hello.KIND_HELLO, ProcessHandle.current().pid(), options.areaCount(),
-                    options.areaSize(), "");
-            ChannelIO.writeFully(channel, hello.encode(), deadline, "the tcp handshake");
-            Hello welcome = ShmTransport.readHello(channel, Hello.KIND_WELCOME, deadline);
-            return new TcpConnection(options, text + " (connector)", channel, welcome.areaCount(), welcome.areaSize());
+            Hello hello = ownHello(Hello.KIND_HELLO, options, secret != null);
+            byte[] helloBytes = bytes(hello.encode());
+            byte[] nonceC = secret == null ? new byte[0] : SecretExchange.nonce();
+            ChannelIO.writeFully(channel, ByteBuffer.allocate(helloBytes.length + nonceC.length).put(helloBytes).put(nonceC).flip(),
+                    deadline, "the tcp handshake");
+            Received welcome = readHello(channel, Hello.KIND_WELCOME, deadline);
+            if (welcome.hello().requiresSecret() && secret == null) {
+                throw new TransportException(Reason.AUTH, "the listener at " + text + " requires a shared secret and this"
+                        + " side has none (ConnectionOptions.withSharedSecret)");
+            }
+            if (secret != null) {
+                if (!welcome.hello().requiresSecret()) {
+                    throw new TransportException(Reason.AUTH, "the listener at " + text + " does not use a shared secret,"
+                            + " so it cannot prove it holds this side's: refusing the connection");
+                }
+                authenticateListener(channel, text, secret, nonceC, helloBytes, welcome.bytes(), deadline);
+            }
+            Hello w = welcome.hello();
+            return new TcpConnection(options, text + " (connector)", channel, w.areaCount(), w.areaSize());
         } catch (ProtocolViolation v) {
             close(channel);
             throw new TransportException(Reason.CONNECT, text + " refused the handshake: " + v.getMessage());
@@ -45,6 +65,75 @@ public final class TcpTransport {
             close(channel);
             throw e;
         }
+    }
+
+    /**
+     * The connector's half of the {@link SecretExchange}, after a WELCOME that asks for it: reads
+     * the listener's nonce, proves itself, then checks the listener's proof. A listener that
+     * closes instead of proving itself refused our proof (it sends nothing else at that point).
+     */
+    private static void authenticateListener(SocketChannel channel, String text, byte[] secret, byte[] nonceC,
+                                             byte[] hello, byte[] welcome, long deadline) throws IOException {
+        byte[] nonceL = new byte[SecretExchange.NONCE];
+        ChannelIO.readFully(channel, ByteBuffer.wrap(nonceL), deadline, "the shared-secret exchange");
+        byte[] proofC = SecretExchange.proof(secret, SecretExchange.CONNECTOR_LABEL, nonceC, nonceL, hello, welcome);
+        ChannelIO.writeFully(channel, ByteBuffer.wrap(proofC), deadline, "the shared-secret exchange");
+        byte[] proofL = new byte[SecretExchange.PROOF];
+        try {
+            ChannelIO.readFully(channel, ByteBuffer.wrap(proofL), deadline, "the shared-secret exchange");
+        } catch (TransportException e) {
+            if (e.reason() != Reason.CONNECT) {
+                throw e; // TIMEOUT: a listener that says nothing is not a refusal
+            }
+            throw refused(text, e);
+        } catch (IOException e) { // a reset: the listener closed before reading everything we sent
+            throw refused(text, e);
+        }
+        byte[] expected = SecretExchange.proof(secret, SecretExchange.ACCEPTOR_LABEL, nonceC, nonceL, hello, welcome);
+        if (!SecretExchange.matches(expected, proofL)) {
+            throw new TransportException(Reason.AUTH, "the listener at " + text + " did not prove the shared secret"
+                    + " (a wrong proof: it holds a different secret, or is not the listener meant)");
+        }
+    }
+
+    private static TransportException refused(String text, Exception cause) {
+        return new TransportException(Reason.AUTH, "the listener at " + text + " refused this side's proof of the"
+                + " shared secret and closed the connection (the two sides hold different secrets?)", cause);
+    }
+
+    /**
+     * This side's handshake message. With a secret, the pid is sent as 0: the peer is not
+     * authenticated yet, and a tcp connection has no use for it (shm checks it against the window file).
+     */
+    private static Hello ownHello(int kind, ConnectionOptions options, boolean secret) {
+        return new Hello(kind, secret ? 0 : ProcessHandle.current().pid(), options.areaCount(), options.areaSize(), "",
+                secret ? Hello.FLAG_SECRET : 0);
+    }
+
+    /** A handshake message and the bytes it came in, which the {@link SecretExchange} proofs cover. */
+    private record Received(Hello hello, byte[] bytes) {}
+
+    private static Received readHello(SocketChannel channel, int kind, long deadline) throws IOException, ProtocolViolation {
+        ByteBuffer head = ByteBuffer.allocate(Hello.HEAD);
+        ChannelIO.readFully(channel, head, deadline, "the handshake");
+        int n = Hello.nameLength(head);
+        ByteBuffer name = ByteBuffer.allocate(n);
+        ChannelIO.readFully(channel, name, deadline, "the handshake");
+        name.flip();
+        Hello hello = Hello.decode(head, name.duplicate(), kind);
+        return new Received(hello, ByteBuffer.allocate(Hello.HEAD + n).put(head.flip()).put(name).array());
+    }
+
+    private static byte[] bytes(ByteBuffer b) {
+        byte[] a = new byte[b.remaining()];
+        b.get(a);
+        return a;
+    }
+
+    private static byte[] read(SocketChannel channel, int n, long deadline, String what) throws IOException {
+        byte[] a = new byte[n];
+        ChannelIO.readFully(channel, ByteBuffer.wrap(a), deadline, what);
+        return a;
     }
 
     private static void close(SocketChannel channel) {
@@ -94,17 +183,46 @@ public final class TcpTransport {
             return acceptor.accept(timeout);
         }
 
+        /**
+         * The listener's half: the {@link Hello} exchange and, when either side announces a secret,
+         * the {@link SecretExchange}. A configuration mismatch is answered with our WELCOME (which
+         * tells the connector why) and then a close; a wrong proof with a close and nothing else.
+         */
         private Connection handshake(SocketChannel channel) {
             long deadline = System.nanoTime() + options.connectTimeout().toNanos();
             try {
                 channel.configureBlocking(false);
                 channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                Hello hello = ShmTransport.readHello(channel, Hello.KIND_HELLO, deadline);
-                Hello welcome = new Hello(Hello.KIND_WELCOME, ProcessHandle.current().pid(), options.areaCount(),
-                        options.areaSize(), "");
-                ChannelIO.writeFully(channel, welcome.encode(), deadline, "the tcp handshake");
+                byte[] secret = options.sharedSecret();
+                Received hello = readHello(channel, Hello.KIND_HELLO, deadline);
+                boolean offered = hello.hello().requiresSecret();
+                // A flagged HELLO is followed by its nonce: read it even when refusing, so that our
+                // close finds nothing unread and ends in a FIN, not a reset that could discard the WELCOME.
+                byte[] nonceC = offered ? read(channel, SecretExchange.NONCE, deadline, "the shared-secret exchange") : null;
+                byte[] welcome = bytes(ownHello(Hello.KIND_WELCOME, options, secret != null).encode());
+                byte[] nonceL = secret == null ? new byte[0] : SecretExchange.nonce();
+                ChannelIO.writeFully(channel, ByteBuffer.allocate(welcome.length + nonceL.length).put(welcome).put(nonceL).flip(),
+                        deadline, "the tcp handshake");
+                if (secret != null && !offered) {
+                    throw new TransportException(Reason.AUTH, "the peer did not prove the shared secret: it has none"
+                            + " (this listener requires one)");
+                }
+                if (secret == null && offered) {
+                    throw new TransportException(Reason.AUTH, "the peer requires a shared secret and this listener has none");
+                }
+                if (secret != null) {
+                    byte[] proofC = read(channel, SecretExchange.PROOF, deadline, "the shared-secret exchange");
+                    byte[] expected = SecretExchange.proof(secret, SecretExchange.CONNECTOR_LABEL, nonceC, nonceL,
+                            hello.bytes(), welcome);
+                    if (!SecretExchange.matches(expected, proofC)) {
+                        throw new TransportException(Reason.AUTH, "the peer did not prove the shared secret (a wrong proof)");
+                    }
+                    ChannelIO.writeFully(channel, ByteBuffer.wrap(SecretExchange.proof(secret, SecretExchange.ACCEPTOR_LABEL,
+                            nonceC, nonceL, hello.bytes(), welcome)), deadline, "the shared-secret exchange");
+                }
+                Hello h = hello.hello();
                 return new TcpConnection(options, address + " (accepted #" + accepted.incrementAndGet() + ")", channel,
-                        hello.areaCount(), hello.areaSize());
+                        h.areaCount(), h.areaSize());
             } catch (ProtocolViolation | IOException | TransportException e) {
                 TcpTransport.close(channel);
                 Rejections.record(address, e.getMessage());
