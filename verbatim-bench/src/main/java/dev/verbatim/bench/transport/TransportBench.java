@@ -288,8 +288,12 @@ public final class TransportBench {
 
     /** The turns of round {@code round}: every pair still up, the order rotated by the round. */
     private static List<Pair> turns(List<Pair> pairs, int round) {
-        List<Pair> live = pairs.stream().filter(Pair::ok).toList();
-        List<Pair> order = new ArrayList<>(live);
+        return rotation(pairs.stream().filter(Pair::ok).toList(), round);
+    }
+
+    /** The order of turns in round {@code round}: {@code live} rotated left by the round (also {@code bench rpc}'s). */
+    public static <T> List<T> rotation(List<T> live, int round) {
+        List<T> order = new ArrayList<>(live);
         if (!order.isEmpty()) {
             java.util.Collections.rotate(order, -(round % order.size()));
         }
@@ -376,11 +380,22 @@ public final class TransportBench {
 
     /** Puts a pair to sleep: the pong after one more echo, for which the ping makes one round trip. */
     private static void pause(Pair p) throws Exception {
-        p.first.send("PAUSE " + (p.trips + 1));
-        p.first.awaitLine("PAUSING", Duration.ofSeconds(10));
-        p.second.send("NUDGE");
-        p.trips = Long.parseLong(props(last(p.second.awaitLine("NUDGED", Duration.ofSeconds(10)))).get("trips"));
-        p.first.awaitLine("PAUSED", Duration.ofSeconds(10));
+        p.trips = pause(p.first, p.second, p.trips);
+    }
+
+    /**
+     * Puts a pong to sleep ({@link Peer#echoed}): {@code PAUSE trips+1} to the pong, then {@code NUDGE}
+     * to its ping, which makes one more round trip and says {@code NUDGED trips=T}; returns T, the
+     * ping's round trips so far, once the pong said {@code PAUSED}. {@code trips}: the ping's round
+     * trips so far (every one an echo of the pong). Also for {@code bench rpc}'s spinning servers.
+     */
+    public static long pause(ChildProcess pong, ChildProcess ping, long trips) throws Exception {
+        pong.send("PAUSE " + (trips + 1));
+        pong.awaitLine("PAUSING", Duration.ofSeconds(10));
+        ping.send("NUDGE");
+        long t = Long.parseLong(props(last(ping.awaitLine("NUDGED", Duration.ofSeconds(10)))).get("trips"));
+        pong.awaitLine("PAUSED", Duration.ofSeconds(10));
+        return t;
     }
 
     /**
