@@ -40,7 +40,8 @@ import java.util.function.ToDoubleFunction;
  * a client waits for its next command in a blocking read; the spinning pongs (shm floor, Aeron) are
  * paused after a counted echo ({@link TransportBench#pause}); Verbatim's shm nodes spin
  * {@link VerbatimRpcContender#SHM_SPIN_NANOS} before they park; RMI, gRPC and the tcp floor block
- * in the kernel.
+ * in the kernel. And before a turn the previous contender's processes are given time to fall quiet
+ * (at most {@link #SETTLE_MAX_MILLIS}: the JIT goes on compiling after a turn).
  *
  * <p>Then the tables or JSON lines and the targets ({@link RpcReport}) and, with a plot path, the
  * PNG ({@link RpcPlot}). The private directory under {@code /dev/shm} is deleted and every child is
@@ -143,6 +144,15 @@ public final class RpcBench {
         long warm = warmMillis(quick) + (first ? firstWarmExtraMillis(quick) : 0);
         return new RpcPeer.Step(c, warm, warmCalls(quick, first), maxWarmMillis(quick, first), measureMillis);
     }
+
+    /**
+     * Before a turn, the previous contender's processes get up to this long to fall quiet
+     * ({@link TransportBench#settle}; 300 ms in a quick run): after their turn RMI's and gRPC's JVMs go on
+     * compiling for tens to hundreds of milliseconds, which took a core from the next turn (shm floor
+     * calls of 8 ms in such turns).
+     */
+    static final long SETTLE_MAX_MILLIS = 1000;
+    static final long QUICK_SETTLE_MAX_MILLIS = 300;
 
     /** One turn taken, in the order taken (for {@code -Dverbatim.bench.trace} and the test of the turns). */
     record Turn(RpcCase rpcCase, int round, String id) {}
@@ -309,6 +319,7 @@ public final class RpcBench {
             }
         }
         try {
+            Live previous = null;
             for (RpcCase rc : RpcCase.values()) {
                 List<Live> having = all.stream().filter(l -> l.c.cases().contains(rc)).toList();
                 if (having.isEmpty()) {
@@ -320,6 +331,11 @@ public final class RpcBench {
                         RpcPeer.Step step = plan.step(rc, round, l.byCase.isEmpty()); // first: its first case
                         log.add(new Turn(rc, round, l.id));
                         try {
+                            long settled = previous != null && previous != l && previous.ok()
+                                    ? TransportBench.settle(List.of(previous.server, previous.client),
+                                            plan.quick() ? QUICK_SETTLE_MAX_MILLIS : SETTLE_MAX_MILLIS)
+                                    : 0;
+                            previous = l;
                             l.resume();
                             l.client.send(step.command());
                             Map<String, String> m = TransportBench.props(l.client.awaitLine("CALLS", Duration.ofMillis(
@@ -332,10 +348,10 @@ public final class RpcBench {
                             l.byCase.computeIfAbsent(rc, k -> new ArrayList<>()).add(h);
                             l.cpu.computeIfAbsent(rc, k -> new ArrayList<>()).add(Double.parseDouble(m.get("cpu")));
                             if (TRACE) {
-                                err.printf(Locale.ROOT, "  %-13s %-10s round %2d  warm %6s calls in %5s ms  %7d calls"
-                                                + "  p50 %9.0f ns  p99 %9.0f ns  cpu %s%n", l.id, rc.key(), round,
-                                        m.get("warm"), m.get("warmMs"), h.count(), h.quantile(0.5), h.quantile(0.99),
-                                        m.get("cpu"));
+                                err.printf(Locale.ROOT, "  %-13s %-10s round %2d  settle %4d ms  warm %6s calls in %5s ms"
+                                                + "  %7d calls  p50 %9.0f ns  p99 %9.0f ns  cpu %s%n", l.id, rc.key(), round,
+                                        settled, m.get("warm"), m.get("warmMs"), h.count(), h.quantile(0.5),
+                                        h.quantile(0.99), m.get("cpu"));
                             }
                             l.pause();
                         } catch (Exception e) {

@@ -256,7 +256,8 @@ final class RpcReport {
                         + " seconds at a time (the two vCPUs' distance moves an 8-byte shm round trip between ~130 and"
                         + " ~500 ns): measured one after the other, ratios were noise. Idle contenders wait without"
                         + " spinning: clients block for their next command, the shm floor's and aeron's pongs are"
-                        + " paused after a counted echo, Verbatim's shm nodes park after a 10 ms spin. Cases and the service's contract:"
+                        + " paused after a counted echo, Verbatim's shm nodes park after a 1 ms spin; before a turn the previous contender's processes get up to"
+                        + " 1 s (quick: 0.3 s) to fall quiet (RMI's and gRPC's JIT goes on compiling after their turn). Cases and the service's contract:"
                         + " null (void, no arguments), ints4 (four ints, returns their sum), remote-arg (one"
                         + " remote-interface argument, the same exported object each call, not called back),"
                         + " bytes-8192 (an 8 KiB byte[], returns its first long), list-128 (the 128-node linked list"
@@ -267,7 +268,7 @@ final class RpcReport {
                         + " tcp: read), and getting one word back: what any RPC over that medium must pay.",
                 "verbatim: a dev.verbatim.rpc.Node exports the service (calls run inline on the connection's"
                         + " dispatcher), the client calls its generated proxy. Waiting as the floor of the medium waits:"
-                        + " over shm both nodes spin 10 ms before they park (within a turn, calls microseconds apart,"
+                        + " over shm both nodes spin 1 ms before they park (within a turn, calls microseconds apart,"
                         + " they never park and spin as the floor and aeron do; between turns they park), over tcp the defaults (spin 0.5 ms, then sleep in the kernel). The list goes as a"
                         + " record graph by copy and the server walks it as a view of the same structure; bytes-8192"
                         + " goes as a one-sided write ahead of the call. jos: the list Java-serialized to a byte[]"

@@ -24,7 +24,7 @@ import java.util.Set;
  * serialization into a {@code byte[]} and read back with it, over the same kind of connection.
  *
  * <p>Waiting is set up as the floor of the same medium waits ({@link #options}): over shm a waiting side
- * spins {@link #SHM_SPIN_NANOS} (10 ms) before it parks, so within a turn, where a call comes every few
+ * spins {@link #SHM_SPIN_NANOS} (1 ms) before it parks, so within a turn, where a call comes every few
  * microseconds, it never parks and spins as the shm floor and Aeron's busy spin do, while between turns
  * (the contenders take turns, see {@link RpcBench}) it parks soon and leaves the cores to the contender
  * measuring; over tcp with the defaults (spin 0.5 ms, then sleep in the kernel), as raw NIO blocks in
@@ -34,10 +34,13 @@ import java.util.Set;
 final class VerbatimRpcContender implements RpcContender {
     /**
      * How long a waiting side spins over shm before it parks: long beyond any gap between calls of a
-     * turn (the slowest, list-128 with Java serialization, some 200 µs), short against a turn's warm-up
-     * (20-30 ms), which lets the previous contender's idle threads park.
+     * turn (the longest, list-128 with Java serialization, some 40 µs), short against a turn's warm-up
+     * (20-30 ms), which lets the previous contender's idle threads park. Short also because an idle
+     * node is not quite asleep: its dispatcher wakes every 100 ms and spins again, so each idle node
+     * thread takes spin / 100 ms of a core from the contender measuring (10 ms: some 6% per process
+     * measured, four such processes over shm; 1 ms: ~1%).
      */
-    static final long SHM_SPIN_NANOS = 10_000_000;
+    static final long SHM_SPIN_NANOS = 1_000_000;
 
     /** The nodes' connection options: {@link dev.verbatim.rpc.Node#DEFAULT_OPTIONS}, spinning {@link #SHM_SPIN_NANOS} over shm. */
     static ConnectionOptions options(Medium medium) {

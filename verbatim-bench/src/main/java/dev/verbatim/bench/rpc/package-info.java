@@ -32,7 +32,7 @@
  *       spins (latency mode). Between its turns it must not spin: its client waits for a command
  *       anyway; a server that spins on its main thread's echo loop says
  *       {@code pausedBetweenTurns()} and calls {@code Peer.echoed} after each echo; a server on its
- *       own threads parks by itself (Verbatim's shm nodes spin 10 ms, then park).
+ *       own threads parks by itself (Verbatim's shm nodes spin 1 ms, then park).
  *   <li>{@code server(session)}: listen on {@code "shm:" + session.name()} (after
  *       {@code System.setProperty("verbatim.shm.dir", session.dir().toString())}, as the transport
  *       suite's {@code VerbatimContenders} do) or on {@code tcp://127.0.0.1:0}, export the service,

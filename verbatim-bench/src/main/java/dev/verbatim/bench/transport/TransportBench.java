@@ -291,6 +291,43 @@ public final class TransportBench {
         return rotation(pairs.stream().filter(Pair::ok).toList(), round);
     }
 
+    /**
+     * Waits until {@code processes} are quiet, at most {@code maxMillis}: until, over a window of
+     * {@value #SETTLE_WINDOW_MILLIS} ms, they took less than half a core together (their CPU time,
+     * of clock-tick resolution, did not move by a tick). For the turns of a suite whose contenders go
+     * on working after their turn (the JIT compiling what the turn made hot, for tens of milliseconds
+     * in RMI's and gRPC's processes), which would otherwise take a core from the next turn. Returns
+     * the milliseconds waited.
+     */
+    public static long settle(List<ChildProcess> processes, long maxMillis) throws InterruptedException {
+        long start = System.nanoTime();
+        long end = start + maxMillis * 1_000_000L;
+        long before = cpuNanos(processes);
+        while (System.nanoTime() - end < 0) {
+            Thread.sleep(SETTLE_WINDOW_MILLIS);
+            long now = cpuNanos(processes);
+            if (now - before < SETTLE_WINDOW_MILLIS * 1_000_000L / 2) {
+                break;
+            }
+            before = now;
+        }
+        return (System.nanoTime() - start) / 1_000_000;
+    }
+
+    /** The window of {@link #settle}: two clock ticks. */
+    static final long SETTLE_WINDOW_MILLIS = 20;
+
+    /** The CPU time of {@code processes} so far (ns; clock-tick resolution; a process gone counts 0). */
+    static long cpuNanos(List<ChildProcess> processes) {
+        long sum = 0;
+        for (ChildProcess p : processes) {
+            if (p != null) {
+                sum += p.process().toHandle().info().totalCpuDuration().map(java.time.Duration::toNanos).orElse(0L);
+            }
+        }
+        return sum;
+    }
+
     /** The order of turns in round {@code round}: {@code live} rotated left by the round (also {@code bench rpc}'s). */
     public static <T> List<T> rotation(List<T> live, int round) {
         List<T> order = new ArrayList<>(live);
