@@ -3,6 +3,7 @@ package dev.verbatim.bench.rpc;
 import dev.verbatim.bench.transport.Contenders;
 import dev.verbatim.bench.transport.Loops;
 import dev.verbatim.bench.transport.Medium;
+import dev.verbatim.bench.transport.Peer;
 import dev.verbatim.bench.transport.PingPongContender;
 import dev.verbatim.bench.transport.Session;
 
@@ -57,6 +58,12 @@ final class PingPongRpc implements RpcContender {
         return medium() == Medium.SHM;
     }
 
+    /** The shm pongs spin while they wait for a request: paused between turns. */
+    @Override
+    public boolean pausedBetweenTurns() {
+        return spins();
+    }
+
     @Override
     public List<String> jvmFlags() {
         return transport().jvmFlags();
@@ -69,8 +76,9 @@ final class PingPongRpc implements RpcContender {
         return new Server() {
             @Override
             public void serve() throws Exception {
-                while (pong.echo()) {
-                    // until the client closes
+                long echoes = 0;
+                while (pong.echo()) { // until the client closes
+                    Peer.echoed(++echoes); // paused between turns (spinning pongs)
                 }
             }
 

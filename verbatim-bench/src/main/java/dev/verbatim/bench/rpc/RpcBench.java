@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The rpc suite, {@code verbatim bench rpc [--quick] [--json] [--plot PATH]}: J-RPC Table 2 (null
@@ -25,41 +26,67 @@ import java.util.Set;
  * RPC module), Java RMI and gRPC-java on loopback, Aeron IPC echo.
  *
  * <p>The machinery is the transport suite's ({@link ChildProcess}, {@link Session},
- * {@link LatencyHistogram}, {@link dev.verbatim.bench.transport.Peer#host}): for every contender, one
- * at a time, its server process ({@link RpcPeer} {@code server}), then its client process, which
- * runs the contender's cases one after the other (warm-up, then every call timed) and reports a
- * histogram per case; then the tables or JSON lines and the targets ({@link RpcReport}) and, with a
- * plot path, the PNG ({@link RpcPlot}). The private directory under {@code /dev/shm} is deleted and
- * every child is gone when {@link #run} returns, whatever happened. A contender that fails is
- * reported and left out of the figures; the run goes on and exits with code 1.
- * {@code -Dverbatim.bench.only=shm/floor,tcp/rmi} runs only those contenders.
+ * {@link LatencyHistogram}, {@link dev.verbatim.bench.transport.Peer#host}, its pause of a spinning
+ * pong and its rotation of turns). Contenders take turns: every contender's server process
+ * ({@link RpcPeer} {@code server}) and client process are started once, for the whole run, and wait
+ * without spinning while one at a time measures; for each case, round after round, every contender
+ * that has the case takes one short turn (its client warms up briefly, then times every call for the
+ * turn), in an order that rotates from round to round. On a shared virtual machine the host changes
+ * under a run for seconds at a time (on this project's VM the distance of the two virtual CPUs moves
+ * an 8-byte shm round trip between ~130 and ~500 ns): measured one after the other, a contender and
+ * the floor would see different hosts and their ratio would mean nothing; taking turns gives them the
+ * same mixture. A figure is the median of the contender's turns' figures, a ratio the median over
+ * rounds of the ratio within a round ({@link TransportBench#pairedRatio}). Waiting without spinning:
+ * a client waits for its next command in a blocking read; the spinning pongs (shm floor, Aeron) are
+ * paused after a counted echo ({@link TransportBench#pause}); Verbatim's shm nodes spin
+ * {@link VerbatimRpcContender#SHM_SPIN_NANOS} before they park; RMI, gRPC and the tcp floor block
+ * in the kernel. And before a turn the previous contender's processes are given time to fall quiet
+ * (at most {@link #SETTLE_MAX_MILLIS}: the JIT goes on compiling after a turn).
+ *
+ * <p>Then the tables or JSON lines and the targets ({@link RpcReport}) and, with a plot path, the
+ * PNG ({@link RpcPlot}). The private directory under {@code /dev/shm} is deleted and every child is
+ * gone when {@link #run} returns, whatever happened. A contender that fails is reported and left out
+ * of the figures; the others go on and the run exits with code 1.
+ * {@code -Dverbatim.bench.only=shm/floor,tcp/rmi} runs only those contenders;
+ * {@code -Dverbatim.bench.trace=true} prints every turn on stderr.
  */
 public final class RpcBench {
     private RpcBench() {}
 
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
-    /** {@code -Dverbatim.bench.trace=true}: each case's warm-up and call counts on stderr. */
+    /** {@code -Dverbatim.bench.trace=true}: every turn (contender, case, round, warm-up, p50) on stderr. */
     private static final boolean TRACE = Boolean.getBoolean("verbatim.bench.trace");
 
-    /** One contender's calls: a histogram per case, or the error that stopped it. */
+    /**
+     * One contender's calls: per case, a histogram of each of its turns (in round order), or the error
+     * that stopped it; {@code cpu}: per case, the mean over turns of the measuring thread's CPU share.
+     */
     public record Result(String id, String name, Medium medium, Set<Medium> shownIn, boolean spins,
-                         Map<RpcCase, LatencyHistogram> byCase, Map<RpcCase, Double> cpu, String error) {
+                         Map<RpcCase, List<LatencyHistogram>> byCase, Map<RpcCase, Double> cpu, String error) {
         public boolean ok() {
             return error == null;
         }
 
         public boolean has(RpcCase c) {
-            return byCase.containsKey(c) && byCase.get(c).count() > 0;
+            return byCase.containsKey(c) && !byCase.get(c).isEmpty();
         }
 
-        /** The q-quantile of case {@code c}'s calls, ns. */
+        /** One figure per turn of case {@code c}, in round order. */
+        public double[] turns(RpcCase c, ToDoubleFunction<LatencyHistogram> f) {
+            return byCase.get(c).stream().mapToDouble(f).toArray();
+        }
+
+        /** The median over turns of each turn's q-quantile of case {@code c}'s calls, ns. */
         public double quantile(RpcCase c, double q) {
-            return byCase.get(c).quantile(q);
+            return TransportBench.median(turns(c, h -> h.quantile(q)));
         }
     }
 
-    /** Figures of one run. */
-    public record Run(String mode, long warmMillis, long measureMillis, List<Result> results, double seconds,
+    /**
+     * Figures of one run: {@code rounds} turns per contender and case, each of {@code measureMillis}
+     * after {@code warmMillis} of warm-up (the first turn of a case warms up longer, see {@link #firstStep}).
+     */
+    public record Run(String mode, int rounds, long warmMillis, long measureMillis, List<Result> results, double seconds,
                       double loadBefore, double loadAfter) {
         /** The contenders that produced figures and are shown in {@code m}'s tables, in column order. */
         public List<Result> shownIn(Medium m) {
@@ -71,20 +98,38 @@ public final class RpcBench {
         }
     }
 
-    /** Warm-up and measuring time per case (ms); the first case of a contender warms up longer (the JIT). */
-    static long warmMillis(boolean quick) {
-        return quick ? 100 : 1000;
+    /**
+     * The turns of a run: {@code rounds} per case, each warming up {@code warmMillis} then timing
+     * {@code measureMillis}; with {@code longFirstTurn} a case's first turn warms up as
+     * {@link #firstStep} says (the JIT), else (tests) like the others.
+     */
+    record Plan(boolean quick, int rounds, long warmMillis, long measureMillis, boolean longFirstTurn) {
+        /** A turn of case {@code c} in round {@code round}; {@code first}: the contender's first case. */
+        RpcPeer.Step step(RpcCase c, int round, boolean first) {
+            return round == 0 && longFirstTurn ? firstStep(c, quick, first, measureMillis)
+                    : new RpcPeer.Step(c, warmMillis, 0, warmMillis, measureMillis);
+        }
     }
 
-    static long measureMillis(boolean quick) {
-        return quick ? 300 : 2500;
+    /**
+     * The run's turns: full 21 rounds of 120 ms after 30 ms of warm-up; quick 5 rounds of 60 ms after
+     * 20 ms (so {@code --quick} stays under a minute). Odd counts: a figure is one turn's. A turn's
+     * warm-up also lets the spin of the previous contender's idle threads run out.
+     */
+    static Plan plan(boolean quick) {
+        return quick ? new Plan(true, 5, 20, 60, true) : new Plan(false, 21, 30, 120, true);
+    }
+
+    /** Warm-up time of a case's first turn (ms); a contender's first case warms up longer (the JIT). */
+    static long warmMillis(boolean quick) {
+        return quick ? 100 : 1000;
     }
 
     static long firstWarmExtraMillis(boolean quick) {
         return quick ? 350 : 1000;
     }
 
-    /** Warm-up calls at least: a contender's first case warms up the shared paths (the JIT: gRPC needs ~20,000). */
+    /** Warm-up calls at least in a case's first turn: a contender's first case warms up the shared paths (gRPC's JIT needs ~20,000). */
     static long warmCalls(boolean quick, boolean first) {
         return first ? (quick ? 12_000 : 30_000) : (quick ? 2_000 : 5_000);
     }
@@ -94,45 +139,38 @@ public final class RpcBench {
         return first ? (quick ? 8_000 : 15_000) : (quick ? 1_000 : 3_000);
     }
 
-    /** A contender's plan: its cases in {@link RpcCase} order. */
-    static List<RpcPeer.Step> plan(RpcContender c, boolean quick) {
-        List<RpcPeer.Step> p = new ArrayList<>();
-        for (RpcCase rc : RpcCase.values()) {
-            if (c.cases().contains(rc)) {
-                boolean first = p.isEmpty();
-                long warm = warmMillis(quick) + (first ? firstWarmExtraMillis(quick) : 0);
-                p.add(new RpcPeer.Step(rc, warm, warmCalls(quick, first), maxWarmMillis(quick, first),
-                        measureMillis(quick)));
-            }
-        }
-        return p;
+    /** The first turn of case {@code c}: the long warm-up ({@code first}: the contender's first case). */
+    static RpcPeer.Step firstStep(RpcCase c, boolean quick, boolean first, long measureMillis) {
+        long warm = warmMillis(quick) + (first ? firstWarmExtraMillis(quick) : 0);
+        return new RpcPeer.Step(c, warm, warmCalls(quick, first), maxWarmMillis(quick, first), measureMillis);
     }
+
+    /**
+     * Before a turn, the previous contender's processes get up to this long to fall quiet
+     * ({@link TransportBench#settle}; 300 ms in a quick run): after their turn RMI's and gRPC's JVMs go on
+     * compiling for tens to hundreds of milliseconds, which took a core from the next turn (shm floor
+     * calls of 8 ms in such turns).
+     */
+    static final long SETTLE_MAX_MILLIS = 1000;
+    static final long QUICK_SETTLE_MAX_MILLIS = 300;
+
+    /** One turn taken, in the order taken (for {@code -Dverbatim.bench.trace} and the test of the turns). */
+    record Turn(RpcCase rpcCase, int round, String id) {}
 
     /** Runs the suite, prints it, writes the plot to {@code plot} when not null; returns the exit code. */
     public static int run(boolean quick, boolean json, Path plot, PrintStream out, PrintStream err) throws Exception {
         long start = System.nanoTime();
-        List<Result> results = new ArrayList<>();
+        Plan plan = plan(quick);
         Path base = TransportBench.privateDir();
         Thread cleaner = new Thread(() -> TransportBench.deleteTree(base), "verbatim-bench-cleanup");
         Runtime.getRuntime().addShutdownHook(cleaner);
         Run run;
         try {
             double before = TransportBench.loadAverage();
-            for (RpcContender c : RpcContenders.all()) {
-                String id = RpcContenders.id(c);
-                if (!TransportBench.selected(id)) {
-                    continue;
-                }
-                err.printf(Locale.ROOT, "verbatim bench rpc: %s calls ...", id);
-                long t0 = System.nanoTime();
-                Result r = runContender(c, plan(c, quick), base);
-                err.printf(Locale.ROOT, " %.1f s%n", (System.nanoTime() - t0) / 1e9);
-                if (!r.ok()) {
-                    err.println("  FAILED: " + r.error());
-                }
-                results.add(r);
-            }
-            run = new Run(quick ? "quick" : "full", warmMillis(quick), measureMillis(quick), results,
+            List<RpcContender> cs = RpcContenders.all().stream()
+                    .filter(c -> TransportBench.selected(RpcContenders.id(c))).toList();
+            List<Result> results = runTurns(cs, plan, base, err, new ArrayList<>());
+            run = new Run(quick ? "quick" : "full", plan.rounds(), plan.warmMillis(), plan.measureMillis(), results,
                     (System.nanoTime() - start) / 1e9, before, TransportBench.loadAverage());
         } finally {
             ChildProcess.closeAll();
@@ -188,46 +226,156 @@ public final class RpcBench {
         server.awaitLine("DONE", Duration.ofSeconds(10));
     }
 
-    /** One contender: server process, client process, histograms back. */
-    static Result runContender(RpcContender c, List<RpcPeer.Step> plan, Path base) {
-        String id = RpcContenders.id(c);
-        Map<RpcCase, LatencyHistogram> byCase = new EnumMap<>(RpcCase.class);
-        Map<RpcCase, Double> cpu = new EnumMap<>(RpcCase.class);
-        Path dir = null;
-        try {
-            dir = TransportBench.sessionDir(base, id);
-            long budget = plan.stream().mapToLong(s -> Math.max(s.warmMillis(), s.maxWarmMillis()) + s.measureMillis())
-                    .sum() + 60_000;
-            Map<String, String> common = common(dir, budget + 2 * READY_TIMEOUT.toMillis());
-            Map<String, String> clientArgs = new LinkedHashMap<>();
-            try (ChildProcess server = startServer(c, common, clientArgs)) {
-                clientArgs.put(RpcPeer.PLAN, RpcPeer.encode(plan));
-                try (ChildProcess client = ChildProcess.start("client " + id, c.jvmFlags(), RpcPeer.class.getName(),
-                        TransportBench.args("client", id, clientArgs))) {
-                    client.awaitLine("READY", READY_TIMEOUT);
-                    for (String line : client.awaitLine("DONE", Duration.ofMillis(budget))) {
-                        if (line.startsWith("CALLS ")) {
-                            Map<String, String> p = TransportBench.props(line);
-                            RpcCase rc = RpcCase.of(p.get("case"));
-                            byCase.put(rc, LatencyHistogram.decode(p.get("hist")));
-                            cpu.put(rc, Double.parseDouble(p.get("cpu")));
-                            if (TRACE) {
-                                System.err.printf(Locale.ROOT, "%n  %s %s: %s warm-up calls in %s ms, %d calls", id,
-                                        rc.key(), p.get("warm"), p.get("warmMs"), byCase.get(rc).count());
-                            }
-                        }
-                    }
+    /**
+     * A contender's two processes, up for the whole run, and what it measured; {@code error} once it
+     * failed (its processes are then closed and it takes no more turns).
+     */
+    private static final class Live {
+        final RpcContender c;
+        final String id;
+        Path dir;
+        ChildProcess server;
+        ChildProcess client;
+        /** The client's calls so far (each one echo of a paused server). */
+        long trips;
+        String error;
+        final Map<RpcCase, List<LatencyHistogram>> byCase = new EnumMap<>(RpcCase.class);
+        final Map<RpcCase, List<Double>> cpu = new EnumMap<>(RpcCase.class);
+
+        Live(RpcContender c) {
+            this.c = c;
+            this.id = RpcContenders.id(c);
+        }
+
+        boolean ok() {
+            return error == null;
+        }
+
+        void fail(Exception e, PrintStream err) {
+            error = String.valueOf(e.getMessage());
+            err.println("  FAILED: " + id + ": " + error);
+            close();
+        }
+
+        void close() {
+            for (ChildProcess p : new ChildProcess[] {client, server}) {
+                if (p != null) {
+                    p.close();
                 }
-                stopServer(server);
             }
-            return new Result(id, c.name(), c.medium(), c.shownIn(), c.spins(), byCase, cpu, null);
-        } catch (Exception e) {
-            return new Result(id, c.name(), c.medium(), c.shownIn(), c.spins(), byCase, cpu, String.valueOf(e.getMessage()));
-        } finally {
             if (dir != null) {
                 TransportBench.deleteTree(dir);
             }
         }
+
+        /** Puts a spinning server to sleep between turns (the others wait without spinning anyway). */
+        void pause() throws Exception {
+            if (c.pausedBetweenTurns()) {
+                trips = TransportBench.pause(server, client, trips);
+            }
+        }
+
+        void resume() throws Exception {
+            if (c.pausedBetweenTurns()) {
+                server.send("RESUME");
+            }
+        }
+
+        Result result() {
+            Map<RpcCase, Double> mean = new EnumMap<>(RpcCase.class);
+            cpu.forEach((k, v) -> mean.put(k, v.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN)));
+            return new Result(id, c.name(), c.medium(), c.shownIn(), c.spins(), byCase, mean, error);
+        }
+    }
+
+    /**
+     * Every contender of {@code contenders}, taking turns: all servers and clients are started once
+     * (a spinning server paused at once); for each case, {@code plan.rounds()} rounds, each giving
+     * every live contender that has the case one turn (resume its server if paused, one {@code CALLS}
+     * command to its client, pause again), in the order {@link TransportBench#rotation} gives for the
+     * round; last every contender is stopped. {@code log} gets every turn taken, in order.
+     */
+    static List<Result> runTurns(List<RpcContender> contenders, Plan plan, Path base, PrintStream err, List<Turn> log) {
+        long perCase = Math.max(warmMillis(plan.quick()) + firstWarmExtraMillis(plan.quick()),
+                maxWarmMillis(plan.quick(), true)) + plan.rounds() * (plan.warmMillis() + plan.measureMillis() + 200);
+        long deadline = perCase * RpcCase.values().length * Math.max(1, contenders.size())
+                + 2 * READY_TIMEOUT.toMillis() * contenders.size() + 120_000;
+        List<Live> all = new ArrayList<>();
+        for (RpcContender c : contenders) {
+            Live l = new Live(c);
+            all.add(l);
+            err.printf(Locale.ROOT, "verbatim bench rpc: %s: starting ...%n", l.id);
+            try {
+                l.dir = TransportBench.sessionDir(base, l.id);
+                Map<String, String> common = common(l.dir, deadline);
+                Map<String, String> clientArgs = new LinkedHashMap<>();
+                l.server = startServer(c, common, clientArgs);
+                l.client = ChildProcess.start("client " + l.id, c.jvmFlags(), RpcPeer.class.getName(),
+                        TransportBench.args("client", l.id, clientArgs));
+                l.client.awaitLine("READY", READY_TIMEOUT);
+                l.pause();
+            } catch (Exception e) {
+                l.fail(e, err);
+            }
+        }
+        try {
+            Live previous = null;
+            for (RpcCase rc : RpcCase.values()) {
+                List<Live> having = all.stream().filter(l -> l.c.cases().contains(rc)).toList();
+                if (having.isEmpty()) {
+                    continue;
+                }
+                err.printf(Locale.ROOT, "verbatim bench rpc: %s calls, %d rounds ...%n", rc.key(), plan.rounds());
+                for (int round = 0; round < plan.rounds(); round++) {
+                    for (Live l : TransportBench.rotation(having.stream().filter(Live::ok).toList(), round)) {
+                        RpcPeer.Step step = plan.step(rc, round, l.byCase.isEmpty()); // first: its first case
+                        log.add(new Turn(rc, round, l.id));
+                        try {
+                            long settled = previous != null && previous != l && previous.ok()
+                                    ? TransportBench.settle(List.of(previous.server, previous.client),
+                                            plan.quick() ? QUICK_SETTLE_MAX_MILLIS : SETTLE_MAX_MILLIS)
+                                    : 0;
+                            previous = l;
+                            l.resume();
+                            l.client.send(step.command());
+                            Map<String, String> m = TransportBench.props(l.client.awaitLine("CALLS", Duration.ofMillis(
+                                    Math.max(step.warmMillis(), step.maxWarmMillis()) + step.measureMillis() + 30_000)).getLast());
+                            l.trips = Long.parseLong(m.get("trips"));
+                            LatencyHistogram h = LatencyHistogram.decode(m.get("hist"));
+                            if (h.count() == 0) {
+                                throw new IllegalStateException(rc.key() + ": a turn without calls");
+                            }
+                            l.byCase.computeIfAbsent(rc, k -> new ArrayList<>()).add(h);
+                            l.cpu.computeIfAbsent(rc, k -> new ArrayList<>()).add(Double.parseDouble(m.get("cpu")));
+                            if (TRACE) {
+                                err.printf(Locale.ROOT, "  %-13s %-10s round %2d  settle %4d ms  warm %6s calls in %5s ms"
+                                                + "  %7d calls  p50 %9.0f ns  p99 %9.0f ns  cpu %s%n", l.id, rc.key(), round,
+                                        settled, m.get("warm"), m.get("warmMs"), h.count(), h.quantile(0.5),
+                                        h.quantile(0.99), m.get("cpu"));
+                            }
+                            l.pause();
+                        } catch (Exception e) {
+                            l.fail(e, err);
+                        }
+                    }
+                }
+            }
+            for (Live l : all) {
+                if (l.ok()) {
+                    try {
+                        l.resume();
+                        l.client.send("STOP"); // the client closes, which ends an echo loop's serve()
+                        l.client.awaitLine("DONE", Duration.ofSeconds(10));
+                        stopServer(l.server);
+                    } catch (Exception e) {
+                        l.fail(e, err);
+                    }
+                }
+            }
+        } finally {
+            all.forEach(Live::close);
+        }
+        return all.stream().map(Live::result).toList();
     }
 
     /** For running the suite without the CLI: {@code [--quick] [--json] [--plot PATH]}. */

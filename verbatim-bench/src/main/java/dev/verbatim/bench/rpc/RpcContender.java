@@ -45,6 +45,16 @@ public interface RpcContender {
         return false;
     }
 
+    /**
+     * Whether its server serves on its main thread in an echo loop that spins while it waits (the
+     * shm floor, Aeron) and calls {@link dev.verbatim.bench.transport.Peer#echoed} after every call:
+     * then the harness pauses it between turns (every call of the client is one echo), so an idle
+     * contender does not take a core from the one measuring.
+     */
+    default boolean pausedBetweenTurns() {
+        return false;
+    }
+
     /** Extra JVM flags for its two processes (the harness adds FFM and Unsafe access). */
     default List<String> jvmFlags() {
         return List.of();

@@ -5,54 +5,51 @@ import dev.verbatim.bench.transport.Loops;
 import dev.verbatim.bench.transport.Peer;
 import dev.verbatim.bench.transport.Session;
 
-import java.util.ArrayList;
-import java.util.List;
+import java.util.EnumMap;
 import java.util.Locale;
-import java.util.StringJoiner;
+import java.util.Map;
 
 /**
  * The main class of the rpc suite's child processes: {@code RpcPeer ROLE CONTENDER-ID key=value...},
  * one side of one {@link RpcContender}, hosted like the transport suite's children
  * ({@link Peer#host}: the {@code VB} line protocol of {@link dev.verbatim.bench.transport.ChildProcess},
- * STOP, deadline). Roles:
+ * STOP, deadline, PAUSE/RESUME). Roles:
  * <pre>
  *   server   sets up, says READY with what it published, serves, waits for STOP, closes; DONE
- *   client   connects, says READY; per planned case: warm-up, then every call timed into a histogram:
- *              VB CALLS case=K calls=N cpu=C warm=W warmMs=T hist=H
+ *   client   connects, says READY, then does what the parent asks on stdin, one command at a time
+ *            (waiting for the next without spinning, so the contenders can take turns):
+ *     CALLS case warmMs warmCalls maxWarmMs measureMs   one turn: warm-up, then every call timed:
+ *              VB CALLS case=K calls=N cpu=C warm=W warmMs=T trips=S hist=H
  *                       (H a {@link LatencyHistogram#encode()}, C the measuring thread's CPU share while
- *                       recording, W calls of warm-up in T ms)
- *            then closes; DONE
+ *                       recording, W calls of warm-up in T ms, S the calls made so far)
+ *     NUDGE    one more call (of its first case): VB NUDGED trips=S (to pause a spinning server)
+ *     STOP     closes; DONE
  * </pre>
- * Every call's result is checked ({@link RpcCase#check}) outside the timed region.
+ * A case's call is prepared once, at its first turn. Every call's result is checked
+ * ({@link RpcCase#check}) outside the timed region.
  */
 public final class RpcPeer {
     private RpcPeer() {}
 
-    /** Session property: the client's plan, {@code case:warmMs:warmCalls:maxWarmMs:measureMs,...}. */
-    static final String PLAN = "calls";
-
     /**
-     * One case of a client's plan: warm up for at least {@code warmMillis} and at least
-     * {@code warmCalls} calls, but no longer than {@code maxWarmMillis} (gRPC's JIT takes some 20,000
-     * calls to settle, a spin floor's 10,000 take 5 ms), then record for {@code measureMillis}.
+     * One turn of a client: warm up for at least {@code warmMillis} and at least {@code warmCalls}
+     * calls, but no longer than {@code maxWarmMillis} (gRPC's JIT takes some 20,000 calls to settle,
+     * a spin floor's 10,000 take 5 ms), then record for {@code measureMillis}.
      */
-    record Step(RpcCase rpcCase, long warmMillis, long warmCalls, long maxWarmMillis, long measureMillis) {}
-
-    static String encode(List<Step> plan) {
-        StringJoiner j = new StringJoiner(",");
-        plan.forEach(s -> j.add(s.rpcCase().key() + ":" + s.warmMillis() + ":" + s.warmCalls() + ":"
-                + s.maxWarmMillis() + ":" + s.measureMillis()));
-        return j.toString();
-    }
-
-    static List<Step> decode(String s) {
-        List<Step> out = new ArrayList<>();
-        for (String e : s.split(",")) {
-            String[] f = e.split(":");
-            out.add(new Step(RpcCase.of(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]),
-                    Long.parseLong(f[4])));
+    record Step(RpcCase rpcCase, long warmMillis, long warmCalls, long maxWarmMillis, long measureMillis) {
+        /** The client's command for this turn. */
+        String command() {
+            return "CALLS " + rpcCase.key() + " " + warmMillis + " " + warmCalls + " " + maxWarmMillis + " " + measureMillis;
         }
-        return out;
+
+        static Step parse(String command) {
+            String[] f = command.trim().split(" ");
+            if (f.length != 6 || !f[0].equals("CALLS")) {
+                throw new IllegalArgumentException("not a CALLS command: " + command);
+            }
+            return new Step(RpcCase.of(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]),
+                    Long.parseLong(f[5]));
+        }
     }
 
     public static void main(String[] args) {
@@ -70,22 +67,42 @@ public final class RpcPeer {
                 }
             }
             case "client" -> {
-                List<Step> plan = decode(s.require(PLAN));
                 LatencyHistogram h = new LatencyHistogram();
                 long[] seq = {0};
+                Map<RpcCase, RpcContender.Call> calls = new EnumMap<>(RpcCase.class);
+                RpcCase nudge = c.cases().stream().sorted().findFirst().orElseThrow();
                 try (RpcContender.Client client = c.client(s)) {
                     Peer.say(Peer.ready(s));
-                    for (Step step : plan) {
-                        RpcContender.Call call = client.call(step.rpcCase());
+                    for (String cmd; (cmd = Peer.nextCommand()) != null; ) {
+                        if (cmd.equals("NUDGE")) {
+                            RpcContender.Call call = prepared(calls, client, nudge);
+                            long sq = ++seq[0];
+                            nudge.check(sq, call.call(sq));
+                            Peer.say("NUDGED trips=" + seq[0]);
+                            continue;
+                        }
+                        Step step = Step.parse(cmd);
+                        RpcContender.Call call = prepared(calls, client, step.rpcCase());
                         long[] warm = new long[2];
                         double cpu = measure(call, step, seq, h, warm);
-                        Peer.say(String.format(Locale.ROOT, "CALLS case=%s calls=%d cpu=%.3f warm=%d warmMs=%d hist=%s",
-                                step.rpcCase().key(), h.count(), cpu, warm[0], warm[1] / 1_000_000, h.encode()));
+                        Peer.say(String.format(Locale.ROOT,
+                                "CALLS case=%s calls=%d cpu=%.3f warm=%d warmMs=%d trips=%d hist=%s",
+                                step.rpcCase().key(), h.count(), cpu, warm[0], warm[1] / 1_000_000, seq[0], h.encode()));
                     }
                 }
             }
             default -> throw new IllegalArgumentException("unknown role " + role);
         }
+    }
+
+    private static RpcContender.Call prepared(Map<RpcCase, RpcContender.Call> calls, RpcContender.Client client,
+                                              RpcCase c) throws Exception {
+        RpcContender.Call call = calls.get(c);
+        if (call == null) {
+            call = client.call(c);
+            calls.put(c, call);
+        }
+        return call;
     }
 
     /**

@@ -1,6 +1,8 @@
 package dev.verbatim.bench.rpc;
 
+import dev.verbatim.bench.transport.LatencyHistogram;
 import dev.verbatim.bench.transport.Medium;
+import dev.verbatim.bench.transport.TransportBench;
 import dev.verbatim.bench.transport.TransportReport;
 import dev.verbatim.bench.transport.TransportReport.Case;
 import dev.verbatim.bench.transport.TransportReport.Target;
@@ -46,32 +48,46 @@ final class RpcReport {
     /** The result keys of the JSON cases in ns (issue #4). */
     static final Set<String> NS_KEYS = Set.of(FLOOR, VERBATIM, RMI, GRPC, AERON);
 
-    /** MB/s (10^6 bytes per second) of one case's argument bytes at its p50 call. */
-    static double mbps(RpcBench.Result r, RpcCase c) {
-        return RpcCase.BYTES * 1e3 / r.quantile(c, 0.5);
+    /** MB/s (10^6 bytes per second) of one turn's argument bytes at its p50 call. */
+    static double mbps(LatencyHistogram h) {
+        return RpcCase.BYTES * 1e3 / h.quantile(0.5);
     }
 
-    /** One case's figure per contender shown in {@code m} that measured it ({@code keys}: only those names; null: all). */
+    /**
+     * One case's figure per contender shown in {@code m} that measured it ({@code keys}: only those
+     * names; null: all): the median over its turns of {@code f} of each turn; each one's ratio to the
+     * floor of {@code m}, the median over rounds of the ratio within a round.
+     */
     static Case figure(RpcBench.Run run, Medium m, RpcCase c, String suffix, String label, String unit,
-                       ToDoubleFunction<RpcBench.Result> f, Set<String> keys) {
+                       ToDoubleFunction<LatencyHistogram> f, Set<String> keys) {
         Map<String, Double> results = new LinkedHashMap<>();
         Map<String, Double> cpu = new LinkedHashMap<>();
+        Map<String, Double> paired = new LinkedHashMap<>();
+        Optional<RpcBench.Result> floor = result(run, m, FLOOR, c);
         for (RpcBench.Result r : run.shownIn(m)) {
             if (r.has(c) && (keys == null || keys.contains(r.name())) && !results.containsKey(r.name())) {
-                results.put(r.name(), f.applyAsDouble(r));
+                results.put(r.name(), TransportBench.median(r.turns(c, f)));
+                if (floor.isPresent() && !r.name().equals(FLOOR)) {
+                    paired.put(r.name(), TransportBench.pairedRatio(r.turns(c, f), floor.get().turns(c, f)));
+                }
                 Double share = r.cpu().get(c);
                 if (r.spins() && share != null && !share.isNaN()) {
                     cpu.put(r.name(), share);
                 }
             }
         }
-        return new Case(m.key() + "/" + c.key() + suffix, label, unit, results, cpu);
+        return new Case(m.key() + "/" + c.key() + suffix, label, unit, results, cpu, paired);
+    }
+
+    /** The contender {@code name} shown in {@code m} that measured {@code c}. */
+    static Optional<RpcBench.Result> result(RpcBench.Run run, Medium m, String name, RpcCase c) {
+        return run.shownIn(m).stream().filter(r -> r.name().equals(name) && r.has(c)).findFirst();
     }
 
     static List<Case> latency(RpcBench.Run run, Medium m, double q, String suffix) {
         List<Case> cases = new ArrayList<>();
         for (RpcCase c : RpcCase.values()) {
-            Case k = figure(run, m, c, suffix, c.key(), "ns", r -> r.quantile(c, q), null);
+            Case k = figure(run, m, c, suffix, c.key(), "ns", h -> h.quantile(q), null);
             if (!k.results().isEmpty()) {
                 cases.add(k);
             }
@@ -82,7 +98,7 @@ final class RpcReport {
     static List<Case> bandwidth(RpcBench.Run run) {
         List<Case> cases = new ArrayList<>();
         for (Medium m : Medium.values()) {
-            Case k = figure(run, m, RpcCase.BYTES_8192, "", m.key(), "MB/s", r -> mbps(r, RpcCase.BYTES_8192), null);
+            Case k = figure(run, m, RpcCase.BYTES_8192, "", m.key(), "MB/s", RpcReport::mbps, null);
             if (!k.results().isEmpty()) {
                 cases.add(k);
             }
@@ -92,46 +108,51 @@ final class RpcReport {
 
     /** The JSON cases of issue #4, in its order. */
     static List<Case> jsonCases(RpcBench.Run run) {
-        ToDoubleFunction<RpcBench.Result> p50null = r -> r.quantile(RpcCase.NULL, 0.5);
+        ToDoubleFunction<LatencyHistogram> p50 = h -> h.quantile(0.5);
         return List.of(
-                figure(run, Medium.SHM, RpcCase.NULL, "", "p50", "ns", p50null, NS_KEYS),
-                figure(run, Medium.SHM, RpcCase.INTS4, "", "p50", "ns", r -> r.quantile(RpcCase.INTS4, 0.5), NS_KEYS),
-                figure(run, Medium.SHM, RpcCase.REMOTE_ARG, "", "p50", "ns", r -> r.quantile(RpcCase.REMOTE_ARG, 0.5), NS_KEYS),
-                figure(run, Medium.TCP, RpcCase.NULL, "", "p50", "ns", p50null, NS_KEYS),
-                figure(run, Medium.SHM, RpcCase.NULL, "/p99", "p99", "ns", r -> r.quantile(RpcCase.NULL, 0.99), NS_KEYS),
-                figure(run, Medium.SHM, RpcCase.BYTES_8192, "", "MB/s", "MB/s", r -> mbps(r, RpcCase.BYTES_8192),
-                        Set.of(FLOOR, VERBATIM)),
-                figure(run, Medium.SHM, RpcCase.LIST_128, "", "p50", "ns", r -> r.quantile(RpcCase.LIST_128, 0.5),
-                        Set.of(VERBATIM, JOS)));
+                figure(run, Medium.SHM, RpcCase.NULL, "", "p50", "ns", p50, NS_KEYS),
+                figure(run, Medium.SHM, RpcCase.INTS4, "", "p50", "ns", p50, NS_KEYS),
+                figure(run, Medium.SHM, RpcCase.REMOTE_ARG, "", "p50", "ns", p50, NS_KEYS),
+                figure(run, Medium.TCP, RpcCase.NULL, "", "p50", "ns", p50, NS_KEYS),
+                figure(run, Medium.SHM, RpcCase.NULL, "/p99", "p99", "ns", h -> h.quantile(0.99), NS_KEYS),
+                figure(run, Medium.SHM, RpcCase.BYTES_8192, "", "MB/s", "MB/s", RpcReport::mbps, Set.of(FLOOR, VERBATIM)),
+                figure(run, Medium.SHM, RpcCase.LIST_128, "", "p50", "ns", p50, Set.of(VERBATIM, JOS)));
     }
 
     // ---- targets --------------------------------------------------------------------------
 
     private static Optional<Double> p50(RpcBench.Run run, Medium m, String name, RpcCase c) {
-        return run.shownIn(m).stream().filter(r -> r.name().equals(name) && r.has(c)).findFirst()
-                .map(r -> r.quantile(c, 0.5));
+        return result(run, m, name, c).map(r -> r.quantile(c, 0.5));
     }
 
-    private static Optional<Double> ratio(Optional<Double> a, Optional<Double> b) {
-        return a.isPresent() && b.isPresent() ? Optional.of(a.get() / b.get()) : Optional.empty();
+    /**
+     * The ratio of {@code a}'s p50 to {@code b}'s in case {@code c} (both shown in {@code m}): the
+     * median over rounds of the ratio of their turns' p50s within a round ({@link TransportBench#pairedRatio}).
+     */
+    static Optional<Double> ratio(RpcBench.Run run, Medium m, RpcCase c, String a, String b) {
+        Optional<RpcBench.Result> ra = result(run, m, a, c);
+        Optional<RpcBench.Result> rb = result(run, m, b, c);
+        ToDoubleFunction<LatencyHistogram> p50 = h -> h.quantile(0.5);
+        return ra.isPresent() && rb.isPresent()
+                ? Optional.of(TransportBench.pairedRatio(ra.get().turns(c, p50), rb.get().turns(c, p50)))
+                : Optional.empty();
     }
 
+    /** The issue's targets, each a ratio of two contenders' p50s measured in the same rounds (paired by round). */
     static List<Target> targets(RpcBench.Run run) {
         List<Target> t = new ArrayList<>();
-        Optional<Double> shmNull = p50(run, Medium.SHM, VERBATIM, RpcCase.NULL);
-        Optional<Double> r1 = ratio(shmNull, p50(run, Medium.SHM, FLOOR, RpcCase.NULL));
+        Optional<Double> r1 = ratio(run, Medium.SHM, RpcCase.NULL, VERBATIM, FLOOR);
         t.add(new Target("shm/null p50 verbatim/floor", r1, "<= 2.00x", r1.map(x -> x <= 2.0).orElse(false)));
-        Optional<Double> r2 = ratio(p50(run, Medium.SHM, RMI, RpcCase.NULL), shmNull);
+        Optional<Double> r2 = ratio(run, Medium.SHM, RpcCase.NULL, RMI, VERBATIM);
         t.add(new Target("shm/null p50 rmi/verbatim", r2, ">= 100x", r2.map(x -> x >= 100).orElse(false)));
-        Optional<Double> tcpNull = p50(run, Medium.TCP, VERBATIM, RpcCase.NULL);
-        Optional<Double> r3 = ratio(tcpNull, p50(run, Medium.TCP, FLOOR, RpcCase.NULL));
+        Optional<Double> r3 = ratio(run, Medium.TCP, RpcCase.NULL, VERBATIM, FLOOR);
         t.add(new Target("tcp/null p50 verbatim/floor (raw NIO)", r3, "<= 1.20x", r3.map(x -> x <= 1.2).orElse(false)));
-        Optional<Double> r4 = ratio(p50(run, Medium.TCP, GRPC, RpcCase.NULL), tcpNull);
+        Optional<Double> r4 = ratio(run, Medium.TCP, RpcCase.NULL, GRPC, VERBATIM);
         t.add(new Target("tcp/null p50 grpc/verbatim", r4, ">= 2.00x", r4.map(x -> x >= 2.0).orElse(false)));
         // bandwidth at the p50 call is bytes / p50, so the bandwidth ratio is the inverse time ratio
-        Optional<Double> r5 = ratio(p50(run, Medium.SHM, FLOOR, RpcCase.BYTES_8192), p50(run, Medium.SHM, VERBATIM, RpcCase.BYTES_8192));
+        Optional<Double> r5 = ratio(run, Medium.SHM, RpcCase.BYTES_8192, FLOOR, VERBATIM);
         t.add(new Target("shm/bytes-8192 MB/s verbatim/floor", r5, ">= 0.75x", r5.map(x -> x >= 0.75).orElse(false)));
-        Optional<Double> r6 = ratio(p50(run, Medium.SHM, JOS, RpcCase.LIST_128), p50(run, Medium.SHM, VERBATIM, RpcCase.LIST_128));
+        Optional<Double> r6 = ratio(run, Medium.SHM, RpcCase.LIST_128, JOS, VERBATIM);
         t.add(new Target("shm/list-128 p50 jos/verbatim", r6, ">= 50x", r6.map(x -> x >= 50).orElse(false)));
         return t;
     }
@@ -143,11 +164,11 @@ final class RpcReport {
      */
     static Optional<String> rmiBound(RpcBench.Run run) {
         Optional<Double> rmi = p50(run, Medium.SHM, RMI, RpcCase.NULL);
-        Optional<Double> floor = p50(run, Medium.SHM, FLOOR, RpcCase.NULL);
-        if (rmi.isEmpty() || floor.isEmpty()) {
+        Optional<Double> ratio = ratio(run, Medium.SHM, RpcCase.NULL, RMI, FLOOR);
+        if (rmi.isEmpty() || ratio.isEmpty()) {
             return Optional.empty();
         }
-        double bound = rmi.get() / floor.get();
+        double bound = ratio.get();
         return Optional.of(String.format(Locale.ROOT, "  note  rmi/floor (shm null) is %.1fx in this run: 100x faster than RMI"
                 + " needs a null call within %.2fx the floor (%.0f ns)", bound, bound / 100, rmi.get() / 100));
     }
@@ -157,16 +178,18 @@ final class RpcReport {
     static void printTables(RpcBench.Run run, PrintStream out) {
         out.println("Verbatim RPC benchmark: J-RPC Table 2 and Figure 7, Jaguar Figure 8's list, with peers");
         out.printf(Locale.ROOT, "JVM %s (%s), %s, %d CPUs; %s run; every contender's server and client in two"
-                        + " processes, one contender at a time%n", System.getProperty("java.vm.version"),
+                        + " processes, all up for the whole run, taking turns%n", System.getProperty("java.vm.version"),
                 System.getProperty("java.vm.name"), System.getProperty("os.arch"),
                 Runtime.getRuntime().availableProcessors(), run.mode());
         boolean quick = run.mode().equals("quick");
-        out.printf(Locale.ROOT, "Per case: warm-up of %d ms and %,d calls at least (a contender's first case: %d ms and"
-                        + " %,d calls; at most %d s), then every call of %d ms timed; every result checked.%n",
-                run.warmMillis(), RpcBench.warmCalls(quick, false),
-                run.warmMillis() + RpcBench.firstWarmExtraMillis(quick), RpcBench.warmCalls(quick, true),
-                RpcBench.maxWarmMillis(quick, true) / 1000, run.measureMillis());
-        out.println("Ratios are contender / floor (the transport's ping-pong of the same argument bytes, a one-word reply);"
+        out.printf(Locale.ROOT, "Per case: %d rounds, each giving every contender one turn (order rotating): warm-up of"
+                        + " %d ms, then every call of %d ms timed; a case's first turn warms up %d ms and %,d calls at"
+                        + " least (a contender's first case: %d ms and %,d calls; at most %d s). Every result checked.%n",
+                run.rounds(), run.warmMillis(), run.measureMillis(), RpcBench.warmMillis(quick),
+                RpcBench.warmCalls(quick, false), RpcBench.warmMillis(quick) + RpcBench.firstWarmExtraMillis(quick),
+                RpcBench.warmCalls(quick, true), RpcBench.maxWarmMillis(quick, true) / 1000);
+        out.println("Figures are medians of the turns' figures; ratios are contender / floor (the transport's ping-pong"
+                + " of the same argument bytes, a one-word reply), the median over rounds of the ratio within a round;"
                 + " rmi and grpc run on loopback TCP and are shown with both media.");
         out.println();
         TransportReport.table(out, "Table 1. shm: call round trip, p50 (ns)", "case", latency(run, Medium.SHM, 0.5, ""));
@@ -225,8 +248,16 @@ final class RpcReport {
 
     static List<String> notes() {
         return List.of(
-                "Call: System.nanoTime() around one call on one client thread, every call recorded in a log-linear"
-                        + " histogram (0.8% resolution); p50/p99 by nearest rank. Cases and the service's contract:"
+                "Call: System.nanoTime() around one call on one client thread, every call of a turn recorded in a"
+                        + " log-linear histogram (0.8% resolution); p50/p99 by nearest rank per turn, a figure the"
+                        + " median of its turns' (every turn counts alike); a ratio to the floor (and each target) the"
+                        + " median over rounds of the two turns' ratio in a round (the turns of a round ran back to back,"
+                        + " on the same host). Contenders take turns because this shared VM changes under a run for"
+                        + " seconds at a time (the two vCPUs' distance moves an 8-byte shm round trip between ~130 and"
+                        + " ~500 ns): measured one after the other, ratios were noise. Idle contenders wait without"
+                        + " spinning: clients block for their next command, the shm floor's and aeron's pongs are"
+                        + " paused after a counted echo, Verbatim's shm nodes park after a 1 ms spin; before a turn the previous contender's processes get up to"
+                        + " 1 s (quick: 0.3 s) to fall quiet (RMI's and gRPC's JIT goes on compiling after their turn). Cases and the service's contract:"
                         + " null (void, no arguments), ints4 (four ints, returns their sum), remote-arg (one"
                         + " remote-interface argument, the same exported object each call, not called back),"
                         + " bytes-8192 (an 8 KiB byte[], returns its first long), list-128 (the 128-node linked list"
@@ -237,8 +268,8 @@ final class RpcReport {
                         + " tcp: read), and getting one word back: what any RPC over that medium must pay.",
                 "verbatim: a dev.verbatim.rpc.Node exports the service (calls run inline on the connection's"
                         + " dispatcher), the client calls its generated proxy. Waiting as the floor of the medium waits:"
-                        + " over shm both nodes in the transport's latency mode (waiting sides spin and never park, as"
-                        + " the floor and aeron do), over tcp the defaults (spin 0.5 ms, then sleep in the kernel). The list goes as a"
+                        + " over shm both nodes spin 1 ms before they park (within a turn, calls microseconds apart,"
+                        + " they never park and spin as the floor and aeron do; between turns they park), over tcp the defaults (spin 0.5 ms, then sleep in the kernel). The list goes as a"
                         + " record graph by copy and the server walks it as a view of the same structure; bytes-8192"
                         + " goes as a one-sided write ahead of the call. jos: the list Java-serialized to a byte[]"
                         + " and read back with ObjectInputStream, passed over the same Verbatim connection.",

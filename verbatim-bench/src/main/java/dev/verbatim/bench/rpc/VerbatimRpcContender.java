@@ -23,17 +23,29 @@ import java.util.Set;
  * walks the 128 nodes in place. {@code jos} ({@code shm/jos}): the same list written with Java
  * serialization into a {@code byte[]} and read back with it, over the same kind of connection.
  *
- * <p>Waiting is set up as the floor of the same medium waits ({@link #options}): over shm both nodes run in
- * the transport's latency mode (a waiting side spins and never parks), as the shm floor and Aeron's busy
- * spin do and as {@code bench transport} runs Verbatim; over tcp with the defaults (spin, then sleep in
- * the kernel), as raw NIO blocks in {@code read()}. The suite compares what the layers cost, not how fast
- * a parked thread wakes on a loaded host.
+ * <p>Waiting is set up as the floor of the same medium waits ({@link #options}): over shm a waiting side
+ * spins {@link #SHM_SPIN_NANOS} (1 ms) before it parks, so within a turn, where a call comes every few
+ * microseconds, it never parks and spins as the shm floor and Aeron's busy spin do, while between turns
+ * (the contenders take turns, see {@link RpcBench}) it parks soon and leaves the cores to the contender
+ * measuring; over tcp with the defaults (spin 0.5 ms, then sleep in the kernel), as raw NIO blocks in
+ * {@code read()}. The suite compares what the layers cost, not how fast a parked thread wakes on a
+ * loaded host.
  */
 final class VerbatimRpcContender implements RpcContender {
-    /** The nodes' connection options: {@link dev.verbatim.rpc.Node#DEFAULT_OPTIONS}, in latency mode over shm. */
+    /**
+     * How long a waiting side spins over shm before it parks: long beyond any gap between calls of a
+     * turn (the longest, list-128 with Java serialization, some 40 µs), short against a turn's warm-up
+     * (20-30 ms), which lets the previous contender's idle threads park. Short also because an idle
+     * node is not quite asleep: its dispatcher wakes every 100 ms and spins again, so each idle node
+     * thread takes spin / 100 ms of a core from the contender measuring (10 ms: some 6% per process
+     * measured, four such processes over shm; 1 ms: ~1%).
+     */
+    static final long SHM_SPIN_NANOS = 1_000_000;
+
+    /** The nodes' connection options: {@link dev.verbatim.rpc.Node#DEFAULT_OPTIONS}, spinning {@link #SHM_SPIN_NANOS} over shm. */
     static ConnectionOptions options(Medium medium) {
         ConnectionOptions d = dev.verbatim.rpc.Node.DEFAULT_OPTIONS;
-        return medium == Medium.SHM ? d.withSpin(d.spinNanos(), true) : d;
+        return medium == Medium.SHM ? d.withSpin(SHM_SPIN_NANOS, false) : d;
     }
 
     private final Medium medium;

@@ -2,7 +2,9 @@
  * The rpc suite, {@code ./verbatim bench rpc [--quick] [--json] [--plot PATH]}: J-RPC Table 2 (null
  * call, four int arguments, one remote-interface argument), Figure 7 (an 8 KiB {@code byte[]}
  * argument's bandwidth) and Jaguar Figure 8's 128-element list as an argument, with peers, every
- * contender's server and client in two processes, one contender at a time.
+ * contender's server and client in two processes, all up for the whole run, the contenders taking
+ * short turns case by case, round after round (figures: medians of turns; ratios: medians of the
+ * ratios within a round; see {@link dev.verbatim.bench.rpc.RpcBench}).
  *
  * <h2>Pieces</h2>
  * <ul>
@@ -27,7 +29,10 @@
  *       {@code name()} is its column and JSON key ({@code verbatim}; {@code jos} for the list sent
  *       as a Java-serialized {@code byte[]}), {@code medium()} {@code SHM} or {@code TCP} (one
  *       instance per medium), {@code cases()} what it measures, {@code spins()} true when its client
- *       spins (latency mode).
+ *       spins (latency mode). Between its turns it must not spin: its client waits for a command
+ *       anyway; a server that spins on its main thread's echo loop says
+ *       {@code pausedBetweenTurns()} and calls {@code Peer.echoed} after each echo; a server on its
+ *       own threads parks by itself (Verbatim's shm nodes spin 1 ms, then park).
  *   <li>{@code server(session)}: listen on {@code "shm:" + session.name()} (after
  *       {@code System.setProperty("verbatim.shm.dir", session.dir().toString())}, as the transport
  *       suite's {@code VerbatimContenders} do) or on {@code tcp://127.0.0.1:0}, export the service,

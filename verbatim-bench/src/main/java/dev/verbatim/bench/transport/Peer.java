@@ -110,6 +110,18 @@ public final class Peer {
         STOP.await();
     }
 
+    /**
+     * The pause point of a pong's echo loop (this suite's and {@code bench rpc}'s): call it after each
+     * echo with the echoes so far; after the one the parent's {@code PAUSE n} named, it says
+     * {@code PAUSED} and sleeps until {@code RESUME} (or STOP), so an idle pong does not spin.
+     */
+    public static void echoed(long echoes) throws InterruptedException {
+        if (echoes == pauseAfterEcho) {
+            say("PAUSED");
+            RESUMES.acquire();
+        }
+    }
+
     /** Prints one protocol line ({@link ChildProcess#PREFIX} and {@code line}) on stdout. */
     public static void say(String line) {
         synchronized (System.out) {
@@ -189,10 +201,7 @@ public final class Peer {
                         say(ready(s));
                         long echoes = 0;
                         while (pong.echo()) {
-                            if (++echoes == pauseAfterEcho) {
-                                say("PAUSED");
-                                RESUMES.acquire();
-                            }
+                            echoed(++echoes);
                         }
                     }
                 }

@@ -288,8 +288,49 @@ public final class TransportBench {
 
     /** The turns of round {@code round}: every pair still up, the order rotated by the round. */
     private static List<Pair> turns(List<Pair> pairs, int round) {
-        List<Pair> live = pairs.stream().filter(Pair::ok).toList();
-        List<Pair> order = new ArrayList<>(live);
+        return rotation(pairs.stream().filter(Pair::ok).toList(), round);
+    }
+
+    /**
+     * Waits until {@code processes} are quiet, at most {@code maxMillis}: until, over a window of
+     * {@value #SETTLE_WINDOW_MILLIS} ms, they took less than half a core together (their CPU time,
+     * of clock-tick resolution, did not move by a tick). For the turns of a suite whose contenders go
+     * on working after their turn (the JIT compiling what the turn made hot, for tens of milliseconds
+     * in RMI's and gRPC's processes), which would otherwise take a core from the next turn. Returns
+     * the milliseconds waited.
+     */
+    public static long settle(List<ChildProcess> processes, long maxMillis) throws InterruptedException {
+        long start = System.nanoTime();
+        long end = start + maxMillis * 1_000_000L;
+        long before = cpuNanos(processes);
+        while (System.nanoTime() - end < 0) {
+            Thread.sleep(SETTLE_WINDOW_MILLIS);
+            long now = cpuNanos(processes);
+            if (now - before < SETTLE_WINDOW_MILLIS * 1_000_000L / 2) {
+                break;
+            }
+            before = now;
+        }
+        return (System.nanoTime() - start) / 1_000_000;
+    }
+
+    /** The window of {@link #settle}: two clock ticks. */
+    static final long SETTLE_WINDOW_MILLIS = 20;
+
+    /** The CPU time of {@code processes} so far (ns; clock-tick resolution; a process gone counts 0). */
+    static long cpuNanos(List<ChildProcess> processes) {
+        long sum = 0;
+        for (ChildProcess p : processes) {
+            if (p != null) {
+                sum += p.process().toHandle().info().totalCpuDuration().map(java.time.Duration::toNanos).orElse(0L);
+            }
+        }
+        return sum;
+    }
+
+    /** The order of turns in round {@code round}: {@code live} rotated left by the round (also {@code bench rpc}'s). */
+    public static <T> List<T> rotation(List<T> live, int round) {
+        List<T> order = new ArrayList<>(live);
         if (!order.isEmpty()) {
             java.util.Collections.rotate(order, -(round % order.size()));
         }
@@ -376,11 +417,22 @@ public final class TransportBench {
 
     /** Puts a pair to sleep: the pong after one more echo, for which the ping makes one round trip. */
     private static void pause(Pair p) throws Exception {
-        p.first.send("PAUSE " + (p.trips + 1));
-        p.first.awaitLine("PAUSING", Duration.ofSeconds(10));
-        p.second.send("NUDGE");
-        p.trips = Long.parseLong(props(last(p.second.awaitLine("NUDGED", Duration.ofSeconds(10)))).get("trips"));
-        p.first.awaitLine("PAUSED", Duration.ofSeconds(10));
+        p.trips = pause(p.first, p.second, p.trips);
+    }
+
+    /**
+     * Puts a pong to sleep ({@link Peer#echoed}): {@code PAUSE trips+1} to the pong, then {@code NUDGE}
+     * to its ping, which makes one more round trip and says {@code NUDGED trips=T}; returns T, the
+     * ping's round trips so far, once the pong said {@code PAUSED}. {@code trips}: the ping's round
+     * trips so far (every one an echo of the pong). Also for {@code bench rpc}'s spinning servers.
+     */
+    public static long pause(ChildProcess pong, ChildProcess ping, long trips) throws Exception {
+        pong.send("PAUSE " + (trips + 1));
+        pong.awaitLine("PAUSING", Duration.ofSeconds(10));
+        ping.send("NUDGE");
+        long t = Long.parseLong(props(last(ping.awaitLine("NUDGED", Duration.ofSeconds(10)))).get("trips"));
+        pong.awaitLine("PAUSED", Duration.ofSeconds(10));
+        return t;
     }
 
     /**

@@ -5,7 +5,7 @@
  *
  * <h2>Pieces</h2>
  * <ul>
- *   <li>{@link dev.verbatim.bench.transport.TransportBench}: the run (one contender at a time);
+ *   <li>{@link dev.verbatim.bench.transport.TransportBench}: the run (contenders taking turns);
  *       {@code TransportReport} prints tables / JSON / targets, {@code TransportPlot} the PNG.
  *   <li>{@link dev.verbatim.bench.transport.ChildProcess}: starts a peer JVM (same {@code java}, same
  *       class path, FFM and Unsafe flags plus the contender's), a {@code VB }-prefixed line protocol

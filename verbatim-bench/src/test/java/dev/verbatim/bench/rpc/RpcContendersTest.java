@@ -143,15 +143,18 @@ class RpcContendersTest {
     void aSuiteRunOfRmiAndGrpcMeasuresEveryCaseAndLeavesNoChild() throws Exception {
         Path base = TransportBench.privateDir();
         try {
-            for (String id : List.of("tcp/rmi", "tcp/grpc")) {
-                RpcContender c = RpcContenders.get(id);
-                List<RpcPeer.Step> plan = c.cases().stream().sorted()
-                        .map(rc -> new RpcPeer.Step(rc, 20, 50, 2_000, 60)).toList();
-                RpcBench.Result r = RpcBench.runContender(c, plan, base);
+            List<RpcContender> cs = List.of(RpcContenders.get("tcp/rmi"), RpcContenders.get("tcp/grpc"));
+            List<RpcBench.Result> rs = RpcBench.runTurns(cs, new RpcBench.Plan(true, 2, 20, 40, false), base,
+                    System.err, new java.util.ArrayList<>());
+            assertEquals(0, ChildProcess.liveCount());
+            for (int i = 0; i < cs.size(); i++) {
+                RpcBench.Result r = rs.get(i);
                 assertNull(r.error(), r.error());
-                assertEquals(c.cases(), r.byCase().keySet());
-                r.byCase().values().forEach(h -> assertTrue(h.count() > 0));
-                assertEquals(0, ChildProcess.liveCount());
+                assertEquals(cs.get(i).cases(), r.byCase().keySet());
+                r.byCase().values().forEach(turns -> {
+                    assertEquals(2, turns.size());
+                    turns.forEach(h -> assertTrue(h.count() > 0));
+                });
             }
         } finally {
             TransportBench.deleteTree(base);
