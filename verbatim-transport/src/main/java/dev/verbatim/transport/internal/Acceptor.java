@@ -34,7 +34,15 @@ final class Acceptor implements AutoCloseable {
     private final String address;
     private final ServerSocketChannel server;
     private final Handshake handshake;
-    private final BlockingQueue<Connection> ready = new LinkedBlockingQueue<>(MAX_READY);
+    /** Connections ready to be accepted, and {@link #WAKE} once closed or failed. */
+    private final BlockingQueue<Object> ready = new LinkedBlockingQueue<>(MAX_READY);
+    /**
+     * Put in {@link #ready} by {@link #close()} or a failure to wake every waiting {@link #accept} (each puts it back
+     * for the next). If the queue is full, nobody waits: a waiter finds a connection, and its next call sees
+     * {@code closed}. Waiters therefore sleep for their whole timeout instead of in slices (each wake-up of an idle
+     * listener costs CPU).
+     */
+    private static final Object WAKE = new Object();
     private final Semaphore handshakes = new Semaphore(MAX_HANDSHAKES);
     private final Thread thread;
     private volatile boolean closed;
@@ -56,6 +64,7 @@ final class Acceptor implements AutoCloseable {
             } catch (IOException e) {
                 if (!closed) {
                     failure = e;
+                    ready.offer(WAKE);
                 }
                 return;
             }
@@ -98,10 +107,11 @@ final class Acceptor implements AutoCloseable {
         }
         try {
             long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
-            Connection c;
-            do { // in slices, so that close() is seen at once by a waiting caller
-                c = ready.poll(Math.min(Math.max(0, deadline - System.nanoTime()), 50_000_000L), TimeUnit.NANOSECONDS);
-            } while (c == null && !closed && failure == null && deadline - System.nanoTime() > 0);
+            Object o = ready.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (o == WAKE) {
+                ready.offer(WAKE); // for the other waiters
+            }
+            Connection c = o instanceof Connection k ? k : null;
             if (c == null) {
                 if (closed) {
                     throw new TransportException(Reason.CLOSED, "the listener at " + address + " is closed");
@@ -139,9 +149,13 @@ final class Acceptor implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        Connection c;
-        while ((c = ready.poll()) != null) {
-            c.close();
+        ready.offer(WAKE);
+        Object o;
+        while ((o = ready.poll()) != null) {
+            if (o instanceof Connection c) {
+                c.close();
+            }
         }
+        ready.offer(WAKE); // waiters that come after the drain
     }
 }
