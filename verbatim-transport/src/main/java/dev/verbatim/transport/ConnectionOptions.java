@@ -18,7 +18,9 @@ import java.util.Objects;
  * @param sendTimeout     the longest {@link Connection#claim(int)} waits for the receiver to free
  *                        space before throwing {@link TransportException.Reason#TIMEOUT}
  * @param connectTimeout  the longest a connect or an accept handshake takes
- * @param spinNanos       how long a waiting receiver or sender spins before it parks (futex)
+ * @param spinNanos       how long a waiting receiver or sender spins before it parks (futex). A receiver
+ *                        spins after it last received: once a {@link Connection#take} ended with
+ *                        nothing, later waits park at once until a message comes.
  * @param spinOnly        latency mode: never park, spin until the deadline (burns a core)
  * @param sharedSecret    tcp only: a secret both peers must prove they hold before the connection is
  *                        handed out, or {@code null} for none (the default). See

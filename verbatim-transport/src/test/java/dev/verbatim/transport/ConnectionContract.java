@@ -477,6 +477,29 @@ abstract class ConnectionContract {
     }
 
     @Test
+    void aReceiverSpinsAfterItReceivedNotAtEveryWait() throws Exception {
+        ConnectionOptions spinLong = ConnectionOptions.DEFAULT.withSpin(400_000_000L, false); // 0.4 s of spin
+        Connection[] c = pair(spinLong, ConnectionOptions.DEFAULT);
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        assertNull(c[0].take(Duration.ofMillis(450)), "nothing was sent"); // spins 0.4 s, then parks: now idle
+        long cpu0 = mx.getCurrentThreadCpuTime();
+        long t0 = System.nanoTime();
+        assertNull(c[0].take(Duration.ofMillis(450)), "nothing was sent");
+        long cpu = mx.getCurrentThreadCpuTime() - cpu0;
+        long wall = System.nanoTime() - t0;
+        // a thread taking with a timeout in a loop on an idle connection must not spin spinNanos every time
+        assertTrue(cpu < wall / 4, "a wait after an idle wait used " + cpu / 1_000_000 + " ms of CPU in "
+                + wall / 1_000_000 + " ms");
+        // and a message ends the idleness: it is delivered, and the spin budget applies again
+        byte[] m = bytes(16, 3);
+        c[1].send(m, 0, m.length);
+        assertArrayEquals(m, c[0].receive(WAIT));
+        long cpu1 = mx.getCurrentThreadCpuTime();
+        assertNull(c[0].take(Duration.ofMillis(150)), "nothing more was sent");
+        assertTrue(mx.getCurrentThreadCpuTime() - cpu1 > 20_000_000L, "after a message the receiver spins again");
+    }
+
+    @Test
     void acceptTimesOutAndClosedListenerRefuses() {
         Listener l = listen(ConnectionOptions.DEFAULT);
         assertNull(l.accept(Duration.ofMillis(100)));

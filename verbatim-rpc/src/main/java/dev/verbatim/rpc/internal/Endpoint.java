@@ -2127,7 +2127,9 @@ public final class Endpoint {
                     Thread.onSpinWait();
                 }
                 if (n == 0 && !callersWait() && queued.isEmpty() && recvLock.isHeldByCurrentThread()) {
-                    Delivery d = connection.take(Duration.ofNanos(waitNanos(idleWaitNanos())));
+                    // 0.1 s: asynchronous calls time out and the outbox is retried after each wait; on an idle connection
+                    // each such wait costs one wake-up, not a spin (the transport spins only after it received)
+                    Delivery d = connection.take(Duration.ofNanos(waitNanos(100_000_000)));
                     idleWaits = d == null ? idleWaits + 1 : 0;
                     if (d != null) {
                         if (!handle(d, true)) {
@@ -2154,18 +2156,6 @@ public final class Endpoint {
 
     /** Waits in a row that ended with nothing received (dispatcher thread only). */
     private int idleWaits;
-
-    /**
-     * How long the dispatcher sleeps in the transport when nothing comes: 0.1 s while asynchronous calls are
-     * pending (their timeouts are checked after each wait), else doubling with every empty wait up to 6.4 s. Each
-     * wait starts with the transport's spin ({@code ConnectionOptions.spinNanos}, 0.5 ms for a node), and so did the
-     * dispatcher's own spin before it: a fixed 0.1 s kept an idle connection at ~0.7% of a core per side (14-19 ms
-     * of dispatcher CPU per 10 s measured; now ~5 ms, most of it the first few waits). A message ends a wait at
-     * once whatever its length, and so do closing the connection and the peer's end.
-     */
-    private long idleWaitNanos() {
-        return pending.isEmpty() ? 100_000_000L << Math.min(idleWaits, 6) : 100_000_000L;
-    }
 
     /** How long a reader may sleep in the transport: briefly while the outbox waits for room in the peer's window. */
     private long waitNanos(long idle) {

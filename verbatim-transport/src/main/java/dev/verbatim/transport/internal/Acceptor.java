@@ -107,7 +107,10 @@ final class Acceptor implements AutoCloseable {
         }
         try {
             long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
-            Object o = ready.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            // after a failure nothing more comes (and a WAKE may not have fit in a full queue): what is ready, then
+            // the failure, without waiting
+            Object o = failure != null ? ready.poll()
+                    : ready.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             if (o == WAKE) {
                 ready.offer(WAKE); // for the other waiters
             }

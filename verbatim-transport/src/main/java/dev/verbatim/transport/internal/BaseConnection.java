@@ -33,6 +33,8 @@ public abstract class BaseConnection implements Connection {
      * ~0.1% of a core.
      */
     private static final long RECEIVE_PARK_SLICE_NANOS = 1_000_000_000L;
+    /** The last {@link #take} found nothing before its deadline, and nothing was received since (receiving thread only). */
+    private boolean receiverIdle;
     static final int PEER_OPEN = 0;
     static final int PEER_CLOSED = 1;
     static final int PEER_GONE = 2;
@@ -473,6 +475,9 @@ public abstract class BaseConnection implements Connection {
         if (next() != AreaReader.MESSAGE) {
             return null;
         }
+        if (receiverIdle) {
+            receiverIdle = false;
+        }
         Delivery d = reader.retainCurrent();
         reader.afterCallback();
         return d;
@@ -499,6 +504,9 @@ public abstract class BaseConnection implements Connection {
             if (r != AreaReader.MESSAGE) {
                 break;
             }
+            if (receiverIdle) {
+                receiverIdle = false;
+            }
             try {
                 handler.onDelivery(reader.current());
             } finally {
@@ -517,7 +525,11 @@ public abstract class BaseConnection implements Connection {
         }
         long start = System.nanoTime();
         long deadline = start + Math.max(0, timeout.toNanos());
-        for (int i = 1; ; i++) {
+        // a receiver spins for spinNanos after it last received, not at the start of every wait: once a wait
+        // ended with nothing, the next one parks at once (a thread that takes with a timeout in a loop, such as
+        // an RPC dispatcher, would otherwise spin spinNanos per timeout on an idle connection)
+        long spin = receiverIdle ? 0 : options.spinNanos();
+        for (int i = receiverIdle ? 0 : 1; ; i++) {
             d = poll();
             if (d != null) {
                 return d;
@@ -525,9 +537,10 @@ public abstract class BaseConnection implements Connection {
             if ((i & 63) == 0) {
                 long now = System.nanoTime();
                 if (now - deadline >= 0) {
+                    receiverIdle = true;
                     return null;
                 }
-                if (!options.spinOnly() && now - start > options.spinNanos()) {
+                if (!options.spinOnly() && now - start >= spin) {
                     try {
                         parkReceiver(Math.min(deadline - now, RECEIVE_PARK_SLICE_NANOS));
                     } catch (IllegalStateException e) {
