@@ -773,14 +773,21 @@ public final class Endpoint {
 
     /** Unlocks {@code sendLock}; the last holder first sends what the outbox holds, if the window has room. */
     private void unlockSend() {
+        boolean last = sendLock.getHoldCount() == 1;
         try {
-            if (outboxCount != 0 && sendLock.getHoldCount() == 1 && !closed) {
+            if (outboxCount != 0 && last && !closed) {
                 flushOutbox(false);
             }
         } catch (TransportException e) {
             closeWith(e.getMessage());
         } finally {
             sendLock.unlock();
+        }
+        if (last && outboxCount != 0) {
+            // an answer stashed while we held the lock (its own tryFlush found the lock taken) must not wait for the
+            // next message or the dispatcher's next look: count first, lock second on its side; unlock first,
+            // count second on ours, so one of the two sees the other
+            tryFlush();
         }
     }
 
@@ -883,16 +890,23 @@ public final class Endpoint {
 
     /** Sends what the outbox holds if the send lock is free and the peer's window has room. */
     private void tryFlush() {
-        if (outboxCount != 0 && sendLock.tryLock()) {
+        while (outboxCount != 0 && sendLock.tryLock()) {
+            boolean emptied;
             try {
-                if (!closed) {
-                    flushOutbox(false);
+                if (closed) {
+                    return;
                 }
+                emptied = flushOutbox(false);
             } catch (TransportException e) {
                 closeWith(e.getMessage());
+                return;
             } finally {
                 sendLock.unlock();
             }
+            if (!emptied) {
+                return; // the peer's window is full: the dispatcher retries (waitNanos)
+            }
+            // else look again: an answer stashed while we held the lock found it taken
         }
     }
 
