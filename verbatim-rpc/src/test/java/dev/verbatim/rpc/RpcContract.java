@@ -522,6 +522,21 @@ abstract class RpcContract {
     }
 
     @Test
+    void anAsynchronousCallTimesOutInTimeAfterTheConnectionWasIdle() throws Exception {
+        CompletableFuture<Integer> first = calc.later(1); // the client's dispatcher runs from now on
+        first.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        Thread.sleep(1500); // idle: both dispatchers sleep long in the transport
+        Calc quick = Node.withTimeout(calc, Duration.ofMillis(200));
+        long t0 = System.nanoTime();
+        CompletableFuture<Integer> f = quick.never(); // only the dispatcher times it out: it must be woken for it
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> f.get(8, java.util.concurrent.TimeUnit.SECONDS), "the call timed out, within 8 s at least");
+        assertEquals(RemoteException.Reason.TIMEOUT, assertInstanceOf(RemoteException.class, e.getCause()).reason());
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(ms < 3000, "a 200 ms timeout fired after " + ms + " ms");
+    }
+
+    @Test
     void cancellingOrTimingOutReachesTheServer() throws Exception {
         server.export("slow", Calc.class, impl, ExportOptions.VIRTUAL_THREADS);
         Calc slow = Node.withTimeout(client.lookup(server.addresses().getFirst(), "slow", Calc.class), Duration.ofMillis(300));

@@ -112,6 +112,14 @@ public interface Connection extends AutoCloseable {
     /** Copying receive: waits as {@link #take(Duration)}, copies the payload and releases it. */
     byte[] receive(Duration timeout);
 
+    /**
+     * Ends a {@link #take}/{@link #receive} waiting on another thread at once (it returns {@code null}); if none
+     * is waiting, the next one returns {@code null} at once (as {@code Selector.wakeup}). For a receiving thread
+     * that sleeps long in {@code take} and must also react to something other than a message, such as a timer
+     * of its own. Any thread; costs a system call when the receiver is asleep.
+     */
+    void wakeup();
+
     // ------------------------------------------------------------------ life
 
     /** A snapshot of this connection's counters. */

@@ -500,6 +500,22 @@ abstract class ConnectionContract {
     }
 
     @Test
+    void wakeupEndsAWaitingTakeOrTheNextOne() throws Exception {
+        Connection[] c = pair();
+        c[0].wakeup(); // nobody waits: the next take returns at once
+        long t0 = System.nanoTime();
+        assertNull(c[0].take(Duration.ofSeconds(20)));
+        assertTrue(System.nanoTime() - t0 < 10_000_000_000L, "a take after wakeup() returned at once");
+        CompletableFuture<Delivery> waiting = CompletableFuture.supplyAsync(() -> c[0].take(Duration.ofSeconds(20)));
+        Thread.sleep(300); // asleep in the transport by now (past the spin)
+        c[0].wakeup();
+        assertNull(waiting.get(10, java.util.concurrent.TimeUnit.SECONDS), "the waiting take returned null, well before 20 s");
+        byte[] m = bytes(32, 9); // and the connection works as before
+        c[1].send(m, 0, m.length);
+        assertArrayEquals(m, c[0].receive(WAIT));
+    }
+
+    @Test
     void acceptTimesOutAndClosedListenerRefuses() {
         Listener l = listen(ConnectionOptions.DEFAULT);
         assertNull(l.accept(Duration.ofMillis(100)));

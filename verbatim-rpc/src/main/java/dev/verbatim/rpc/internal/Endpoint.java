@@ -399,6 +399,7 @@ public final class Endpoint {
         sendCall(b, mi, args, id, p);
         if (mi.async) {
             ensureDispatcher();
+            rouse(); // its timeout is the dispatcher's job
             return p;
         }
         return await(p);
@@ -835,6 +836,9 @@ public final class Endpoint {
                 ensureDispatcher(); // someone must send it if nobody else does
             }
             tryFlush();
+            if (outboxCount != 0) {
+                rouse(); // the peer's window is full: the dispatcher retries
+            }
             return;
         }
         try {
@@ -2141,9 +2145,25 @@ public final class Endpoint {
                     Thread.onSpinWait();
                 }
                 if (n == 0 && !callersWait() && queued.isEmpty() && recvLock.isHeldByCurrentThread()) {
-                    // 0.1 s: asynchronous calls time out and the outbox is retried after each wait; on an idle connection
-                    // each such wait costs one wake-up, not a spin (the transport spins only after it received)
-                    Delivery d = connection.take(Duration.ofNanos(waitNanos(100_000_000)));
+                    // While asynchronous calls are pending (their timeouts are checked after each wait) or answers
+                    // wait in the outbox: 0.1 s (0.05 ms). Else sleep long: a thread that registers an asynchronous
+                    // call or stashes an answer meanwhile sees `napping` and wakes the transport's take (napping is
+                    // set before the second look, and they register before they look at it: one sees the other).
+                    // Every timed wake-up costs CPU (~0.1 ms on a virtual machine), so an idle connection should
+                    // have as few as possible.
+                    long wait = waitNanos(100_000_000);
+                    if (pending.isEmpty() && outboxCount == 0) {
+                        napping = true;
+                        if (pending.isEmpty() && outboxCount == 0) {
+                            wait = IDLE_WAIT_NANOS;
+                        }
+                    }
+                    Delivery d;
+                    try {
+                        d = connection.take(Duration.ofNanos(wait));
+                    } finally {
+                        napping = false;
+                    }
                     idleWaits = d == null ? idleWaits + 1 : 0;
                     if (d != null) {
                         if (!handle(d, true)) {
@@ -2170,6 +2190,19 @@ public final class Endpoint {
 
     /** Waits in a row that ended with nothing received (dispatcher thread only). */
     private int idleWaits;
+
+    /** How long an idle dispatcher sleeps in the transport when nothing needs it sooner. */
+    private static final long IDLE_WAIT_NANOS = 10_000_000_000L;
+
+    /** The dispatcher sleeps up to {@link #IDLE_WAIT_NANOS}: whoever gives it work sooner calls {@link #rouse}. */
+    private volatile boolean napping;
+
+    /** Ends the dispatcher's long sleep, if it sleeps: an asynchronous call's deadline or an outbox entry needs it. */
+    private void rouse() {
+        if (napping) {
+            connection.wakeup();
+        }
+    }
 
     /** How long a reader may sleep in the transport: briefly while the outbox waits for room in the peer's window. */
     private long waitNanos(long idle) {

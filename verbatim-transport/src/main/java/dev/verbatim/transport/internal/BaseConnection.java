@@ -35,6 +35,8 @@ public abstract class BaseConnection implements Connection {
     private static final long RECEIVE_PARK_SLICE_NANOS = 1_000_000_000L;
     /** The last {@link #take} found nothing before its deadline, and nothing was received since (receiving thread only). */
     private boolean receiverIdle;
+    /** {@link #wakeup()} was called and no {@link #take} has returned for it yet. */
+    private volatile boolean wakeupPending;
     static final int PEER_OPEN = 0;
     static final int PEER_CLOSED = 1;
     static final int PEER_GONE = 2;
@@ -111,6 +113,24 @@ public abstract class BaseConnection implements Connection {
 
     /** Sleeps up to {@code nanos} unless a record is already readable. */
     protected abstract void parkReceiver(long nanos);
+
+    /** Wakes this side's receiver if it sleeps in {@link #parkReceiver} (it then sees {@link #wakeupPending()}). */
+    protected abstract void wakeReceiver();
+
+    /** Whether {@link #wakeup()} asked a waiting receiver to return: {@link #parkReceiver} does not sleep then. */
+    protected final boolean wakeupPending() {
+        return wakeupPending;
+    }
+
+    @Override
+    public void wakeup() {
+        wakeupPending = true;
+        try {
+            wakeReceiver();
+        } catch (IllegalStateException closedConcurrently) {
+            // nobody can be waiting on a closed connection
+        }
+    }
 
     /** Sleeps up to {@code nanos} unless the peer already freed an area. */
     protected abstract void parkSender(long nanos);
@@ -535,6 +555,10 @@ public abstract class BaseConnection implements Connection {
                 return d;
             }
             if ((i & 63) == 0) {
+                if (wakeupPending) {
+                    wakeupPending = false;
+                    return null;
+                }
                 long now = System.nanoTime();
                 if (now - deadline >= 0) {
                     receiverIdle = true;

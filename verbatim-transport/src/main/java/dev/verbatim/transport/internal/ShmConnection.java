@@ -159,11 +159,18 @@ public final class ShmConnection extends BaseConnection {
     protected void parkReceiver(long nanos) {
         INT.setVolatile(ownWindow, RECEIVER_PARKED_OFFSET, 1);
         VarHandle.fullFence();
-        if (!reader.hasDataAcquire() && isOpen()) {
+        if (!reader.hasDataAcquire() && isOpen() && !wakeupPending()) {
             receiveParks++;
             Futex.await(ownWindow, RECEIVER_PARKED_OFFSET, 1, nanos);
         }
         INT.setVolatile(ownWindow, RECEIVER_PARKED_OFFSET, 0);
+    }
+
+    @Override
+    protected void wakeReceiver() {
+        // after wakeupPending was set: a receiver that set the word later sees the flag before it sleeps
+        INT.setVolatile(ownWindow, RECEIVER_PARKED_OFFSET, 0);
+        Futex.wake(ownWindow, RECEIVER_PARKED_OFFSET, Integer.MAX_VALUE);
     }
 
     // ------------------------------------------------------------------ life

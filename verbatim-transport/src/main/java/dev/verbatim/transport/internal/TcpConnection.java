@@ -610,7 +610,7 @@ public final class TcpConnection extends BaseConnection {
 
     @Override
     protected void parkReceiver(long nanos) {
-        if (reader.hasDataAcquire()) {
+        if (reader.hasDataAcquire() || wakeupPending()) {
             return;
         }
         try {
@@ -620,6 +620,11 @@ public final class TcpConnection extends BaseConnection {
         } catch (IOException e) {
             throw lost(e);
         }
+    }
+
+    @Override
+    protected void wakeReceiver() {
+        readSelector.wakeup(); // sticky: a select that starts after it returns at once
     }
 
     // ------------------------------------------------------------------ life
