@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.Reference;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -359,8 +360,12 @@ abstract class RpcContract {
 
     @Test
     void aProxyTheGarbageCollectorDropsReleasesItsObject() throws Exception {
-        assertEquals(1, calc.counter().add(1)); // the proxy is unreachable once this statement ends
+        Counter counter = calc.counter();
+        assertEquals(1, counter.add(1));
         assertEquals(1, server.exportedObjects());
+        // kept reachable until here: a collection between the call and the count would release it early
+        Reference.reachabilityFence(counter);
+        counter = null;
         long deadline = System.nanoTime() + 20_000_000_000L;
         while (server.exportedObjects() != 0 && System.nanoTime() < deadline) {
             System.gc();
