@@ -5,6 +5,7 @@ import dev.verbatim.bench.transport.LatencyHistogram;
 import dev.verbatim.bench.transport.Medium;
 import dev.verbatim.bench.transport.Session;
 import dev.verbatim.bench.transport.TransportBench;
+import dev.verbatim.bench.transport.TurnSides;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -227,64 +228,35 @@ public final class RpcBench {
     }
 
     /**
-     * A contender's two processes, up for the whole run, and what it measured; {@code error} once it
-     * failed (its processes are then closed and it takes no more turns).
+     * A contender's two processes, up for the whole run, and what it measured: the server is the
+     * {@code first} side, the client the {@code second}.
      */
-    private static final class Live {
+    private static final class Live extends TurnSides {
         final RpcContender c;
-        final String id;
-        Path dir;
-        ChildProcess server;
-        ChildProcess client;
-        /** The client's calls so far (each one echo of a paused server). */
-        long trips;
-        String error;
         final Map<RpcCase, List<LatencyHistogram>> byCase = new EnumMap<>(RpcCase.class);
         final Map<RpcCase, List<Double>> cpu = new EnumMap<>(RpcCase.class);
 
         Live(RpcContender c) {
+            super(RpcContenders.id(c));
             this.c = c;
-            this.id = RpcContenders.id(c);
-        }
-
-        boolean ok() {
-            return error == null;
-        }
-
-        void fail(Exception e, PrintStream err) {
-            error = String.valueOf(e.getMessage());
-            err.println("  FAILED: " + id + ": " + error);
-            close();
-        }
-
-        void close() {
-            for (ChildProcess p : new ChildProcess[] {client, server}) {
-                if (p != null) {
-                    p.close();
-                }
-            }
-            if (dir != null) {
-                TransportBench.deleteTree(dir);
-            }
         }
 
         /** Puts a spinning server to sleep between turns (the others wait without spinning anyway). */
         void pause() throws Exception {
             if (c.pausedBetweenTurns()) {
-                trips = TransportBench.pause(server, client, trips);
+                trips = TransportBench.pause(first, second, trips);
             }
         }
 
         void resume() throws Exception {
             if (c.pausedBetweenTurns()) {
-                server.send("RESUME");
+                first.send("RESUME");
             }
         }
 
         Result result() {
-            Map<RpcCase, Double> mean = new EnumMap<>(RpcCase.class);
-            cpu.forEach((k, v) -> mean.put(k, v.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN)));
-            return new Result(id, c.name(), c.medium(), c.shownIn(), c.spins(), byCase, mean, error);
+            return new Result(id, c.name(), c.medium(), c.shownIn(), c.spins(), byCase,
+                    meanShares(cpu, new EnumMap<>(RpcCase.class)), error);
         }
     }
 
@@ -309,10 +281,10 @@ public final class RpcBench {
                 l.dir = TransportBench.sessionDir(base, l.id);
                 Map<String, String> common = common(l.dir, deadline);
                 Map<String, String> clientArgs = new LinkedHashMap<>();
-                l.server = startServer(c, common, clientArgs);
-                l.client = ChildProcess.start("client " + l.id, c.jvmFlags(), RpcPeer.class.getName(),
+                l.first = startServer(c, common, clientArgs);
+                l.second = ChildProcess.start("client " + l.id, c.jvmFlags(), RpcPeer.class.getName(),
                         TransportBench.args("client", l.id, clientArgs));
-                l.client.awaitLine("READY", READY_TIMEOUT);
+                l.second.awaitLine("READY", READY_TIMEOUT);
                 l.pause();
             } catch (Exception e) {
                 l.fail(e, err);
@@ -332,13 +304,13 @@ public final class RpcBench {
                         log.add(new Turn(rc, round, l.id));
                         try {
                             long settled = previous != null && previous != l && previous.ok()
-                                    ? TransportBench.settle(List.of(previous.server, previous.client),
+                                    ? TransportBench.settle(List.of(previous.first, previous.second),
                                             plan.quick() ? QUICK_SETTLE_MAX_MILLIS : SETTLE_MAX_MILLIS)
                                     : 0;
                             previous = l;
                             l.resume();
-                            l.client.send(step.command());
-                            Map<String, String> m = TransportBench.props(l.client.awaitLine("CALLS", Duration.ofMillis(
+                            l.second.send(step.command());
+                            Map<String, String> m = TransportBench.props(l.second.awaitLine("CALLS", Duration.ofMillis(
                                     Math.max(step.warmMillis(), step.maxWarmMillis()) + step.measureMillis() + 30_000)).getLast());
                             l.trips = Long.parseLong(m.get("trips"));
                             LatencyHistogram h = LatencyHistogram.decode(m.get("hist"));
@@ -364,9 +336,9 @@ public final class RpcBench {
                 if (l.ok()) {
                     try {
                         l.resume();
-                        l.client.send("STOP"); // the client closes, which ends an echo loop's serve()
-                        l.client.awaitLine("DONE", Duration.ofSeconds(10));
-                        stopServer(l.server);
+                        l.second.send("STOP"); // the client closes, which ends an echo loop's serve()
+                        l.second.awaitLine("DONE", Duration.ofSeconds(10));
+                        stopServer(l.first);
                     } catch (Exception e) {
                         l.fail(e, err);
                     }

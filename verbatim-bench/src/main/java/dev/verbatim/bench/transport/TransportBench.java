@@ -235,54 +235,23 @@ public final class TransportBench {
 
     /**
      * A contender's two processes, up for the whole suite, and what it measured. The first side
-     * (pong, consumer) and the second (ping, producer); {@code error} once it failed (its processes
-     * are then closed and it takes no more turns).
+     * (pong, consumer) and the second (ping, producer).
      */
-    private static final class Pair {
-        final String id;
+    private static final class Pair extends TurnSides {
         final Medium medium;
         final String name;
-        Path dir;
-        ChildProcess first;
-        ChildProcess second;
-        /** The ping's round trips so far (a pong is paused after a given echo). */
-        long trips;
-        String error;
         final Map<Integer, List<LatencyHistogram>> histograms = new LinkedHashMap<>();
         final Map<Integer, List<double[]>> batches = new LinkedHashMap<>();
         final Map<Integer, List<Double>> cpu = new LinkedHashMap<>();
 
         Pair(String id, Medium medium, String name) {
-            this.id = id;
+            super(id);
             this.medium = medium;
             this.name = name;
         }
 
-        boolean ok() {
-            return error == null;
-        }
-
-        void fail(Exception e, PrintStream err) {
-            error = String.valueOf(e.getMessage());
-            err.println("  FAILED: " + id + ": " + error);
-            close();
-        }
-
-        void close() {
-            for (ChildProcess c : new ChildProcess[] {second, first}) {
-                if (c != null) {
-                    c.close();
-                }
-            }
-            if (dir != null) {
-                deleteTree(dir);
-            }
-        }
-
         Map<Integer, Double> meanCpu() {
-            Map<Integer, Double> m = new LinkedHashMap<>();
-            cpu.forEach((size, shares) -> m.put(size, shares.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN)));
-            return m;
+            return meanShares(cpu, new LinkedHashMap<>());
         }
     }
 

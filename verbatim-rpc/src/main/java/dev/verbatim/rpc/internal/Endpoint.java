@@ -2124,7 +2124,7 @@ public final class Endpoint {
                 // message restarts the spin), then sleep in take until a message comes (long: a short
                 // timeout would restart the spin over and over and burn a core on an idle connection)
                 // (after a wait that timed out with nothing, the connection is idle: straight back to sleep)
-                long spinUntil = System.nanoTime() + (idleWaits == 0 ? DISPATCH_SPIN_NANOS : 0);
+                long spinUntil = System.nanoTime() + (lastWaitEmpty ? 0 : DISPATCH_SPIN_NANOS);
                 int n = 0;
                 while (!callersWait() && queued.isEmpty() && recvLock.isHeldByCurrentThread()) {
                     n = connection.poll(handler, 64);
@@ -2164,7 +2164,7 @@ public final class Endpoint {
                     } finally {
                         napping = false;
                     }
-                    idleWaits = d == null ? idleWaits + 1 : 0;
+                    lastWaitEmpty = d == null;
                     if (d != null) {
                         if (!handle(d, true)) {
                             releaseQuietly(d);
@@ -2188,8 +2188,8 @@ public final class Endpoint {
 
     private long nextExpiry;
 
-    /** Waits in a row that ended with nothing received (dispatcher thread only). */
-    private int idleWaits;
+    /** The dispatcher's last wait in the transport ended with nothing received (dispatcher thread only). */
+    private boolean lastWaitEmpty;
 
     /** How long an idle dispatcher sleeps in the transport when nothing needs it sooner. */
     private static final long IDLE_WAIT_NANOS = 10_000_000_000L;

@@ -152,13 +152,12 @@ final class Acceptor implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        ready.offer(WAKE);
         Object o;
         while ((o = ready.poll()) != null) {
             if (o instanceof Connection c) {
                 c.close();
             }
         }
-        ready.offer(WAKE); // waiters that come after the drain
+        ready.offer(WAKE); // for the waiting accepts, and any later one
     }
 }
