@@ -35,8 +35,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * excluded); an accessor-interface parameter arrives as a zero-copy view valid during the call; a
  * {@code MemorySegment} as a zero-copy slice valid during the call (either can be kept longer with
  * {@link #keep}); an interface extending
- * {@link Remote} by reference. Large primitive arrays and segments travel as one-sided writes ahead
- * of the call. Exceptions thrown by the implementation are rethrown at the caller; failures of the
+ * {@link Remote} by reference. A {@code byte[]} and a {@code MemorySegment} are the same parameter on the
+ * wire: a server may declare a segment, read in place, where its clients pass an array (as it may
+ * declare a view where they pass a record), and skip allocating a copy. Large primitive arrays and
+ * segments travel as one-sided writes ahead of the call. Exceptions thrown by the implementation are rethrown at the caller; failures of the
  * distribution are {@link RemoteException}. Thread-safe; many threads may share one proxy.
  */
 public final class Node implements AutoCloseable {

@@ -160,6 +160,26 @@ public final class Api {
         void open(String path) throws java.io.IOException;
     }
 
+    /**
+     * Some of {@link Calc}'s methods with arrays and segments swapped: a client passing an array where the
+     * export reads a segment in place ({@link Calc#sum}), and a segment where it takes a copy
+     * ({@link Calc#take}, {@link Calc#reverse}).
+     */
+    public interface CalcBytes {
+        long sum(byte[] bytes);
+
+        long take(MemorySegment bytes);
+
+        byte[] reverse(MemorySegment bytes);
+    }
+
+    /** Two methods one name apart from being the same on the wire: cannot be a remote interface. */
+    public interface ArrayOrSegment {
+        long sum(byte[] bytes);
+
+        long sum(MemorySegment bytes);
+    }
+
     /** Version 2: one more method; version 1 clients keep working. */
     public interface Calc2 extends Calc {
         int version();

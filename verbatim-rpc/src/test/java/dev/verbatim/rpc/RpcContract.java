@@ -121,6 +121,33 @@ abstract class RpcContract {
     }
 
     @Test
+    void anArrayAndASegmentAreTheSameParameter() {
+        Api.CalcBytes bytes = client.lookup(server.addresses().getFirst(), "calc", Api.CalcBytes.class);
+        for (int n : new int[] {0, 1, 100, 8191, 8192, 300_000}) {
+            byte[] b = new byte[n];
+            long s = 0;
+            for (int i = 0; i < n; i++) {
+                b[i] = (byte) (i * 13 + n);
+                s += b[i];
+            }
+            assertEquals(s, bytes.sum(b), "an array of " + n + " read in place as a segment");
+            assertEquals(Api.checksum(b), bytes.take(MemorySegment.ofArray(b)), "a segment of " + n + " taken as an array");
+            MemorySegment off = java.lang.foreign.Arena.ofAuto().allocate(Math.max(1, n)).asSlice(0, n);
+            off.copyFrom(MemorySegment.ofArray(b));
+            byte[] r = bytes.reverse(off);
+            assertEquals(n, r.length);
+            for (int i = 0; i < n; i++) {
+                if (r[i] != b[n - 1 - i]) {
+                    throw new AssertionError("reverse of " + n + " differs at " + i);
+                }
+            }
+        }
+        RemoteException e = assertThrows(RemoteException.class,
+                () -> client.lookup(server.addresses().getFirst(), "calc", Api.ArrayOrSegment.class));
+        assertTrue(e.getMessage().contains("cannot be told apart"), e.getMessage());
+    }
+
+    @Test
     void remoteInterfacesGoByReferenceAndComeBackAsThemselves() throws Exception {
         CounterImpl mine = new CounterImpl();
         assertEquals(5, calc.callBack(mine, 5), "the server called back into this process 5 times");

@@ -22,11 +22,12 @@ public final class RpcContenders {
     public static List<RpcContender> all() {
         return List.of(
                 new PingPongRpc("shm/floor", EnumSet.of(NULL, INTS4, REMOTE_ARG, BYTES_8192)),
-                new VerbatimRpcContender(Medium.SHM, false),
-                new VerbatimRpcContender(Medium.SHM, true),
+                new VerbatimRpcContender(Medium.SHM, VerbatimRpcContender.Variant.PLAIN),
+                new VerbatimRpcContender(Medium.SHM, VerbatimRpcContender.Variant.COPY),
+                new VerbatimRpcContender(Medium.SHM, VerbatimRpcContender.Variant.JOS),
                 new PingPongRpc("shm/aeron", EnumSet.of(NULL, INTS4)),
                 new PingPongRpc("tcp/floor", EnumSet.of(NULL, INTS4, REMOTE_ARG, BYTES_8192)),
-                new VerbatimRpcContender(Medium.TCP, false),
+                new VerbatimRpcContender(Medium.TCP, VerbatimRpcContender.Variant.PLAIN),
                 new RmiContender(),
                 new GrpcContender()
         );

@@ -12,6 +12,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.EnumSet;
 import java.util.Set;
 
@@ -20,7 +22,12 @@ import java.util.Set;
  * service, the client looks it up and calls through the generated proxy. The client's interface
  * passes the list as the {@link Node} class (by copy on the wire); the server's declares it as the
  * {@link NodeView} accessor interface of the same structure (same method identity), so the server
- * walks the 128 nodes in place. {@code jos} ({@code shm/jos}): the same list written with Java
+ * walks the 128 nodes in place; likewise the client passes the 8 KiB argument as a {@code byte[]} and the
+ * server declares a {@code MemorySegment} (the same parameter on the wire), reads it in place and takes
+ * it in whole into a buffer it reuses, as the floor's server copies the request out of the shared file.
+ * {@code verbatim-copy} ({@code shm/verbatim-copy}): the 8 KiB call with the server declaring {@code byte[]},
+ * so each call allocates and fills a fresh array (by-copy semantics: what a server that keeps the array
+ * pays). {@code jos} ({@code shm/jos}): the same list written with Java
  * serialization into a {@code byte[]} and read back with it, over the same kind of connection.
  *
  * <p>Waiting is set up as the floor of the same medium waits ({@link #options}): over shm a waiting side
@@ -48,12 +55,28 @@ final class VerbatimRpcContender implements RpcContender {
         return medium == Medium.SHM ? d.withSpin(SHM_SPIN_NANOS, false) : d;
     }
 
-    private final Medium medium;
-    private final boolean jos;
+    /** Which calls a Verbatim contender makes. */
+    enum Variant {
+        /** Every case, the server reading views and segments in place. */
+        PLAIN("verbatim"),
+        /** The 8 KiB case with the server taking a {@code byte[]} by copy. */
+        COPY("verbatim-copy"),
+        /** The list case sent as a Java-serialized {@code byte[]}. */
+        JOS("jos");
 
-    VerbatimRpcContender(Medium medium, boolean jos) {
+        final String key;
+
+        Variant(String key) {
+            this.key = key;
+        }
+    }
+
+    private final Medium medium;
+    private final Variant variant;
+
+    VerbatimRpcContender(Medium medium, Variant variant) {
         this.medium = medium;
-        this.jos = jos;
+        this.variant = variant;
     }
 
     /** The client's view of the service. */
@@ -65,6 +88,8 @@ final class VerbatimRpcContender implements RpcContender {
         int remoteArg(Token t);
 
         long bytes(byte[] a);
+
+        long bytesCopy(byte[] a);
 
         long list(Node head);
 
@@ -79,7 +104,9 @@ final class VerbatimRpcContender implements RpcContender {
 
         int remoteArg(Token t);
 
-        long bytes(byte[] a);
+        long bytes(MemorySegment a);
+
+        long bytesCopy(byte[] a);
 
         long list(NodeView head);
 
@@ -105,8 +132,20 @@ final class VerbatimRpcContender implements RpcContender {
             return t == null ? 0 : 1;
         }
 
+        /** Where {@link #bytes} takes its argument in (the floor's server also copies into a buffer it reuses). */
+        private final byte[] in = new byte[RpcCase.BYTES];
+
         @Override
-        public long bytes(byte[] a) {
+        public long bytes(MemorySegment a) {
+            if (a.byteSize() != in.length) {
+                return -1;
+            }
+            MemorySegment.copy(a, ValueLayout.JAVA_BYTE, 0, in, 0, in.length);
+            return RpcCase.bytes(in);
+        }
+
+        @Override
+        public long bytesCopy(byte[] a) {
             return RpcCase.bytes(a);
         }
 
@@ -131,7 +170,7 @@ final class VerbatimRpcContender implements RpcContender {
 
     @Override
     public String name() {
-        return jos ? "jos" : "verbatim";
+        return variant.key;
     }
 
     @Override
@@ -141,7 +180,11 @@ final class VerbatimRpcContender implements RpcContender {
 
     @Override
     public Set<RpcCase> cases() {
-        return jos ? EnumSet.of(RpcCase.LIST_128) : EnumSet.allOf(RpcCase.class);
+        return switch (variant) {
+            case PLAIN -> EnumSet.allOf(RpcCase.class);
+            case COPY -> EnumSet.of(RpcCase.BYTES_8192);
+            case JOS -> EnumSet.of(RpcCase.LIST_128);
+        };
     }
 
     @Override
@@ -197,11 +240,14 @@ final class VerbatimRpcContender implements RpcContender {
                         return s.ints4(a[0], a[1], a[2], a[3]);
                     };
                     case REMOTE_ARG -> seq -> s.remoteArg(token);
-                    case BYTES_8192 -> seq -> {
+                    case BYTES_8192 -> variant == Variant.COPY ? seq -> {
+                        RpcCase.stamp(bytes, seq);
+                        return s.bytesCopy(bytes);
+                    } : seq -> {
                         RpcCase.stamp(bytes, seq);
                         return s.bytes(bytes);
                     };
-                    case LIST_128 -> jos ? seq -> {
+                    case LIST_128 -> variant == Variant.JOS ? seq -> {
                         list.value = (int) seq;
                         ByteArrayOutputStream b = new ByteArrayOutputStream();
                         try (ObjectOutputStream out = new ObjectOutputStream(b)) {

@@ -1101,6 +1101,13 @@ public final class Endpoint {
             }
             case COPY, VIEW -> {
                 Class<?> c = v.getClass();
+                if (k.bytes()) { // raw, as a segment goes: no wire message around it
+                    MemorySegment seg = MemorySegment.ofArray((byte[]) v);
+                    if (regions && seg.byteSize() >= REGION_THRESHOLD) {
+                        return new Planned(T_REGION, 4, null, null, region(seg));
+                    }
+                    return new Planned(T_BYTES, seg.byteSize(), seg, null, -1);
+                }
                 if (regions && k.tag() == ValueKind.Tag.COPY && c.isArray() && c.getComponentType().isPrimitive()
                         && c.getComponentType() != boolean.class) {
                     MemorySegment arr = arraySegment(v);
@@ -1350,10 +1357,11 @@ public final class Endpoint {
         return switch (tag) {
             case T_NULL -> null;
             case T_BYTES -> {
-                if (k.tag() != ValueKind.Tag.SEGMENT) {
+                if (!k.bytes()) {
                     throw new IllegalArgumentException("bytes for a " + k.type().getName());
                 }
-                yield m.asSlice(p, n);
+                MemorySegment b = m.asSlice(p, n);
+                yield k.tag() == ValueKind.Tag.SEGMENT ? b : b.toArray(ValueLayout.JAVA_BYTE);
             }
             case T_REGION -> {
                 MemorySegment r = d.region((int) m.get(ValueLayout.JAVA_LONG_UNALIGNED, p));

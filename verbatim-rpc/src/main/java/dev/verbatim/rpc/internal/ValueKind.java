@@ -15,7 +15,9 @@ import java.util.concurrent.CompletableFuture;
  * per method: primitives by value in an 8-byte slot; records, classes, enums, strings, boxes and
  * arrays by copy (a wire message, materialized on arrival); accessor interfaces as zero-copy views
  * of a wire message valid during the call; {@link MemorySegment} as a zero-copy slice; interfaces
- * extending {@link Remote} by reference.
+ * extending {@link Remote} by reference. A {@code byte[]} and a {@link MemorySegment} are the same on the
+ * wire (raw bytes, the same description): one side may declare the array where the other declares the
+ * segment, as a record on one side matches an accessor interface on the other.
  */
 public record ValueKind(Tag tag, Class<?> type, String description) {
     public enum Tag { VOID, BOOLEAN, BYTE, CHAR, SHORT, INT, LONG, FLOAT, DOUBLE, COPY, VIEW, SEGMENT, REMOTE }
@@ -27,7 +29,8 @@ public record ValueKind(Tag tag, Class<?> type, String description) {
                 Tag t = Tag.valueOf(c.getName().toUpperCase(java.util.Locale.ROOT));
                 return new ValueKind(t, c, c.getName());
             }
-            if (c == MemorySegment.class) return new ValueKind(Tag.SEGMENT, c, "segment");
+            // a segment is bytes: it shares byte[]'s description, so a receiver may take in place what a sender copies
+            if (c == MemorySegment.class) return new ValueKind(Tag.SEGMENT, c, Schema.describe(byte[].class));
             if (Remote.class.isAssignableFrom(c)) {
                 if (!c.isInterface()) {
                     throw unsupported(where, c, "a remote type must be an interface extending Remote, not a class");
@@ -52,6 +55,11 @@ public record ValueKind(Tag tag, Class<?> type, String description) {
     static RemoteException unsupported(Method where, Type t, String why) {
         return new RemoteException(RemoteException.Reason.ARGUMENT, where.getDeclaringClass().getName() + "." + where.getName()
                 + ": " + t.getTypeName() + " cannot cross: " + why);
+    }
+
+    /** Whether the value is raw bytes on the wire: a {@link MemorySegment}, or a {@code byte[]} (by copy). */
+    boolean bytes() {
+        return tag == Tag.SEGMENT || type == byte[].class;
     }
 
     boolean primitive() {
