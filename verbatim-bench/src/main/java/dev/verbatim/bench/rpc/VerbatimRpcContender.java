@@ -42,10 +42,10 @@ final class VerbatimRpcContender implements RpcContender {
     /**
      * How long a waiting side spins over shm before it parks: long beyond any gap between calls of a
      * turn (the longest, list-128 with Java serialization, some 40 µs), short against a turn's warm-up
-     * (20-30 ms), which lets the previous contender's idle threads park. Short also because an idle
-     * node is not quite asleep: its dispatcher wakes every 100 ms and spins again, so each idle node
-     * thread takes spin / 100 ms of a core from the contender measuring (10 ms: some 6% per process
-     * measured, four such processes over shm; 1 ms: ~1%).
+     * (20-30 ms), which lets the previous contender's idle threads park. (Measured when an idle
+     * dispatcher still woke every 100 ms and spun again: 10 ms took some 6% of a core per process from
+     * the contender measuring, 1 ms ~1%. An idle dispatcher now sleeps until a message or 10 s, and a
+     * receiver spins only after it last received, so an idle node costs next to nothing.)
      */
     static final long SHM_SPIN_NANOS = 1_000_000;
 
