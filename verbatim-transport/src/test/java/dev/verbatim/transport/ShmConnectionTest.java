@@ -70,54 +70,6 @@ class ShmConnectionTest extends ConnectionContract {
 
     /** The secret is a tcp matter: shm is reachable only by the same user, whatever either side set. */
     @Test
-    void aSenderKeepsToTwoHotAreasWhileTheReceiverKeepsUp() throws Exception {
-        // Eight 1 MiB areas: used in order, 2000 messages of 8 KiB land in ~1000 places across 8 MiB; kept
-        // to the hot part of two alternating areas (Placement), in 2 * 128 KiB / 8 KiB = 32 or so.
-        ConnectionOptions eight = ConnectionOptions.DEFAULT.withAreas(8, 1 << 20);
-        Connection[] c = pair(eight, eight.withSendTimeout(java.time.Duration.ofMillis(300)));
-        java.util.Set<Long> places = new java.util.HashSet<>();
-        java.util.Set<Long> mebibytes = new java.util.HashSet<>();
-        long first = -1;
-        for (int i = 0; i < 2000; i++) {
-            c[1].send(bytes(8192, i), 0, 8192);
-            Delivery d = c[0].take(WAIT);
-            assertNotNull(d, "message " + i);
-            assertArrayEquals(bytes(8192, i), d.payload().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), "message " + i);
-            long at = d.payload().address();
-            first = first < 0 ? at : first;
-            places.add(at);
-            mebibytes.add(Math.floorDiv(at - first, 1L << 20));
-            d.release();
-        }
-        assertTrue(places.size() <= 40, places.size() + " places for 2000 messages: the sender went through cold memory");
-        assertTrue(mebibytes.size() <= 2, "messages spread over " + mebibytes.size() + " MiB of the window");
-        // A receiver holding what it got: the sender leaves at most one area's tail unused, so nearly the
-        // whole window (8 areas of 127 messages) fills before it waits; then every held message is intact.
-        java.util.List<Delivery> held = new java.util.ArrayList<>();
-        int sent = 0;
-        try {
-            while (sent < 2000) {
-                c[1].send(bytes(8192, sent), 0, 8192);
-                sent++;
-                held.add(c[0].take(WAIT));
-            }
-        } catch (TransportException e) {
-            assertEquals(Reason.TIMEOUT, e.reason());
-        }
-        assertTrue(sent >= 850, "only " + sent + " messages of 8 KiB held in an 8 MiB window");
-        assertTrue(sent < 2000, "the window never filled");
-        for (int i = 0; i < held.size(); i++) {
-            assertArrayEquals(bytes(8192, i), held.get(i).payload().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), "held message " + i);
-            held.get(i).release();
-        }
-        c[1].send(bytes(8192, 7), 0, 8192);
-        Delivery after = c[0].take(WAIT);
-        assertNotNull(after, "the sender goes on once the receiver released");
-        assertArrayEquals(bytes(8192, 7), after.payload().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
-        after.release();
-    }
-
-    @Test
     void aSharedSecretDoesNotChangeShm() throws Exception {
         ConnectionOptions secret = ConnectionOptions.DEFAULT.withSharedSecret(new byte[32]);
         for (Connection[] c : List.of(pair(secret, ConnectionOptions.DEFAULT), pair(ConnectionOptions.DEFAULT, secret))) {

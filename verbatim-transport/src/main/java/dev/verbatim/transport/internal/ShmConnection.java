@@ -76,54 +76,27 @@ public final class ShmConnection extends BaseConnection {
     @Override
     protected boolean tryReserve(int payload) {
         Placement p = writer.placement;
-        if (p.fitsInUse(payload)) {
+        if (p.fits(payload)) {
             return true;
-        }
-        if (!p.wholeInUse()) { // past the hot part (Placement): on to a free area if the receiver holds nothing
-            int free = p.position() == 0 || !othersFree() ? -1 : takeFreeArea();
-            if (free >= 0) {
-                writer.nextRelease(free);
-                if (p.fitsInUse(payload)) {
-                    return true;
-                }
-            }
-            p.useWhole();
-            if (p.fitsInUse(payload)) {
-                return true;
-            }
         }
         int free = takeFreeArea();
         if (free < 0) {
             return false;
         }
         writer.nextRelease(free);
-        if (!p.fitsInUse(payload)) {
-            p.useWhole();
-        }
         return true;
     }
 
-    /** Takes the free area with the lowest index (the one the sender most likely used last), or -1. */
     private int takeFreeArea() {
         Placement p = writer.placement;
-        for (int k = 0; k < p.areaCount; k++) {
-            if (k != p.area() && (int) INT.getAcquire(peerWindow, areaStateOffset(k)) == STATE_FREE) {
+        for (int i = 1; i < p.areaCount; i++) {
+            int k = (p.area() + i) % p.areaCount;
+            if ((int) INT.getAcquire(peerWindow, areaStateOffset(k)) == STATE_FREE) {
                 INT.setRelease(peerWindow, areaStateOffset(k), STATE_SENDER);
                 return k;
             }
         }
         return -1;
-    }
-
-    /** Whether every area but the current one is free: the receiver read and released all it got before it. */
-    private boolean othersFree() {
-        Placement p = writer.placement;
-        for (int k = 0; k < p.areaCount; k++) {
-            if (k != p.area() && (int) INT.getAcquire(peerWindow, areaStateOffset(k)) != STATE_FREE) {
-                return false;
-            }
-        }
-        return true;
     }
 
     private boolean anyFreeArea() {
