@@ -184,6 +184,112 @@ final class Codegen {
         }
     }
 
+    static final ClassDesc CD_StructValidator = ClassDesc.of(StructValidator.class.getName());
+    static final ClassDesc CD_WireReader = ClassDesc.of(WireReader.class.getName());
+    static final ClassDesc CD_WireFormatException = ClassDesc.of(WireFormatException.class.getName());
+    /** References whose last accepted target type a generated validator keeps in a local (the rest check every time). */
+    private static final int CACHED_REFS = 16;
+
+    /**
+     * A validator of runs of a struct shape (see {@link StructValidator#validateRun}). The generated loop, for
+     * the shape's size {@code S}, aligned size {@code A}, and each reference field at offset {@code o} of
+     * declared shape {@code D}:
+     * <pre>{@code
+     * int n = entries.length;
+     * long ok = -2; // per reference: the target type id last accepted there (none yet)
+     * do {
+     *     if (pos + S > tail) throw overrun(pos, shape);
+     *     int r = m.get(I32, pos + o);
+     *     if (r != -1) {
+     *         if (Integer.compareUnsigned(r, n) >= 0) throw refOutOfRange(pos + o, r, entries);
+     *         long t = entries[r] >>> 32;
+     *         if (t != ok) ok = checkTarget(m, pos + o, D, t, ids);
+     *     }
+     *     // booleans: checkBoolean(m, pos + b); enum ordinals: checkOrdinal(m, pos + e, count)
+     *     pos += A;
+     *     i++;
+     * } while (i < n && entries[i] == (tidBits | pos));
+     * return i;
+     * }</pre>
+     */
+    static StructValidator structValidator(Shape s) {
+        List<Object> data = new ArrayList<>(List.of(s)); // class data: 0 the shape, then the references' declared shapes
+        long size = s.objectSize;
+        long aligned = MessageDescriptor.align8(size);
+        ClassDesc self = ClassDesc.of(Codegen.class.getPackageName() + ".StructValidator$"
+                + (s.variantName != null ? s.variantName : "S") + "$" + SERIAL.incrementAndGet());
+        MethodTypeDesc runType = MethodTypeDesc.of(CD_int, CD_MemorySegment, CD_long_array, CD_Shape.arrayType(), CD_int,
+                CD_long, CD_long, CD_long);
+        MethodTypeDesc getInt = MethodTypeDesc.of(CD_int, LAYOUT_CD[Shape.I32], CD_long);
+        byte[] bytes = ClassFile.of().build(self, cb -> {
+            cb.withFlags(ClassFile.ACC_FINAL | ClassFile.ACC_SYNTHETIC);
+            cb.withSuperclass(CD_StructValidator);
+            cb.withMethodBody(ConstantDescs.INIT_NAME, ConstantDescs.MTD_void, 0, code -> code
+                    .aload(0).invokespecial(CD_StructValidator, ConstantDescs.INIT_NAME, ConstantDescs.MTD_void).return_());
+            cb.withMethodBody("validateRun", runType, ClassFile.ACC_FINAL, code -> {
+                // locals: 0 this, 1 m, 2 entries, 3 ids, 4 i, 5-6 pos, 7-8 tail, 9-10 tidBits, 11 n, 12 r, 13-14 t,
+                // 15.. the accepted target type per cached reference (2 slots each)
+                int refs = s.refOffsets.length;
+                int cached = Math.min(refs, CACHED_REFS);
+                java.lang.classfile.Label loop = code.newLabel();
+                java.lang.classfile.Label fits = code.newLabel();
+                java.lang.classfile.Label done = code.newLabel();
+                code.aload(2).arraylength().istore(11);
+                for (int j = 0; j < cached; j++) code.ldc(-2L).lstore(15 + 2 * j);
+                code.labelBinding(loop);
+                code.lload(5).ldc(size).ladd().lload(7).lcmp().ifle(fits);
+                code.lload(5).ldc(classDataAt(CD_Shape, 0))
+                        .invokestatic(CD_WireReader, "overrun", MethodTypeDesc.of(CD_WireFormatException, CD_long, CD_Shape)).athrow();
+                code.labelBinding(fits);
+                for (int j = 0; j < refs; j++) {
+                    long off = s.refOffsets[j];
+                    int declared = data.size();
+                    data.add(s.refShapes[j]);
+                    java.lang.classfile.Label skip = code.newLabel();
+                    java.lang.classfile.Label inRange = code.newLabel();
+                    code.aload(1);
+                    loadLayout(code, Shape.I32);
+                    code.lload(5).ldc(off).ladd().invokeinterface(CD_MemorySegment, "get", getInt).istore(12);
+                    code.iload(12).iconst_m1().if_icmpeq(skip);
+                    code.iload(12).iload(11).invokestatic(ConstantDescs.CD_Integer, "compareUnsigned", MethodTypeDesc.of(CD_int, CD_int, CD_int))
+                            .iflt(inRange);
+                    code.lload(5).ldc(off).ladd().iload(12).aload(2)
+                            .invokestatic(CD_WireReader, "refOutOfRange", MethodTypeDesc.of(CD_WireFormatException, CD_long, CD_int, CD_long_array))
+                            .athrow();
+                    code.labelBinding(inRange);
+                    code.aload(2).iload(12).laload().ldc(32).lushr().lstore(13);
+                    if (j < cached) code.lload(13).lload(15 + 2 * j).lcmp().ifeq(skip);
+                    code.aload(1).lload(5).ldc(off).ladd().ldc(classDataAt(CD_Shape, declared)).lload(13).aload(3)
+                            .invokestatic(CD_WireReader, "checkTarget",
+                                    MethodTypeDesc.of(CD_long, CD_MemorySegment, CD_long, CD_Shape, CD_long, CD_Shape.arrayType()));
+                    if (j < cached) code.lstore(15 + 2 * j);
+                    else code.pop2();
+                    code.labelBinding(skip);
+                }
+                for (int b : s.boolOffsets) {
+                    code.aload(1).lload(5).ldc((long) b).ladd()
+                            .invokestatic(CD_WireReader, "checkBoolean", MethodTypeDesc.of(CD_void, CD_MemorySegment, CD_long));
+                }
+                for (int j = 0; j < s.enumOffsets.length; j++) {
+                    code.aload(1).lload(5).ldc((long) s.enumOffsets[j]).ladd().ldc(s.enumCounts[j])
+                            .invokestatic(CD_WireReader, "checkOrdinal", MethodTypeDesc.of(CD_void, CD_MemorySegment, CD_long, CD_int));
+                }
+                code.lload(5).ldc(aligned).ladd().lstore(5);
+                code.iinc(4, 1);
+                code.iload(4).iload(11).if_icmpge(done);
+                code.aload(2).iload(4).laload().lload(9).lload(5).lor().lcmp().ifeq(loop);
+                code.labelBinding(done);
+                code.iload(4).ireturn();
+            });
+        });
+        try {
+            MethodHandles.Lookup hidden = MethodHandles.lookup().defineHiddenClassWithClassData(bytes, List.copyOf(data), true);
+            return (StructValidator) hidden.findConstructor(hidden.lookupClass(), java.lang.invoke.MethodType.methodType(void.class)).invoke();
+        } catch (Throwable e) {
+            throw new IllegalStateException("generating the validator of " + s + " failed", e);
+        }
+    }
+
     /** Widens the primitive of {@code kind} on the stack to a long holding its little-endian bytes, zero-extended. */
     private static void widenToWord(CodeBuilder code, int kind) {
         switch (kind) {

@@ -103,6 +103,9 @@ final class Shape {
     /** True if objects have booleans or enum ordinals to range-check. */
     boolean hasScalarChecks;
 
+    /** STRUCT: the generated validator of runs of this shape ({@link Codegen#structValidator}), made on first use. */
+    volatile StructValidator validator;
+
     /** Serial number unique per interned shape, for per-message lookup tables. */
     int serial = -1;
     private boolean frozen;

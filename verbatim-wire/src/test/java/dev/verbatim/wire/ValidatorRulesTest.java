@@ -17,6 +17,11 @@ class ValidatorRulesTest {
     public static final class Node { int value; Node next; }
     public record Pair(Node node, String name) {}
     public record Strings(List<String> names) {}
+    public record Row(boolean on, Level level, String name, Row next) {}
+    public record Rows(List<Row> rows) {}
+    public record Wide(String a00, String a01, String a02, String a03, String a04, String a05, String a06, String a07, String a08,
+                       String a09, String a10, String a11, String a12, String a13, String a14, String a15, String a16, String a17) {}
+    public record Wides(List<Wide> wides) {}
 
     private static final WireWriter W = new WireWriter();
 
@@ -153,6 +158,75 @@ class ValidatorRulesTest {
                 WireFormatException e = assertThrows(WireFormatException.class, () -> new WireReader().validate(copy), "entry " + i % 4);
                 assertTrue(rules.contains(e.rule()), e.getMessage());
             }
+        }
+    }
+
+    /** The offsets of the objects of type id {@code tid}, in object order. */
+    static long[] offsetsOf(byte[] b, int tid) {
+        long ot = objTable(b);
+        return java.util.stream.IntStream.range(0, seg(b).get(I32, OBJECT_COUNT_OFFSET))
+                .filter(i -> seg(b).get(I32, ot + 8L * i + 4) == tid)
+                .mapToLong(i -> seg(b).get(I32, ot + 8L * i)).toArray();
+    }
+
+    @Test
+    void everyObjectOfARunIsChecked() {
+        // A run of rows (one struct type, consecutive): the validator checks the run's objects in one loop that
+        // remembers the target type each reference accepted last. Break the last row of the run, after the first
+        // rows accepted the same fields: each rule still holds there.
+        List<Row> rows = new java.util.ArrayList<>();
+        Row next = null;
+        for (int i = 0; i < 5; i++) rows.add(0, next = new Row(i % 2 == 0, Level.values()[i % 2], "s", next));
+        byte[] b = bytes(new Rows(rows));
+        new WireReader().validate(seg(b)); // valid as it is
+        Shape s = Schema.of(Row.class).shape;
+        int rowTid = seg(b).get(I32, objTable(b) + 8 * 2 + 4); // 0 Rows, 1 the list, 2.. the rows
+        long[] at = offsetsOf(b, rowTid);
+        assertEquals(5, at.length);
+        long last = at[4];
+        long first = at[0];
+        int rowRef = 3; // object 3 is a row (the second)
+        int strRef = seg(b).get(I32, first + s.field("name").offset);
+        expect("boolean not 0 or 1", b, m -> m.set(I8, last + s.field("on").offset, (byte) 3));
+        expect("enum ordinal out of range", b, m -> m.set(I32, last + s.field("level").offset, 2));
+        expect("reference to an object of the wrong type", b, m -> m.set(I32, last + s.field("name").offset, rowRef));
+        expect("reference to an object of the wrong type", b, m -> m.set(I32, at[3] + s.field("next").offset, strRef));
+        expect("reference out of range", b, m -> m.set(I32, last + s.field("name").offset, 99));
+        expect("reference out of range", b, m -> m.set(I32, last + s.field("next").offset, -7));
+    }
+
+    @Test
+    void aStructOfARunOverrunningTheTables() {
+        // Two Flags (9 bytes each, 16 aligned), the second cut to 8 bytes: it is the second of a run that overruns.
+        byte[] one = bytes(new Flags(true, Level.B, 1));
+        long fp = seg(one).get(I64, tail(one));
+        MemorySegment m = MemorySegment.ofArray(new byte[8 + 16 + 8 + 8 + 16]);
+        m.set(I64, 0, VERSION | 1L << 16 | 2L << 32);
+        MemorySegment.copy(seg(one), HEADER_LENGTH, m, HEADER_LENGTH, 16);
+        MemorySegment.copy(seg(one), HEADER_LENGTH, m, HEADER_LENGTH + 16, 8);
+        m.set(I64, 32, fp);
+        m.set(I64, 40, objectEntry(8, FIRST_TABLE_TYPE_ID));
+        m.set(I64, 48, objectEntry(24, FIRST_TABLE_TYPE_ID));
+        WireFormatException e = assertThrows(WireFormatException.class, () -> new WireReader().validate(m));
+        assertEquals("object overruns the tables", e.rule(), e.getMessage());
+        assertEquals(24, e.offset(), e.getMessage());
+    }
+
+    @Test
+    void everyReferenceOfAWideStructIsChecked() {
+        // More references than the generated validator keeps accepted types for: the last ones are checked in full.
+        List<Wide> wides = new java.util.ArrayList<>();
+        for (int i = 0; i < 3; i++) wides.add(new Wide("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q", "r" + i));
+        byte[] b = bytes(new Wides(wides));
+        new WireReader().validate(seg(b));
+        Shape s = Schema.of(Wide.class).shape;
+        int wideTid = seg(b).get(I32, objTable(b) + 8 * 2 + 4);
+        long[] at = offsetsOf(b, wideTid);
+        assertEquals(3, at.length);
+        for (String f : new String[] {"a00", "a15", "a16", "a17"}) {
+            long ref = at[2] + s.field(f).offset;
+            expect("reference to an object of the wrong type", b, m -> m.set(I32, ref, 2));
+            expect("reference out of range", b, m -> m.set(I32, ref, 1000));
         }
     }
 
