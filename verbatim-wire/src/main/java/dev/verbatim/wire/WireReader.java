@@ -72,6 +72,10 @@ public final class WireReader {
         long pos = HEADER_LENGTH;
         // Structs go in runs of one type (lists, arrays of records) through their shape's generated validator: one
         // compare of the whole object-table entry (type id and offset) per object, the rest with constant offsets.
+        // The longest run of one struct type: views find its objects' offsets by arithmetic (Message.structAt).
+        int runFirst = 0, runCount = 0;
+        long runBase = 0;
+        Shape runShape = null;
         for (int i = 0; i < objects; ) {
             long entry = entries[i];
             long at = objTable + 8L * i;
@@ -85,11 +89,17 @@ public final class WireReader {
                 continue;
             }
             int next = validatorOf(s).validateRun(message, entries, ids, i, pos, tail, (long) tid << 32);
+            if (next - i > runCount) {
+                runFirst = i;
+                runCount = next - i;
+                runBase = pos;
+                runShape = s;
+            }
             pos += (long) (next - i) * align8(s.objectSize);
             i = next;
         }
         if (objects > 0 && pos != tail) throw new WireFormatException(pos, "bytes between the last object and the tables", (tail - pos) + " bytes");
-        return new Message(message, objects, tail, objTable, entries, ids);
+        return new Message(message, objects, tail, objTable, entries, ids, runShape, runFirst, runCount, runBase);
     }
 
     private static WireFormatException badEntry(long at, int i, long entry, long pos) {

@@ -275,4 +275,56 @@ class ValidatorRulesTest {
         assertEquals(7, m.view(RoundTripTest.NodeView.class).next().value());
         assertEquals(7, m.materialize(Node.class).next.value);
     }
+
+    public record Chains(Node first, Node second, String tag, Chains other) {}
+
+    @Test
+    void viewsFollowingReferencesIntoTheLongestRunRecheckThemToo() {
+        // Objects: 0 Chains, 1 the first chain's head, 2 the second's, 3 the tag, then the first chain's 2 more nodes
+        // (a run of 2, from 4), and the second chain's 40 nodes (the longest run): views compute the offsets of the
+        // latter from the run, and take the others from the object table.
+        Node first = null, second = null;
+        for (int i = 2; i >= 0; i--) { Node n = new Node(); n.value = 100 + i; n.next = first; first = n; }
+        for (int i = 40; i >= 0; i--) { Node n = new Node(); n.value = i; n.next = second; second = n; }
+        Chains c = new Chains(first, second, "t", null);
+        byte[] b = bytes(c);
+        MemorySegment s = seg(b);
+        Message m = new WireReader().validate(s);
+        RoundTripTest.NodeView v = m.view(RoundTripTest.ChainsView.class).second();
+        for (int i = 0; i <= 40; i++, v = v.next()) assertEquals(i, v.value());
+        assertNull(v);
+        RoundTripTest.NodeView f = m.view(RoundTripTest.ChainsView.class).first();
+        for (int i = 0; i <= 2; i++, f = f.next()) assertEquals(100 + i, f.value());
+        assertNull(f);
+        // A peer scribbles after validation: a node of the run now points at the tag (a string), at the root, past the
+        // last object, at a node of the other chain (a node: fine), and at the run's last node (fine).
+        int nextOff = Schema.of(Node.class).shape.field("next").offset;
+        int nodeTid = seg(b).get(I32, objTable(b) + 8 * 2 + 4);
+        long[] nodes = offsetsOf(b, nodeTid);
+        assertEquals(2 + 2 + 40, nodes.length);
+        long at = nodes[nodes.length - 20] + nextOff; // a node in the middle of the run
+        RoundTripTest.NodeView before = m.view(RoundTripTest.ChainsView.class).second();
+        for (int i = 0; i < 40 - 20 + 1; i++) before = before.next(); // the view of that node
+        assertEquals(40 - 20 + 1, before.value());
+        for (int bad : new int[] {3, 0, 4 + 2 + 40, -2}) {
+            s.set(I32, at, bad);
+            WireFormatException e = assertThrows(WireFormatException.class, before::next, "reference " + bad);
+            assertEquals("message changed after validation", e.rule());
+        }
+        s.set(I32, at, 4);
+        assertEquals(101, before.next().value());
+        s.set(I32, at, 1);
+        assertEquals(100, before.next().value());
+        s.set(I32, at, 4 + 2 + 40 - 1);
+        assertEquals(40, before.next().value());
+        assertNull(before.next().next());
+        // A reference of another struct type into the run: the run's shape is checked too.
+        int otherAt = HEADER_LENGTH + Schema.of(Chains.class).shape.field("other").offset;
+        RoundTripTest.ChainsView root = m.view(RoundTripTest.ChainsView.class);
+        assertNull(root.other());
+        s.set(I32, otherAt, 10);
+        assertEquals("message changed after validation", assertThrows(WireFormatException.class, root::other).rule());
+        s.set(I32, otherAt, 0);
+        assertEquals(100, root.other().first().value());
+    }
 }
