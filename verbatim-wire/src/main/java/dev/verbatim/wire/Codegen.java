@@ -108,39 +108,7 @@ final class Codegen {
                         .lload(8).lload(10).lload(4).lsub().lor().lastore();
                 // One 8-byte store per word of the layout: its fields are packed into a long (local 13-14), the
                 // layout's holes and the padding stay zero, so no stale byte leaks into a message.
-                Shape.Field[] order = s.layoutOrder;
-                int f = 0;
-                for (int word = 0; word < aligned; word += 8) {
-                    code.lconst_0().lstore(13);
-                    for (; f < order.length && order[f].offset < word + 8; f++) {
-                        Shape.Field sf = order[f];
-                        JType.JField jf = field(t, sf.name);
-                        int k = data.size();
-                        data.add(jf.getter);
-                        if (sf.type.isPrimitive()) {
-                            int kind = sf.type.kind;
-                            code.ldc(classDataAt(CD_MethodHandle, k)).aload(12)
-                                    .invokevirtual(CD_MethodHandle, "invokeExact", MethodTypeDesc.of(PRIM_CD[kind], CD_Object));
-                            widenToWord(code, kind);
-                        } else {
-                            int tk = data.size();
-                            data.add(jf.type);
-                            code.aload(1).ldc(classDataAt(CD_MethodHandle, k)).aload(12)
-                                    .invokevirtual(CD_MethodHandle, "invokeExact", MethodTypeDesc.of(CD_Object, CD_Object))
-                                    .ldc(classDataAt(CD_JType, tk));
-                            code.invokevirtual(CD_WireWriter, sf.type.kind == Shape.ENUM ? "ordinal" : "ref",
-                                    MethodTypeDesc.of(CD_int, CD_Object, CD_JType));
-                            widenToWord(code, Shape.I32);
-                        }
-                        int shift = 8 * (sf.offset - word);
-                        if (shift != 0) code.ldc(shift).lshl();
-                        code.lload(13).lor().lstore(13);
-                    }
-                    code.aload(3);
-                    loadLayout(code, Shape.I64);
-                    code.lload(10).ldc((long) word).ladd().lload(13)
-                            .invokeinterface(CD_MemorySegment, "set", MethodTypeDesc.of(CD_void, LAYOUT_CD[Shape.I64], CD_long, CD_long));
-                }
+                writeWords(code, t, data, 12, code2 -> code2.aload(1), null);
                 code.lload(10).ldc(aligned).ladd().lstore(10);
                 code.iinc(2, 1);
                 code.iload(2).aload(1).getfield(CD_WireWriter, "count", CD_int).if_icmpge(done);
@@ -175,6 +143,62 @@ final class Codegen {
                 code.labelBinding(done);
                 code.iload(2).ireturn();
             });
+            if (isChainType(t)) {
+                cb.withMethodBody("chains", MethodTypeDesc.of(ConstantDescs.CD_boolean), ClassFile.ACC_FINAL, code -> code.iconst_1().ireturn());
+                JType.JField next = null;
+                for (JType.JField f : t.fields) if (f.type == t) next = f;
+                int nextAt = data.size();
+                data.add(next.getter);
+                int rawAt = data.size();
+                data.add(t.raw);
+                MethodTypeDesc chainType = MethodTypeDesc.of(CD_int, CD_WireWriter, CD_Object, CD_MemorySegment, CD_long, CD_long, CD_long);
+                cb.withMethodBody("writeChain", chainType, ClassFile.ACC_FINAL, code -> {
+                    // locals: 0 this, 1 w, 2 o, 3 seg, 4-5 base, 6-7 limit, 8-9 entryType, 10-11 pos, 12 k, 13-14 word,
+                    // 15 next, 16 saved (Brent's tortoise), 17 power, 18 steps since saved, 19 ref
+                    java.lang.classfile.Label loop = code.newLabel();
+                    java.lang.classfile.Label write = code.newLabel();
+                    java.lang.classfile.Label sameClass = code.newLabel();
+                    java.lang.classfile.Label unseen = code.newLabel();
+                    java.lang.classfile.Label keep = code.newLabel();
+                    java.lang.classfile.Label room = code.newLabel();
+                    java.lang.classfile.Label giveUp = code.newLabel();
+                    code.lload(4).ldc((long) MessageDescriptor.HEADER_LENGTH).ladd().lstore(10);
+                    code.iconst_0().istore(12);
+                    code.aload(2).astore(16);
+                    code.iconst_1().istore(17);
+                    code.iconst_0().istore(18);
+                    code.labelBinding(loop);
+                    code.lload(10).ldc(aligned).ladd().lload(6).lcmp().ifgt(giveUp);
+                    code.ldc(classDataAt(CD_MethodHandle, nextAt)).aload(2)
+                            .invokevirtual(CD_MethodHandle, "invokeExact", MethodTypeDesc.of(CD_Object, CD_Object)).astore(15);
+                    code.iconst_m1().istore(19);
+                    code.aload(15).ifnull(write);
+                    code.aload(15).invokevirtual(CD_Object, "getClass", MethodTypeDesc.of(ConstantDescs.CD_Class))
+                            .ldc(classDataAt(ConstantDescs.CD_Class, rawAt)).if_acmpeq(sameClass).goto_(giveUp);
+                    code.labelBinding(sameClass);
+                    code.aload(15).aload(16).if_acmpne(unseen).goto_(giveUp);
+                    code.labelBinding(unseen);
+                    code.iinc(18, 1);
+                    code.iload(18).iload(17).if_icmpne(keep);
+                    code.aload(15).astore(16).iload(17).iconst_1().ishl().istore(17).iconst_0().istore(18);
+                    code.labelBinding(keep);
+                    code.iload(12).iconst_1().iadd().istore(19);
+                    code.labelBinding(write);
+                    code.iload(12).aload(1).getfield(CD_WireWriter, "entries", CD_long_array).arraylength().if_icmplt(room);
+                    code.aload(1).invokevirtual(CD_WireWriter, "growQueue", ConstantDescs.MTD_void);
+                    code.labelBinding(room);
+                    code.aload(1).getfield(CD_WireWriter, "entries", CD_long_array).iload(12)
+                            .lload(8).lload(10).lload(4).lsub().lor().lastore();
+                    writeWords(code, t, data, 2, c -> c.aload(1), 19);
+                    code.lload(10).ldc(aligned).ladd().lstore(10);
+                    code.iinc(12, 1);
+                    code.aload(15).astore(2);
+                    code.aload(2).ifnonnull(loop);
+                    code.iload(12).ireturn();
+                    code.labelBinding(giveUp);
+                    code.ldc(StructWriter.NOT_A_CHAIN).ireturn();
+                });
+            }
         });
         try {
             MethodHandles.Lookup hidden = MethodHandles.lookup().defineHiddenClassWithClassData(bytes, List.copyOf(data), true);
@@ -288,6 +312,66 @@ final class Codegen {
         } catch (Throwable e) {
             throw new IllegalStateException("generating the validator of " + s + " failed", e);
         }
+    }
+
+    /**
+     * Emits the stores of one object's layout words at {@code pos} (local 10-11) into {@code seg} (local 3), the object
+     * in local {@code obj}, a word in local 13-14. References go through {@code w.ref} (the writer loaded by
+     * {@code loadWriter}), or, when {@code refLocal} is not null, are the int in that local.
+     */
+    private static void writeWords(CodeBuilder code, JType t, List<Object> data, int obj,
+                                   java.util.function.Consumer<CodeBuilder> loadWriter, Integer refLocal) {
+        Shape s = t.shape;
+        long aligned = MessageDescriptor.align8(s.objectSize);
+        Shape.Field[] order = s.layoutOrder;
+        int f = 0;
+        for (int word = 0; word < aligned; word += 8) {
+            code.lconst_0().lstore(13);
+            for (; f < order.length && order[f].offset < word + 8; f++) {
+                Shape.Field sf = order[f];
+                JType.JField jf = field(t, sf.name);
+                int k = data.size();
+                data.add(jf.getter);
+                if (sf.type.isPrimitive()) {
+                    int kind = sf.type.kind;
+                    code.ldc(classDataAt(CD_MethodHandle, k)).aload(obj)
+                            .invokevirtual(CD_MethodHandle, "invokeExact", MethodTypeDesc.of(PRIM_CD[kind], CD_Object));
+                    widenToWord(code, kind);
+                } else if (refLocal != null && sf.type.kind != Shape.ENUM) {
+                    code.iload(refLocal);
+                    widenToWord(code, Shape.I32);
+                } else {
+                    int tk = data.size();
+                    data.add(jf.type);
+                    loadWriter.accept(code);
+                    code.ldc(classDataAt(CD_MethodHandle, k)).aload(obj)
+                            .invokevirtual(CD_MethodHandle, "invokeExact", MethodTypeDesc.of(CD_Object, CD_Object))
+                            .ldc(classDataAt(CD_JType, tk));
+                    code.invokevirtual(CD_WireWriter, sf.type.kind == Shape.ENUM ? "ordinal" : "ref",
+                            MethodTypeDesc.of(CD_int, CD_Object, CD_JType));
+                    widenToWord(code, Shape.I32);
+                }
+                int shift = 8 * (sf.offset - word);
+                if (shift != 0) code.ldc(shift).lshl();
+                code.lload(13).lor().lstore(13);
+            }
+            code.aload(3);
+            loadLayout(code, Shape.I64);
+            code.lload(10).ldc((long) word).ladd().lload(13)
+                    .invokeinterface(CD_MemorySegment, "set", MethodTypeDesc.of(CD_void, LAYOUT_CD[Shape.I64], CD_long, CD_long));
+        }
+    }
+
+    /** Whether {@code t} is a chain type (see {@link StructWriter#chains}). */
+    static boolean isChainType(JType t) {
+        if (t.jkind != JType.RECORD && t.jkind != JType.CLASS) return false;
+        if (!java.lang.reflect.Modifier.isFinal(t.raw.getModifiers())) return false;
+        Shape s = t.shape;
+        if (s.refOffsets.length != 1) return false;
+        for (JType.JField f : t.fields) {
+            if (f.type.shape.isReference() && f.type != t) return false;
+        }
+        return true;
     }
 
     /** Widens the primitive of {@code kind} on the stack to a long holding its little-endian bytes, zero-extended. */
