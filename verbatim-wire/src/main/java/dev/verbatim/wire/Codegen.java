@@ -252,19 +252,48 @@ final class Codegen {
                     .aload(0).invokespecial(CD_StructValidator, ConstantDescs.INIT_NAME, ConstantDescs.MTD_void).return_());
             cb.withMethodBody("validateRun", runType, ClassFile.ACC_FINAL, code -> {
                 // locals: 0 this, 1 m, 2 entries, 3 ids, 4 i, 5-6 pos, 7-8 tail, 9-10 tidBits, 11 n, 12 r, 13-14 t,
-                // 15.. the accepted target type per cached reference (2 slots each)
+                // 15 j (the run's end), 16-17 p, 18 count, 19 k, 20-21 at, 22 maxEnd,
+                // 23.. the accepted target type per cached reference (2 slots each)
                 int refs = s.refOffsets.length;
                 int cached = Math.min(refs, CACHED_REFS);
-                java.lang.classfile.Label loop = code.newLabel();
                 java.lang.classfile.Label fits = code.newLabel();
-                java.lang.classfile.Label done = code.newLabel();
+                java.lang.classfile.Label scan = code.newLabel();
+                java.lang.classfile.Label scanned = code.newLabel();
+                java.lang.classfile.Label check = code.newLabel();
                 code.aload(2).arraylength().istore(11);
-                for (int j = 0; j < cached; j++) code.ldc(-2L).lstore(15 + 2 * j);
-                code.labelBinding(loop);
-                code.lload(5).ldc(size).ladd().lload(7).lcmp().ifle(fits);
+                // Phase 1, the run: objects of this type at consecutive positions, as many as fit before the tail (one
+                // that does not fit ends the run, and the caller's next call reports it).
+                code.lload(7).lload(5).lsub().ldc(size).lsub().lstore(16); // room after the first object
+                code.lload(16).lconst_0().lcmp().ifge(fits);
                 code.lload(5).ldc(classDataAt(CD_Shape, 0))
                         .invokestatic(CD_WireReader, "overrun", MethodTypeDesc.of(CD_WireFormatException, CD_long, CD_Shape)).athrow();
                 code.labelBinding(fits);
+                if (aligned > 0) {
+                    java.lang.classfile.Label capped = code.newLabel();
+                    code.iload(4).i2l().lload(16).ldc(aligned).ldiv().ladd().lconst_1().ladd().lstore(16);
+                    code.lload(16).iload(11).i2l().lcmp().ifle(capped);
+                    code.iload(11).i2l().lstore(16);
+                    code.labelBinding(capped);
+                    code.lload(16).l2i().istore(22);
+                } else {
+                    code.iload(11).istore(22);
+                }
+                code.iload(4).iconst_1().iadd().istore(15);
+                code.lload(5).ldc(aligned).ladd().lstore(16);
+                code.labelBinding(scan);
+                code.iload(15).iload(22).if_icmpge(scanned);
+                code.aload(2).iload(15).laload().lload(9).lload(16).lor().lcmp().ifne(scanned);
+                code.iinc(15, 1);
+                code.lload(16).ldc(aligned).ladd().lstore(16);
+                code.goto_(scan);
+                code.labelBinding(scanned);
+                code.iload(15).iload(4).isub().istore(18);
+                // Phase 2, the checks of objects i .. j-1, a counted loop. A reference of this type's own shape into
+                // the run is of this type: the run's entries say so (phase 1).
+                for (int j = 0; j < cached; j++) code.ldc(-2L).lstore(23 + 2 * j);
+                code.iconst_0().istore(19);
+                code.lload(5).lstore(20);
+                code.labelBinding(check);
                 for (int j = 0; j < refs; j++) {
                     long off = s.refOffsets[j];
                     int declared = data.size();
@@ -273,37 +302,40 @@ final class Codegen {
                     java.lang.classfile.Label inRange = code.newLabel();
                     code.aload(1);
                     loadLayout(code, Shape.I32);
-                    code.lload(5).ldc(off).ladd().invokeinterface(CD_MemorySegment, "get", getInt).istore(12);
+                    code.lload(20).ldc(off).ladd().invokeinterface(CD_MemorySegment, "get", getInt).istore(12);
                     code.iload(12).iconst_m1().if_icmpeq(skip);
+                    if (s.refShapes[j] == s) {
+                        code.iload(12).iload(4).isub().iload(18)
+                                .invokestatic(ConstantDescs.CD_Integer, "compareUnsigned", MethodTypeDesc.of(CD_int, CD_int, CD_int))
+                                .iflt(skip);
+                    }
                     code.iload(12).iload(11).invokestatic(ConstantDescs.CD_Integer, "compareUnsigned", MethodTypeDesc.of(CD_int, CD_int, CD_int))
                             .iflt(inRange);
-                    code.lload(5).ldc(off).ladd().iload(12).aload(2)
+                    code.lload(20).ldc(off).ladd().iload(12).aload(2)
                             .invokestatic(CD_WireReader, "refOutOfRange", MethodTypeDesc.of(CD_WireFormatException, CD_long, CD_int, CD_long_array))
                             .athrow();
                     code.labelBinding(inRange);
                     code.aload(2).iload(12).laload().ldc(32).lushr().lstore(13);
-                    if (j < cached) code.lload(13).lload(15 + 2 * j).lcmp().ifeq(skip);
-                    code.aload(1).lload(5).ldc(off).ladd().ldc(classDataAt(CD_Shape, declared)).lload(13).aload(3)
+                    if (j < cached) code.lload(13).lload(23 + 2 * j).lcmp().ifeq(skip);
+                    code.aload(1).lload(20).ldc(off).ladd().ldc(classDataAt(CD_Shape, declared)).lload(13).aload(3)
                             .invokestatic(CD_WireReader, "checkTarget",
                                     MethodTypeDesc.of(CD_long, CD_MemorySegment, CD_long, CD_Shape, CD_long, CD_Shape.arrayType()));
-                    if (j < cached) code.lstore(15 + 2 * j);
+                    if (j < cached) code.lstore(23 + 2 * j);
                     else code.pop2();
                     code.labelBinding(skip);
                 }
                 for (int b : s.boolOffsets) {
-                    code.aload(1).lload(5).ldc((long) b).ladd()
+                    code.aload(1).lload(20).ldc((long) b).ladd()
                             .invokestatic(CD_WireReader, "checkBoolean", MethodTypeDesc.of(CD_void, CD_MemorySegment, CD_long));
                 }
                 for (int j = 0; j < s.enumOffsets.length; j++) {
-                    code.aload(1).lload(5).ldc((long) s.enumOffsets[j]).ladd().ldc(s.enumCounts[j])
+                    code.aload(1).lload(20).ldc((long) s.enumOffsets[j]).ladd().ldc(s.enumCounts[j])
                             .invokestatic(CD_WireReader, "checkOrdinal", MethodTypeDesc.of(CD_void, CD_MemorySegment, CD_long, CD_int));
                 }
-                code.lload(5).ldc(aligned).ladd().lstore(5);
-                code.iinc(4, 1);
-                code.iload(4).iload(11).if_icmpge(done);
-                code.aload(2).iload(4).laload().lload(9).lload(5).lor().lcmp().ifeq(loop);
-                code.labelBinding(done);
-                code.iload(4).ireturn();
+                code.lload(20).ldc(aligned).ladd().lstore(20);
+                code.iinc(19, 1);
+                code.iload(19).iload(18).if_icmplt(check);
+                code.iload(15).ireturn();
             });
         });
         try {
@@ -512,8 +544,8 @@ final class Codegen {
             code.aload(0).getfield(CD_ViewBase, "msg", CD_Message)
                     .aload(0).getfield(CD_ViewBase, "seg", CD_MemorySegment)
                     .aload(0).getfield(CD_ViewBase, "msg", CD_Message)
-                    .iload(1).ldc(classDataAt(CD_Shape, shapeAt))
-                    .invokevirtual(CD_Message, "structAt", MethodTypeDesc.of(CD_long, CD_int, CD_Shape))
+                    .iload(1).ldc(classDataAt(CD_Shape, shapeAt)).ldc(MessageDescriptor.align8(child.w.objectSize))
+                    .invokevirtual(CD_Message, "structAt", MethodTypeDesc.of(CD_long, CD_int, CD_Shape, CD_long))
                     .invokedynamic(java.lang.constant.DynamicCallSiteDesc.of(BSM_VIEW, "view", MTD_MAKE_VIEW, child.id))
                     .checkcast(ret).areturn();
             return;

@@ -29,7 +29,7 @@ public final class Message {
 
     /**
      * The longest run of one struct type the validator saw: objects {@code runFirst .. runFirst + runCount - 1}, all of
-     * shape {@code runShape}, at {@code runBase + k * runStep} (what their validated entries say, in closed form). A view
+     * shape {@code runShape}, at {@code runBase + k * align8(runShape.objectSize)} (what their validated entries say, in closed form). A view
      * following a reference into it computes the target's offset instead of loading the entry: one load less on the
      * path from one object of a linked list to the next. No run: {@code runCount} 0.
      */
@@ -37,7 +37,6 @@ public final class Message {
     private final int runFirst;
     private final int runCount;
     private final long runBase;
-    private final long runStep;
 
     /** A message whose objects {@code runFirst .. runFirst + runCount - 1} are a run of {@code runShape} from {@code runBase}. */
     Message(MemorySegment seg, int objects, long tail, long objTable, long[] entries, Shape[] ids,
@@ -46,7 +45,6 @@ public final class Message {
         this.runFirst = runFirst;
         this.runCount = runShape == null ? 0 : runCount;
         this.runBase = runBase;
-        this.runStep = runShape == null ? 0 : align8(runShape.objectSize);
         this.seg = seg;
         this.objects = objects;
         this.tail = tail;
@@ -141,10 +139,12 @@ public final class Message {
      * Called by generated views: the offset of object {@code r}, which must be of the shape {@code expected}
      * (a constant of the view's class). The reference {@code r} was read from the message's memory again, so it
      * is checked; the entry is the validated copy, so an object of the expected shape is known to fit there.
+     * {@code step} is {@code align8(expected.objectSize)}, a constant of the view's code too, so that the offset of an
+     * object of the run is a shift and an add (the run's own step, equal to it when the shapes are, is not needed).
      */
-    long structAt(int r, Shape expected) {
+    long structAt(int r, Shape expected, long step) {
         int k = r - runFirst;
-        if (Integer.compareUnsigned(k, runCount) < 0 && expected == runShape) return runBase + k * runStep;
+        if (Integer.compareUnsigned(k, runCount) < 0 && expected == runShape) return runBase + k * step;
         return structAtInTable(r, expected);
     }
 

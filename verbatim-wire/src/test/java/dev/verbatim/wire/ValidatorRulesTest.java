@@ -191,6 +191,11 @@ class ValidatorRulesTest {
         expect("enum ordinal out of range", b, m -> m.set(I32, last + s.field("level").offset, 2));
         expect("reference to an object of the wrong type", b, m -> m.set(I32, last + s.field("name").offset, rowRef));
         expect("reference to an object of the wrong type", b, m -> m.set(I32, at[3] + s.field("next").offset, strRef));
+        // A row's next is checked against the run's bounds first (a row there is of the type): just past its end, and
+        // before its start, the object table decides.
+        assertEquals(2 + 5, strRef, "the tag follows the run");
+        expect("reference to an object of the wrong type", b, m -> m.set(I32, first + s.field("next").offset, 0));
+        expect("reference to an object of the wrong type", b, m -> m.set(I32, first + s.field("next").offset, 1));
         expect("reference out of range", b, m -> m.set(I32, last + s.field("name").offset, 99));
         expect("reference out of range", b, m -> m.set(I32, last + s.field("next").offset, -7));
     }
