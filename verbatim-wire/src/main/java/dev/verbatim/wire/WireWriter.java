@@ -180,7 +180,9 @@ public final class WireWriter {
             int n = w.writeChain(this, root, seg, base, limit, (long) typeId(t.shape) << 32);
             if (n < 0) return StructWriter.NOT_A_CHAIN;
             count = n;
-            return finish(seg, base, base + HEADER_LENGTH + n * align8(t.shape.objectSize), limit);
+            long length = finish(seg, base, base + HEADER_LENGTH + n * align8(t.shape.objectSize), limit);
+            count = 0; // the queue was not used: nothing in it to clear
+            return length;
         } finally {
             end();
         }

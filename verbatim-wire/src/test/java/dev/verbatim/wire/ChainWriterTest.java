@@ -66,6 +66,12 @@ class ChainWriterTest {
         for (int i = 0; i < 100; i++) r = new RLink(i * 1_000_000_007L, r, (short) i);
         byte[] b = w.toByteArray(r);
         assertEquals(r, new WireReader().validate(MemorySegment.ofArray(b)).materialize(RLink.class));
+        assertNothingHeld(w);
+    }
+
+    /** A writer keeps no reference to the graph it wrote (its queue is cleared, or was not used). */
+    static void assertNothingHeld(WireWriter w) {
+        for (Object o : w.objects) assertNull(o);
     }
 
     @Test
@@ -87,6 +93,7 @@ class ChainWriterTest {
                 assertEquals(mu + lambda, MemorySegment.ofArray(b).get(I32, OBJECT_COUNT_OFFSET), mu + "+" + lambda);
                 Link back = new WireReader().validate(MemorySegment.ofArray(b)).materialize(Link.class);
                 GraphIso.assertIsomorphic(head, back);
+                assertNothingHeld(w);
             }
         }
     }
