@@ -21,8 +21,10 @@ import static java.lang.constant.ConstantDescs.CD_void;
 
 /**
  * Generates the per-type code of the wire format with the {@code java.lang.classfile} API, once per type:
- * struct writers (hidden classes in this package whose field reads are method handles loaded as dynamic
- * constants from the class data, so the JIT inlines them like direct field accesses).
+ * struct writers, with a chain writer for linked-list types (hidden classes in this package whose field reads
+ * are method handles loaded as dynamic constants from the class data, so the JIT inlines them like direct field
+ * accesses), struct validators (offsets, sizes and declared types as constants, one compiled loop per shape)
+ * and view classes.
  *
  * <p>Thread-safe: callers publish results through volatile fields; generating twice is harmless.
  */
@@ -215,26 +217,32 @@ final class Codegen {
     private static final int CACHED_REFS = 16;
 
     /**
-     * A validator of runs of a struct shape (see {@link StructValidator#validateRun}). The generated loop, for
+     * A validator of runs of a struct shape (see {@link StructValidator#validateRun}). The generated code, for
      * the shape's size {@code S}, aligned size {@code A}, and each reference field at offset {@code o} of
      * declared shape {@code D}:
      * <pre>{@code
      * int n = entries.length;
+     * long room = tail - pos - S;
+     * if (room < 0) throw overrun(pos, shape);
+     * int maxEnd = (int) Math.min(n, i + room / A + 1); // n when A is 0
+     * int j = i + 1; // phase 1, the run: entries at consecutive positions, objects that fit
+     * for (long p = pos + A; j < maxEnd && entries[j] == (tidBits | p); j++, p += A) { }
+     * int count = j - i;
      * long ok = -2; // per reference: the target type id last accepted there (none yet)
-     * do {
-     *     if (pos + S > tail) throw overrun(pos, shape);
-     *     int r = m.get(I32, pos + o);
+     * long at = pos;
+     * for (int k = 0; k < count; k++, at += A) { // phase 2, the checks
+     *     int r = m.get(I32, at + o);
      *     if (r != -1) {
-     *         if (Integer.compareUnsigned(r, n) >= 0) throw refOutOfRange(pos + o, r, entries);
+     *         if (D == shape && Integer.compareUnsigned(r - i, count) < 0) continue; // into the run: of this type
+     *         if (Integer.compareUnsigned(r, n) >= 0) throw refOutOfRange(at + o, r, entries);
      *         long t = entries[r] >>> 32;
-     *         if (t != ok) ok = checkTarget(m, pos + o, D, t, ids);
+     *         if (t != ok) ok = checkTarget(m, at + o, D, t, ids);
      *     }
-     *     // booleans: checkBoolean(m, pos + b); enum ordinals: checkOrdinal(m, pos + e, count)
-     *     pos += A;
-     *     i++;
-     * } while (i < n && entries[i] == (tidBits | pos));
-     * return i;
+     *     // booleans: checkBoolean(m, at + b); enum ordinals: checkOrdinal(m, at + e, count)
+     * }
+     * return j;
      * }</pre>
+     * An object after the run that does not fit comes back as the first of the next call, which reports it.
      */
     static StructValidator structValidator(Shape s) {
         List<Object> data = new ArrayList<>(List.of(s)); // class data: 0 the shape, then the references' declared shapes

@@ -100,8 +100,6 @@ final class Shape {
     int[] boolOffsets;
     int[] enumOffsets;
     int[] enumCounts;
-    /** True if objects have booleans or enum ordinals to range-check. */
-    boolean hasScalarChecks;
 
     /** STRUCT: the generated validator of runs of this shape ({@link Codegen#structValidator}), made on first use. */
     volatile StructValidator validator;
@@ -178,7 +176,6 @@ final class Shape {
         boolOffsets = new int[bools];
         enumOffsets = new int[enums];
         enumCounts = new int[enums];
-        hasScalarChecks = bools + enums > 0;
         refs = bools = enums = 0;
         for (Field f : layoutOrder) {
             if (f.isReference()) {

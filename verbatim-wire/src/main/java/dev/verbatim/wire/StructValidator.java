@@ -15,7 +15,8 @@ import java.lang.foreign.MemorySegment;
 abstract class StructValidator {
     /**
      * Checks object {@code i} at {@code pos} (its entry, {@code tidBits | pos}, was checked by the caller) and the
-     * objects after it while their entries are {@code tidBits | } the next 8-aligned position: a run of this shape.
+     * objects after it while their entries are {@code tidBits | } the next 8-aligned position and they fit before
+     * {@code tail}: a run of this shape. (An object that does not fit ends the run; called for it, this throws.)
      *
      * @param entries the validated copy of the object table (reference targets' types are read there)
      * @param ids shapes by type id, for references whose target is not the declared shape itself
