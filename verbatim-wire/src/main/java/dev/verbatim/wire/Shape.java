@@ -101,8 +101,10 @@ final class Shape {
     int[] enumOffsets;
     int[] enumCounts;
 
-    /** STRUCT: the generated validator of runs of this shape ({@link Codegen#structValidator}), made on first use. */
+    /** STRUCT: the validator of runs of this shape ({@link WireReader}), made on first use. */
     volatile StructValidator validator;
+    /** True once a Java type of this process has this shape (set by {@link Schema}); false for shapes only learned. */
+    volatile boolean local;
 
     /** Serial number unique per interned shape, for per-message lookup tables. */
     int serial = -1;

@@ -24,4 +24,12 @@ abstract class StructValidator {
      * @throws WireFormatException if a rule is broken
      */
     abstract int validateRun(MemorySegment m, long[] entries, Shape[] ids, int i, long pos, long tail, long tidBits);
+
+    /** True for the validators generated for the application's own types, false for {@link GenericStructValidator}. */
+    final boolean generated;
+
+    /** A generated validator. */
+    StructValidator() { this(true); }
+
+    StructValidator(boolean generated) { this.generated = generated; }
 }

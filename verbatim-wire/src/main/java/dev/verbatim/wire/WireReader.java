@@ -116,12 +116,15 @@ public final class WireReader {
                 "expected " + declared + ", found " + (actual == null ? "an unknown type id" : actual.toString()));
     }
 
+    /**
+     * The validator of a struct shape: generated once for a shape of one of the application's own types, the generic
+     * one for a shape only learned from a peer (a peer cannot make this process generate code per type it describes).
+     */
     private static StructValidator validatorOf(Shape s) {
         StructValidator v = s.validator;
-        if (v == null) {
-            v = Codegen.structValidator(s);
-            s.validator = v;
-        }
+        if (v != null && (v.generated || !s.local)) return v;
+        v = s.local ? Codegen.structValidator(s) : new GenericStructValidator(s);
+        s.validator = v;
         return v;
     }
 

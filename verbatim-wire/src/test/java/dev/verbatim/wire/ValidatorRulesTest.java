@@ -332,4 +332,64 @@ class ValidatorRulesTest {
         s.set(I32, otherAt, 0);
         assertEquals(100, root.other().first().value());
     }
+
+    @Test
+    void aStructTypeOnlyLearnedIsValidatedWithoutGeneratedCode() {
+        // A type no class of this process has, learned from a description: its runs are validated by the generic
+        // validator (a peer cannot make the process generate a class per type it describes), by the same rules.
+        long fp = new TypeDictionary().learn("struct{a:i32;flag:bool;n:@0;s:string}");
+        Shape s = Schema.shapeByFingerprint(fp);
+        assertFalse(s.local);
+        long step = align8(s.objectSize);
+        int objects = 4; // three nodes n0 -> n1 -> n2, each s -> the string (object 3)
+        long strAt = HEADER_LENGTH + 3 * step;
+        long tail = align8(strAt + 4 + 2);
+        MemorySegment m = MemorySegment.ofArray(new byte[(int) (tail + 8 + 8L * objects)]);
+        m.set(I64, 0, VERSION | 1L << 16 | (long) objects << 32);
+        for (int k = 0; k < 3; k++) {
+            long at = HEADER_LENGTH + k * step;
+            m.set(I32, at + s.field("a").offset, 10 * k);
+            m.set(I8, at + s.field("flag").offset, (byte) (k & 1));
+            m.set(I32, at + s.field("n").offset, k < 2 ? k + 1 : NULL_REF);
+            m.set(I32, at + s.field("s").offset, 3);
+            m.set(I64, tail + 8 + 8L * k, objectEntry((int) at, FIRST_TABLE_TYPE_ID));
+        }
+        m.set(I32, strAt, 2);
+        m.set(I8, strAt + 4, (byte) 'h');
+        m.set(I8, strAt + 5, (byte) 'i');
+        m.set(I64, tail, fp);
+        m.set(I64, tail + 8 + 8L * 3, objectEntry((int) strAt, T_STRING));
+        byte[] b = m.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        assertEquals(4, new WireReader().validate(seg(b)).objectCount());
+        assertInstanceOf(GenericStructValidator.class, s.validator);
+        long last = HEADER_LENGTH + 2 * step;
+        expect("boolean not 0 or 1", b, x -> x.set(I8, last + s.field("flag").offset, (byte) 2));
+        expect("reference out of range", b, x -> x.set(I32, last + s.field("n").offset, 4));
+        expect("reference to an object of the wrong type", b, x -> x.set(I32, last + s.field("n").offset, 3));
+        expect("reference to an object of the wrong type", b, x -> x.set(I32, last + s.field("s").offset, 1));
+        expect("object table entry does not match the layout", b, x -> x.set(I32, tail + 8 + 8L * 2, (int) last + 8));
+        assertInstanceOf(GenericStructValidator.class, s.validator);
+    }
+
+    /** Described before any use: the first message of it arrives while no Java type of this process has its shape. */
+    public static final class Learned { int q; Learned r; }
+
+    @Test
+    void aLearnedShapeGetsGeneratedCodeOnceAJavaTypeOfItIsKnown() {
+        long fp = new TypeDictionary().learn("struct{q:i32;r:@0}");
+        Shape s = Schema.shapeByFingerprint(fp);
+        assertFalse(s.local);
+        MemorySegment m = MemorySegment.ofArray(new byte[8 + 8 + 8 + 8]);
+        m.set(I64, 0, VERSION | 1L << 16 | 1L << 32);
+        m.set(I32, HEADER_LENGTH + s.field("q").offset, 5);
+        m.set(I32, HEADER_LENGTH + s.field("r").offset, NULL_REF);
+        m.set(I64, 16, fp);
+        m.set(I64, 24, objectEntry(HEADER_LENGTH, FIRST_TABLE_TYPE_ID));
+        new WireReader().validate(m);
+        assertInstanceOf(GenericStructValidator.class, s.validator);
+        assertSame(s, Schema.of(Learned.class).shape);
+        assertTrue(s.local);
+        assertEquals(5, new WireReader().validate(m).materialize(Learned.class).q);
+        assertTrue(s.validator.generated, s.validator.getClass().getName());
+    }
 }
