@@ -394,7 +394,10 @@ public final class Schema {
         void finish() {
             Fingerprints.assign(freshShapes);
             Map<Shape, Shape> canon = intern(freshShapes);
-            for (JType t : freshTypes) t.shape = canon.getOrDefault(t.shape, t.shape);
+            for (JType t : freshTypes) {
+                t.shape = canon.getOrDefault(t.shape, t.shape);
+                t.shape.local = true;
+            }
             for (Map.Entry<Class<?>, JType> e : local.entrySet()) TYPES.putIfAbsent(e.getKey(), e.getValue());
             LISTS.putAll(localLists);
             ARRAYS.putAll(localArrays);

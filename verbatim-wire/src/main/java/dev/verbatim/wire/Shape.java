@@ -100,8 +100,11 @@ final class Shape {
     int[] boolOffsets;
     int[] enumOffsets;
     int[] enumCounts;
-    /** True if objects have booleans or enum ordinals to range-check. */
-    boolean hasScalarChecks;
+
+    /** STRUCT: the validator of runs of this shape ({@link WireReader}), made on first use. */
+    volatile StructValidator validator;
+    /** True once a Java type of this process has this shape (set by {@link Schema}); false for shapes only learned. */
+    volatile boolean local;
 
     /** Serial number unique per interned shape, for per-message lookup tables. */
     int serial = -1;
@@ -175,7 +178,6 @@ final class Shape {
         boolOffsets = new int[bools];
         enumOffsets = new int[enums];
         enumCounts = new int[enums];
-        hasScalarChecks = bools + enums > 0;
         refs = bools = enums = 0;
         for (Field f : layoutOrder) {
             if (f.isReference()) {

@@ -28,4 +28,24 @@ abstract class StructWriter {
      * @return the index after the run
      */
     abstract int sizeRun(WireWriter w, int i);
+
+    /** What {@link #writeChain} returns when the graph is not a chain it can write alone: the general writer then writes it. */
+    static final int NOT_A_CHAIN = -2;
+
+    /**
+     * Whether this writer's type is a chain type: a record or final class whose one reference field is of its own
+     * type (a linked list's node). A graph whose root is of a chain type is a chain: no other object can be reached.
+     */
+    boolean chains() { return false; }
+
+    /**
+     * Writes the chain from {@code head} (of this writer's type) as a whole message's objects, object k being the k-th
+     * node, without the identity index or the queue: a chain shares an object only through a cycle, which Brent's
+     * algorithm finds as it walks (a compare per node), and then this gives up. Records each object's entry in
+     * {@code w.entries}.
+     *
+     * @return the number of objects, or {@link #NOT_A_CHAIN} if a node is of another class, the chain cycles, or it
+     *         does not fit before {@code limit} (the general writer then decides)
+     */
+    int writeChain(WireWriter w, Object head, MemorySegment seg, long base, long limit, long entryType) { return NOT_A_CHAIN; }
 }

@@ -70,57 +70,36 @@ public final class WireReader {
         long[] entries = new long[objects];
         MemorySegment.copy(message, I64, objTable, entries, 0, objects);
         long pos = HEADER_LENGTH;
-        // The struct type of the current run, in locals: runs of one type (lists, arrays of records) validate
-        // with one compare of the whole object-table entry (type id and offset) per object, and each of the
-        // first two references with one compare of its target's type id against the id last accepted there.
-        long runType = 0; // the run's type id << 32, when there is a run (run != null)
-        Shape run = null;
-        long size = 0, step = 0;
-        int nrefs = 0, off0 = 0, off1 = 0;
-        Shape ref0 = null, ref1 = null;
-        long ok0 = NO_TYPE, ok1 = NO_TYPE; // the target type id last accepted by each of the first two references
-        boolean scalars = false;
-        for (int i = 0; i < objects; i++) {
+        // Structs go in runs of one type (lists, arrays of records) through their shape's generated validator: one
+        // compare of the whole object-table entry (type id and offset) per object, the rest with constant offsets.
+        // The longest run of one struct type: views find its objects' offsets by arithmetic (Message.structAt).
+        int runFirst = 0, runCount = 0;
+        long runBase = 0;
+        Shape runShape = null;
+        for (int i = 0; i < objects; ) {
             long entry = entries[i];
-            if (run == null || entry != (runType | pos)) { // another type than the run's, or a bad entry
-                long at = objTable + 8L * i;
-                if (entryOffset(entry) != pos) throw badEntry(at, i, entry, pos);
-                int tid = entryType(entry);
-                Shape s = shapeOf(tid, ids);
-                if (s == null) throw new WireFormatException(at + 4, "unknown type id", "id " + tid);
-                if (s.kind != Shape.STRUCT) {
-                    run = null;
-                    pos = align8(pos + validateObject(message, s, pos, tail, entries, ids));
-                    continue;
-                }
-                runType = (long) tid << 32;
-                run = s;
-                size = s.objectSize;
-                step = align8(size);
-                nrefs = s.refOffsets.length;
-                off0 = nrefs > 0 ? s.refOffsets[0] : 0;
-                ref0 = nrefs > 0 ? s.refShapes[0] : null;
-                off1 = nrefs > 1 ? s.refOffsets[1] : 0;
-                ref1 = nrefs > 1 ? s.refShapes[1] : null;
-                ok0 = NO_TYPE;
-                ok1 = NO_TYPE;
-                scalars = s.hasScalarChecks;
+            long at = objTable + 8L * i;
+            if (entryOffset(entry) != pos) throw badEntry(at, i, entry, pos);
+            int tid = entryType(entry);
+            Shape s = shapeOf(tid, ids);
+            if (s == null) throw new WireFormatException(at + 4, "unknown type id", "id " + tid);
+            if (s.kind != Shape.STRUCT) {
+                pos = align8(pos + validateObject(message, s, pos, tail, entries, ids));
+                i++;
+                continue;
             }
-            if (pos + size > tail) throw new WireFormatException(pos, "object overruns the tables", run.toString());
-            if (nrefs > 0) {
-                long t0 = targetType(message, pos + off0, entries);
-                if (t0 != ok0 && t0 != NULL_TARGET) ok0 = checkTarget(message, pos + off0, ref0, t0, ids);
-                if (nrefs > 1) {
-                    long t1 = targetType(message, pos + off1, entries);
-                    if (t1 != ok1 && t1 != NULL_TARGET) ok1 = checkTarget(message, pos + off1, ref1, t1, ids);
-                    for (int j = 2; j < nrefs; j++) checkRef(message, pos + run.refOffsets[j], run.refShapes[j], entries, ids);
-                }
+            int next = validatorOf(s).validateRun(message, entries, ids, i, pos, tail, (long) tid << 32);
+            if (next - i > runCount) {
+                runFirst = i;
+                runCount = next - i;
+                runBase = pos;
+                runShape = s;
             }
-            if (scalars) checkScalars(message, run, pos);
-            pos += step;
+            pos += (long) (next - i) * align8(s.objectSize);
+            i = next;
         }
         if (objects > 0 && pos != tail) throw new WireFormatException(pos, "bytes between the last object and the tables", (tail - pos) + " bytes");
-        return new Message(message, objects, tail, objTable, entries, ids);
+        return new Message(message, objects, tail, objTable, entries, ids, runShape, runFirst, runCount, runBase);
     }
 
     private static WireFormatException badEntry(long at, int i, long entry, long pos) {
@@ -137,10 +116,26 @@ public final class WireReader {
                 "expected " + declared + ", found " + (actual == null ? "an unknown type id" : actual.toString()));
     }
 
-    private static void checkScalars(MemorySegment m, Shape s, long pos) {
-        for (int off : s.boolOffsets) checkBoolean(m, pos + off);
-        int[] eo = s.enumOffsets;
-        for (int j = 0; j < eo.length; j++) checkOrdinal(m, pos + eo[j], s.enumCounts[j]);
+    /**
+     * The validator of a struct shape: generated once for a shape of one of the application's own types, the generic
+     * one for a shape only learned from a peer (a peer cannot make this process generate code per type it describes).
+     */
+    private static StructValidator validatorOf(Shape s) {
+        StructValidator v = s.validator;
+        if (v != null && (v.generated || !s.local)) return v;
+        v = s.local ? Codegen.structValidator(s) : new GenericStructValidator(s);
+        s.validator = v;
+        return v;
+    }
+
+    /** Called by generated validators: a struct that does not fit before the tables. */
+    static WireFormatException overrun(long pos, Shape s) {
+        return new WireFormatException(pos, "object overruns the tables", s.toString());
+    }
+
+    /** Called by generated validators: a reference outside {@code [0, objects)}. */
+    static WireFormatException refOutOfRange(long at, int r, long[] entries) {
+        return refOutOfRange(at, r, entries.length);
     }
 
     /** The shape of a type id, given the message's id table (built-ins, then the type table), or null. */
@@ -217,34 +212,21 @@ public final class WireReader {
         }
     }
 
-    private static void checkBoolean(MemorySegment m, long at) {
+    static void checkBoolean(MemorySegment m, long at) {
         int b = m.get(I8, at);
         if (b != 0 && b != 1) throw new WireFormatException(at, "boolean not 0 or 1", "value " + b);
     }
 
-    private static void checkOrdinal(MemorySegment m, long at, int count) {
+    static void checkOrdinal(MemorySegment m, long at, int count) {
         int v = m.get(I32, at);
         if (v < -1 || v >= count) throw new WireFormatException(at, "enum ordinal out of range", v + " not in [-1, " + count + ")");
     }
 
-    /** What {@link #targetType} returns for a null reference: no u32 type id is negative. */
-    private static final long NULL_TARGET = -1;
-    /** No type id accepted yet: neither a u32 type id nor {@link #NULL_TARGET}. */
-    private static final long NO_TYPE = -2;
-
     /**
-     * The type id (a u32) of the object the reference at {@code at} names, read from its object-table entry,
-     * or {@link #NULL_TARGET} for null; the index is checked to be in range.
+     * Called by generated validators: checks that the declared type accepts type id {@code tid} (of the object a
+     * reference at {@code at} names); returns it (the id now known to be accepted).
      */
-    private static long targetType(MemorySegment m, long at, long[] entries) {
-        int r = m.get(I32, at);
-        if (r == NULL_REF) return NULL_TARGET;
-        if (Integer.compareUnsigned(r, entries.length) >= 0) throw refOutOfRange(at, r, entries.length);
-        return entries[r] >>> 32;
-    }
-
-    /** Checks that the declared type accepts type id {@code tid}; returns it (the id now known to be accepted). */
-    private static long checkTarget(MemorySegment m, long at, Shape declared, long tid, Shape[] ids) {
+    static long checkTarget(MemorySegment m, long at, Shape declared, long tid, Shape[] ids) {
         Shape actual = shapeOf((int) tid, ids);
         if (actual != declared && !acceptsSlow(declared, actual)) throw wrongType(at, declared, actual);
         return tid;

@@ -125,6 +125,13 @@ public final class WireWriter {
 
     private long writeWithin(Object root, JType rootType, MemorySegment seg, long base, long limit) {
         if (limit - base < HEADER_LENGTH) return -1;
+        if (root != null && root.getClass() == rootType.raw && rootType.jkind >= JType.RECORD && rootType.jkind <= JType.CLASS) {
+            StructWriter w = writerOf(rootType);
+            if (w.chains()) {
+                long n = writeChain(root, rootType, w, seg, base, limit);
+                if (n != StructWriter.NOT_A_CHAIN) return n;
+            }
+        }
         begin();
         try {
             if (root != null) add(root, rootType);
@@ -155,18 +162,43 @@ public final class WireWriter {
                 while (pos < aligned) seg.set(I8, pos++, (byte) 0);
                 i++;
             }
-            long tail = pos;
-            long objTable = tail + 8L * typeCount;
-            long end = objTable + 8L * count;
-            if (end > limit) return -1;
-            for (int k = 0; k < typeCount; k++) seg.set(I64, tail + 8L * k, typeTable[k].fingerprint);
-            MemorySegment.copy(entries, 0, seg, I64, objTable, count);
-            // version (byte 0), flags (byte 1), type count (bytes 2-3), object count (bytes 4-7): one store.
-            seg.set(I64, base, VERSION | (long) typeCount << (8 * TYPE_COUNT_OFFSET) | (long) count << (8 * OBJECT_COUNT_OFFSET));
-            return end - base;
+            return finish(seg, base, pos, limit);
         } finally {
             end();
         }
+    }
+
+    /**
+     * A chain (the root's type is a chain type, see {@link StructWriter#chains}) written by its generated writer without
+     * the identity index and the queue: the same bytes as the general writer's. Returns the message length, -1 if it
+     * does not fit, or {@link StructWriter#NOT_A_CHAIN} if the general writer must write it (the chain cycles, a node
+     * is of another class, or it did not fit: the general writer decides, since sharing may make it smaller).
+     */
+    private long writeChain(Object root, JType t, StructWriter w, MemorySegment seg, long base, long limit) {
+        begin();
+        try {
+            int n = w.writeChain(this, root, seg, base, limit, (long) typeId(t.shape) << 32);
+            if (n < 0) return StructWriter.NOT_A_CHAIN;
+            count = n;
+            long length = finish(seg, base, base + HEADER_LENGTH + n * align8(t.shape.objectSize), limit);
+            count = 0; // the queue was not used: nothing in it to clear
+            return length;
+        } finally {
+            end();
+        }
+    }
+
+    /** Writes the tables after the objects (which end at {@code pos}) and the header; the message length, or -1. */
+    private long finish(MemorySegment seg, long base, long pos, long limit) {
+        long tail = pos;
+        long objTable = tail + 8L * typeCount;
+        long end = objTable + 8L * count;
+        if (end > limit) return -1;
+        for (int k = 0; k < typeCount; k++) seg.set(I64, tail + 8L * k, typeTable[k].fingerprint);
+        MemorySegment.copy(entries, 0, seg, I64, objTable, count);
+        // version (byte 0), flags (byte 1), type count (bytes 2-3), object count (bytes 4-7): one store.
+        seg.set(I64, base, VERSION | (long) typeCount << (8 * TYPE_COUNT_OFFSET) | (long) count << (8 * OBJECT_COUNT_OFFSET));
+        return end - base;
     }
 
     /** Computes the message size without writing: the same traversal, sizes only. */
@@ -442,7 +474,8 @@ public final class WireWriter {
         return i;
     }
 
-    private void growQueue() {
+    /** Doubles the queue (called by generated chain writers too). */
+    void growQueue() {
         int n = objects.length * 2;
         objects = Arrays.copyOf(objects, n);
         typeSerials = Arrays.copyOf(typeSerials, n);

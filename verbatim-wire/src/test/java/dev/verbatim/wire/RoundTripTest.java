@@ -36,6 +36,7 @@ class RoundTripTest {
     }
 
     public interface NodeView { int value(); NodeView next(); }
+    public interface ChainsView { NodeView first(); NodeView second(); CharSequence tag(); ChainsView other(); }
 
     public sealed interface Shape permits Circle, Square {}
     public record Circle(double r) implements Shape {}

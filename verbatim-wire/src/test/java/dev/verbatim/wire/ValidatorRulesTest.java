@@ -17,6 +17,11 @@ class ValidatorRulesTest {
     public static final class Node { int value; Node next; }
     public record Pair(Node node, String name) {}
     public record Strings(List<String> names) {}
+    public record Row(boolean on, Level level, String name, Row next) {}
+    public record Rows(List<Row> rows) {}
+    public record Wide(String a00, String a01, String a02, String a03, String a04, String a05, String a06, String a07, String a08,
+                       String a09, String a10, String a11, String a12, String a13, String a14, String a15, String a16, String a17) {}
+    public record Wides(List<Wide> wides) {}
 
     private static final WireWriter W = new WireWriter();
 
@@ -156,6 +161,80 @@ class ValidatorRulesTest {
         }
     }
 
+    /** The offsets of the objects of type id {@code tid}, in object order. */
+    static long[] offsetsOf(byte[] b, int tid) {
+        long ot = objTable(b);
+        return java.util.stream.IntStream.range(0, seg(b).get(I32, OBJECT_COUNT_OFFSET))
+                .filter(i -> seg(b).get(I32, ot + 8L * i + 4) == tid)
+                .mapToLong(i -> seg(b).get(I32, ot + 8L * i)).toArray();
+    }
+
+    @Test
+    void everyObjectOfARunIsChecked() {
+        // A run of rows (one struct type, consecutive): the validator checks the run's objects in one loop that
+        // remembers the target type each reference accepted last. Break the last row of the run, after the first
+        // rows accepted the same fields: each rule still holds there.
+        List<Row> rows = new java.util.ArrayList<>();
+        Row next = null;
+        for (int i = 0; i < 5; i++) rows.add(0, next = new Row(i % 2 == 0, Level.values()[i % 2], "s", next));
+        byte[] b = bytes(new Rows(rows));
+        new WireReader().validate(seg(b)); // valid as it is
+        Shape s = Schema.of(Row.class).shape;
+        int rowTid = seg(b).get(I32, objTable(b) + 8 * 2 + 4); // 0 Rows, 1 the list, 2.. the rows
+        long[] at = offsetsOf(b, rowTid);
+        assertEquals(5, at.length);
+        long last = at[4];
+        long first = at[0];
+        int rowRef = 3; // object 3 is a row (the second)
+        int strRef = seg(b).get(I32, first + s.field("name").offset);
+        expect("boolean not 0 or 1", b, m -> m.set(I8, last + s.field("on").offset, (byte) 3));
+        expect("enum ordinal out of range", b, m -> m.set(I32, last + s.field("level").offset, 2));
+        expect("reference to an object of the wrong type", b, m -> m.set(I32, last + s.field("name").offset, rowRef));
+        expect("reference to an object of the wrong type", b, m -> m.set(I32, at[3] + s.field("next").offset, strRef));
+        // A row's next is checked against the run's bounds first (a row there is of the type): just past its end, and
+        // before its start, the object table decides.
+        assertEquals(2 + 5, strRef, "the tag follows the run");
+        expect("reference to an object of the wrong type", b, m -> m.set(I32, first + s.field("next").offset, 0));
+        expect("reference to an object of the wrong type", b, m -> m.set(I32, first + s.field("next").offset, 1));
+        expect("reference out of range", b, m -> m.set(I32, last + s.field("name").offset, 99));
+        expect("reference out of range", b, m -> m.set(I32, last + s.field("next").offset, -7));
+    }
+
+    @Test
+    void aStructOfARunOverrunningTheTables() {
+        // Two Flags (9 bytes each, 16 aligned), the second cut to 8 bytes: it is the second of a run that overruns.
+        byte[] one = bytes(new Flags(true, Level.B, 1));
+        long fp = seg(one).get(I64, tail(one));
+        MemorySegment m = MemorySegment.ofArray(new byte[8 + 16 + 8 + 8 + 16]);
+        m.set(I64, 0, VERSION | 1L << 16 | 2L << 32);
+        MemorySegment.copy(seg(one), HEADER_LENGTH, m, HEADER_LENGTH, 16);
+        MemorySegment.copy(seg(one), HEADER_LENGTH, m, HEADER_LENGTH + 16, 8);
+        m.set(I64, 32, fp);
+        m.set(I64, 40, objectEntry(8, FIRST_TABLE_TYPE_ID));
+        m.set(I64, 48, objectEntry(24, FIRST_TABLE_TYPE_ID));
+        WireFormatException e = assertThrows(WireFormatException.class, () -> new WireReader().validate(m));
+        assertEquals("object overruns the tables", e.rule(), e.getMessage());
+        assertEquals(24, e.offset(), e.getMessage());
+    }
+
+    @Test
+    void everyReferenceOfAWideStructIsChecked() {
+        // More references than the generated validator keeps accepted types for: the last ones are checked in full.
+        List<Wide> wides = new java.util.ArrayList<>();
+        for (int i = 0; i < 3; i++) wides.add(new Wide("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q", "r" + i));
+        byte[] b = bytes(new Wides(wides));
+        new WireReader().validate(seg(b));
+        Shape s = Schema.of(Wide.class).shape;
+        int wideTid = seg(b).get(I32, objTable(b) + 8 * 2 + 4);
+        long[] at = offsetsOf(b, wideTid);
+        assertEquals(3, at.length);
+        for (String f : new String[] {"a00", "a15", "a16", "a17"}) {
+            long ref = at[2] + s.field(f).offset;
+            expect("reference to an object of the wrong type", b, m -> m.set(I32, ref, 2));
+            expect("reference out of range", b, m -> m.set(I32, ref, 1000));
+        }
+    }
+
     @Test
     void elementsOfReferenceArraysAreChecked() {
         byte[] b = bytes(new Strings(List.of("a", "b")));
@@ -200,5 +279,117 @@ class ValidatorRulesTest {
         assertEquals(7, v.next().value());
         assertEquals(7, m.view(RoundTripTest.NodeView.class).next().value());
         assertEquals(7, m.materialize(Node.class).next.value);
+    }
+
+    public record Chains(Node first, Node second, String tag, Chains other) {}
+
+    @Test
+    void viewsFollowingReferencesIntoTheLongestRunRecheckThemToo() {
+        // Objects: 0 Chains, 1 the first chain's head, 2 the second's, 3 the tag, then the first chain's 2 more nodes
+        // (a run of 2, from 4), and the second chain's 40 nodes (the longest run): views compute the offsets of the
+        // latter from the run, and take the others from the object table.
+        Node first = null, second = null;
+        for (int i = 2; i >= 0; i--) { Node n = new Node(); n.value = 100 + i; n.next = first; first = n; }
+        for (int i = 40; i >= 0; i--) { Node n = new Node(); n.value = i; n.next = second; second = n; }
+        Chains c = new Chains(first, second, "t", null);
+        byte[] b = bytes(c);
+        MemorySegment s = seg(b);
+        Message m = new WireReader().validate(s);
+        RoundTripTest.NodeView v = m.view(RoundTripTest.ChainsView.class).second();
+        for (int i = 0; i <= 40; i++, v = v.next()) assertEquals(i, v.value());
+        assertNull(v);
+        RoundTripTest.NodeView f = m.view(RoundTripTest.ChainsView.class).first();
+        for (int i = 0; i <= 2; i++, f = f.next()) assertEquals(100 + i, f.value());
+        assertNull(f);
+        // A peer scribbles after validation: a node of the run now points at the tag (a string), at the root, past the
+        // last object, at a node of the other chain (a node: fine), and at the run's last node (fine).
+        int nextOff = Schema.of(Node.class).shape.field("next").offset;
+        int nodeTid = seg(b).get(I32, objTable(b) + 8 * 2 + 4);
+        long[] nodes = offsetsOf(b, nodeTid);
+        assertEquals(2 + 2 + 40, nodes.length);
+        long at = nodes[nodes.length - 20] + nextOff; // a node in the middle of the run
+        RoundTripTest.NodeView before = m.view(RoundTripTest.ChainsView.class).second();
+        for (int i = 0; i < 40 - 20 + 1; i++) before = before.next(); // the view of that node
+        assertEquals(40 - 20 + 1, before.value());
+        for (int bad : new int[] {3, 0, 4 + 2 + 40, -2}) {
+            s.set(I32, at, bad);
+            WireFormatException e = assertThrows(WireFormatException.class, before::next, "reference " + bad);
+            assertEquals("message changed after validation", e.rule());
+        }
+        s.set(I32, at, 4);
+        assertEquals(101, before.next().value());
+        s.set(I32, at, 1);
+        assertEquals(100, before.next().value());
+        s.set(I32, at, 4 + 2 + 40 - 1);
+        assertEquals(40, before.next().value());
+        assertNull(before.next().next());
+        // A reference of another struct type into the run: the run's shape is checked too.
+        int otherAt = HEADER_LENGTH + Schema.of(Chains.class).shape.field("other").offset;
+        RoundTripTest.ChainsView root = m.view(RoundTripTest.ChainsView.class);
+        assertNull(root.other());
+        s.set(I32, otherAt, 10);
+        assertEquals("message changed after validation", assertThrows(WireFormatException.class, root::other).rule());
+        s.set(I32, otherAt, 0);
+        assertEquals(100, root.other().first().value());
+    }
+
+    @Test
+    void aStructTypeOnlyLearnedIsValidatedWithoutGeneratedCode() {
+        // A type no class of this process has, learned from a description: its runs are validated by the generic
+        // validator (a peer cannot make the process generate a class per type it describes), by the same rules.
+        long fp = new TypeDictionary().learn("struct{a:i32;flag:bool;n:@0;s:string}");
+        Shape s = Schema.shapeByFingerprint(fp);
+        assertFalse(s.local);
+        long step = align8(s.objectSize);
+        int objects = 4; // three nodes n0 -> n1 -> n2, each s -> the string (object 3)
+        long strAt = HEADER_LENGTH + 3 * step;
+        long tail = align8(strAt + 4 + 2);
+        MemorySegment m = MemorySegment.ofArray(new byte[(int) (tail + 8 + 8L * objects)]);
+        m.set(I64, 0, VERSION | 1L << 16 | (long) objects << 32);
+        for (int k = 0; k < 3; k++) {
+            long at = HEADER_LENGTH + k * step;
+            m.set(I32, at + s.field("a").offset, 10 * k);
+            m.set(I8, at + s.field("flag").offset, (byte) (k & 1));
+            m.set(I32, at + s.field("n").offset, k < 2 ? k + 1 : NULL_REF);
+            m.set(I32, at + s.field("s").offset, 3);
+            m.set(I64, tail + 8 + 8L * k, objectEntry((int) at, FIRST_TABLE_TYPE_ID));
+        }
+        m.set(I32, strAt, 2);
+        m.set(I8, strAt + 4, (byte) 'h');
+        m.set(I8, strAt + 5, (byte) 'i');
+        m.set(I64, tail, fp);
+        m.set(I64, tail + 8 + 8L * 3, objectEntry((int) strAt, T_STRING));
+        byte[] b = m.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        assertEquals(4, new WireReader().validate(seg(b)).objectCount());
+        assertInstanceOf(GenericStructValidator.class, s.validator);
+        long last = HEADER_LENGTH + 2 * step;
+        expect("boolean not 0 or 1", b, x -> x.set(I8, last + s.field("flag").offset, (byte) 2));
+        expect("reference out of range", b, x -> x.set(I32, last + s.field("n").offset, 4));
+        expect("reference to an object of the wrong type", b, x -> x.set(I32, last + s.field("n").offset, 3));
+        expect("reference to an object of the wrong type", b, x -> x.set(I32, last + s.field("s").offset, 1));
+        expect("object table entry does not match the layout", b, x -> x.set(I32, tail + 8 + 8L * 2, (int) last + 8));
+        assertInstanceOf(GenericStructValidator.class, s.validator);
+    }
+
+    /** Described before any use: the first message of it arrives while no Java type of this process has its shape. */
+    public static final class Learned { int q; Learned r; }
+
+    @Test
+    void aLearnedShapeGetsGeneratedCodeOnceAJavaTypeOfItIsKnown() {
+        long fp = new TypeDictionary().learn("struct{q:i32;r:@0}");
+        Shape s = Schema.shapeByFingerprint(fp);
+        assertFalse(s.local);
+        MemorySegment m = MemorySegment.ofArray(new byte[8 + 8 + 8 + 8]);
+        m.set(I64, 0, VERSION | 1L << 16 | 1L << 32);
+        m.set(I32, HEADER_LENGTH + s.field("q").offset, 5);
+        m.set(I32, HEADER_LENGTH + s.field("r").offset, NULL_REF);
+        m.set(I64, 16, fp);
+        m.set(I64, 24, objectEntry(HEADER_LENGTH, FIRST_TABLE_TYPE_ID));
+        new WireReader().validate(m);
+        assertInstanceOf(GenericStructValidator.class, s.validator);
+        assertSame(s, Schema.of(Learned.class).shape);
+        assertTrue(s.local);
+        assertEquals(5, new WireReader().validate(m).materialize(Learned.class).q);
+        assertTrue(s.validator.generated, s.validator.getClass().getName());
     }
 }

@@ -1,0 +1,47 @@
+package dev.verbatim.wire;
+
+import java.lang.foreign.MemorySegment;
+
+import static dev.verbatim.wire.MessageDescriptor.*;
+
+/**
+ * Validates runs of a struct shape that no Java type of this process has (a type only learned from a peer's
+ * descriptions) by reading the shape's tables, as {@link StructValidator} requires: code is generated only for the
+ * application's own types, so a peer cannot make the process generate a class per type it sends (some 3 KiB of
+ * metaspace each, up to the limit on learned types). Same rules, same exceptions, in the same order as the
+ * generated validators.
+ *
+ * <p>Thread-safe: immutable.
+ */
+final class GenericStructValidator extends StructValidator {
+    private final Shape shape;
+
+    GenericStructValidator(Shape shape) {
+        super(false);
+        this.shape = shape;
+    }
+
+    @Override
+    int validateRun(MemorySegment m, long[] entries, Shape[] ids, int i, long pos, long tail, long tidBits) {
+        Shape s = shape;
+        int n = entries.length;
+        long step = align8(s.objectSize);
+        int[] refOffsets = s.refOffsets;
+        Shape[] refShapes = s.refShapes;
+        do {
+            if (pos + s.objectSize > tail) throw WireReader.overrun(pos, s);
+            for (int j = 0; j < refOffsets.length; j++) {
+                long at = pos + refOffsets[j];
+                int r = m.get(I32, at);
+                if (r == NULL_REF) continue;
+                if (Integer.compareUnsigned(r, n) >= 0) throw WireReader.refOutOfRange(at, r, entries);
+                WireReader.checkTarget(m, at, refShapes[j], entries[r] >>> 32, ids);
+            }
+            for (int b : s.boolOffsets) WireReader.checkBoolean(m, pos + b);
+            for (int j = 0; j < s.enumOffsets.length; j++) WireReader.checkOrdinal(m, pos + s.enumOffsets[j], s.enumCounts[j]);
+            pos += step;
+            i++;
+        } while (i < n && entries[i] == (tidBits | pos));
+        return i;
+    }
+}
