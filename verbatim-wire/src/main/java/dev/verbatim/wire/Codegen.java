@@ -249,7 +249,7 @@ final class Codegen {
         long size = s.objectSize;
         long aligned = MessageDescriptor.align8(size);
         ClassDesc self = ClassDesc.of(Codegen.class.getPackageName() + ".StructValidator$"
-                + (s.variantName != null ? s.variantName : "S") + "$" + SERIAL.incrementAndGet());
+                + (s.variantName != null ? s.variantName.replaceAll("[^A-Za-z0-9_]", "_") : "S") + "$" + SERIAL.incrementAndGet());
         MethodTypeDesc runType = MethodTypeDesc.of(CD_int, CD_MemorySegment, CD_long_array, CD_Shape.arrayType(), CD_int,
                 CD_long, CD_long, CD_long);
         MethodTypeDesc getInt = MethodTypeDesc.of(CD_int, LAYOUT_CD[Shape.I32], CD_long);

@@ -16,8 +16,9 @@ import static dev.verbatim.wire.MessageDescriptor.*;
 final class GenericStructValidator extends StructValidator {
     private final Shape shape;
 
-    GenericStructValidator(Shape shape) {
-        super(false);
+    /** {@code settled}: for a shape of the application's own types whose code could not be generated. */
+    GenericStructValidator(Shape shape, boolean settled) {
+        super(false, settled);
         this.shape = shape;
     }
 

@@ -388,6 +388,10 @@ public final class Schema {
             }
             if (!isCase) return null;
             WireName n = c.getAnnotation(WireName.class);
+            if (n != null && !isIdentifier(n.value())) {
+                // a name goes into the canonical description (docs/wire-format.md §5: a Java identifier)
+                throw new WireSchemaException("@WireName(\"" + n.value() + "\") of " + c.getName() + " is not a Java identifier");
+            }
             return n != null ? n.value() : c.getSimpleName();
         }
 
@@ -423,6 +427,12 @@ public final class Schema {
         } catch (IllegalAccessException e) {
             return MethodHandles.publicLookup();
         }
+    }
+
+    /** Whether {@code s} is a Java identifier's spelling (a letter, '_' or '$', then letters, digits, '_' or '$'). */
+    static boolean isIdentifier(String s) {
+        if (s.isEmpty() || !Character.isJavaIdentifierStart(s.codePointAt(0))) return false;
+        return s.codePoints().skip(1).allMatch(Character::isJavaIdentifierPart) && s.codePoints().noneMatch(Character::isIdentifierIgnorable);
     }
 
     static WireSchemaException inaccessible(Class<?> c, String what) {

@@ -28,8 +28,17 @@ abstract class StructValidator {
     /** True for the validators generated for the application's own types, false for {@link GenericStructValidator}. */
     final boolean generated;
 
-    /** A generated validator. */
-    StructValidator() { this(true); }
+    /**
+     * Whether this is the shape's validator for good: a generated one, or the generic one of a shape whose code could
+     * not be generated (false: the generic one of a shape only learned from a peer, replaced once a Java type has it).
+     */
+    final boolean settled;
 
-    StructValidator(boolean generated) { this.generated = generated; }
+    /** A generated validator. */
+    StructValidator() { this(true, true); }
+
+    StructValidator(boolean generated, boolean settled) {
+        this.generated = generated;
+        this.settled = settled;
+    }
 }

@@ -122,8 +122,17 @@ public final class WireReader {
      */
     private static StructValidator validatorOf(Shape s) {
         StructValidator v = s.validator;
-        if (v != null && (v.generated || !s.local)) return v;
-        v = s.local ? Codegen.structValidator(s) : new GenericStructValidator(s);
+        if (v != null && (v.settled || !s.local)) return v;
+        if (!s.local) {
+            v = new GenericStructValidator(s, false);
+        } else {
+            try {
+                v = Codegen.structValidator(s);
+            } catch (RuntimeException | LinkageError e) {
+                // a shape beyond what one method can hold (some 870 references), say: the same rules, from its tables
+                v = new GenericStructValidator(s, true);
+            }
+        }
         s.validator = v;
         return v;
     }

@@ -170,9 +170,10 @@ public final class WireWriter {
 
     /**
      * A chain (the root's type is a chain type, see {@link StructWriter#chains}) written by its generated writer without
-     * the identity index and the queue: the same bytes as the general writer's. Returns the message length, -1 if it
-     * does not fit, or {@link StructWriter#NOT_A_CHAIN} if the general writer must write it (the chain cycles, a node
-     * is of another class, or it did not fit: the general writer decides, since sharing may make it smaller).
+     * the identity index and the queue: the same bytes as the general writer's. Returns the message length, -1 if its
+     * objects fit but its tables do not (an acyclic chain shares nothing, so the general writer could not do better),
+     * or {@link StructWriter#NOT_A_CHAIN} if the general writer must write it (the chain cycles, a node is of another
+     * class, or its objects did not fit: the general writer decides, since sharing may make it smaller).
      */
     private long writeChain(Object root, JType t, StructWriter w, MemorySegment seg, long base, long limit) {
         begin();

@@ -57,6 +57,22 @@ class FingerprintVectorsTest {
         }
     }
 
+    sealed interface Badly permits Dotted, Braced, Fine {}
+    @WireName("Shapes.Circle") record Dotted(double r) implements Badly {}
+    @WireName("C{r:f64}") record Braced(double r) implements Badly {}
+    @WireName("Fine_1") record Fine(double r) implements Badly {}
+
+    @Test
+    void aWireNameMustBeAnIdentifier() {
+        // a name goes into the canonical description: "C{r:f64}" would forge structure, "Shapes.Circle" broke code generation
+        for (Class<?> c : List.of(Dotted.class, Braced.class, Badly.class)) {
+            WireSchemaException e = assertThrows(WireSchemaException.class, () -> Schema.describe(c), c.getName());
+            assertTrue(e.getMessage().contains("is not a Java identifier"), e.getMessage());
+        }
+        assertTrue(Schema.isIdentifier("Fine_1") && Schema.isIdentifier("$x") && Schema.isIdentifier("Été"));
+        assertFalse(Schema.isIdentifier("") || Schema.isIdentifier("1x") || Schema.isIdentifier("a b") || Schema.isIdentifier("a;b"));
+    }
+
     @Test
     void recordAndInterfaceOfOneStructureAgreeWhateverTheMethodOrder() {
         assertEquals(Schema.fingerprint(Point.class), Schema.fingerprint(PointView.class));
