@@ -18,6 +18,17 @@ import java.util.concurrent.ConcurrentHashMap;
 final class Binding {
     private static final Map<Key, Binding> CACHE = new ConcurrentHashMap<>();
     private static final Object LOCK = new Object();
+
+    /**
+     * Most bindings of shapes only learned from peers (files and logs with a type dictionary) in one process. Each
+     * may get a generated view class and materializer (some 3 KiB of metaspace each), so a file describing many
+     * versions of a type a local view can read would otherwise make the process generate classes without bound.
+     */
+    static final int MAX_LEARNED_BINDINGS = 4096;
+    /** Bindings of learned shapes made so far (under {@link #LOCK}). */
+    private static int learnedBindings;
+    /** The cap, lowered by tests. */
+    static int learnedBindingsCap = MAX_LEARNED_BINDINGS;
     private static volatile Binding[] byId = new Binding[64];
     private static int nextId;
 
@@ -52,6 +63,13 @@ final class Binding {
 
     static Binding byId(int id) { return byId[id]; }
 
+    /** Bindings of learned shapes made so far in this process. */
+    static int learnedBindings() {
+        synchronized (LOCK) {
+            return learnedBindings;
+        }
+    }
+
     /** The binding for reading shape {@code w} as {@code r}, computing it (and those it needs) on first use. */
     static Binding of(Shape w, JType r) {
         Binding b = CACHE.get(new Key(w, r));
@@ -62,6 +80,14 @@ final class Binding {
             List<Binding> fresh = new ArrayList<>();
             Map<Key, Binding> local = new java.util.HashMap<>();
             b = create(w, r, local, fresh, r.raw.getName());
+            int learned = 0;
+            for (Binding f : fresh) if (!f.w.local && !f.w.isPrimitive() && f.w.builtinId == 0) learned++;
+            if (learned > 0 && learnedBindings + learned > learnedBindingsCap) {
+                throw new WireSchemaException("cannot read " + w + " as " + r.raw.getName() + ": this process already reads "
+                        + learnedBindings + " (type learned from a peer, local type) pairs, the most it will ("
+                        + learnedBindingsCap + ")");
+            }
+            learnedBindings += learned;
             // The graph is complete and compatible: publish it together.
             for (Binding f : fresh) {
                 CACHE.put(new Key(f.w, f.r), f);

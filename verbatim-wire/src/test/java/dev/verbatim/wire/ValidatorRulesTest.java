@@ -371,6 +371,40 @@ class ValidatorRulesTest {
         assertInstanceOf(GenericStructValidator.class, s.validator);
     }
 
+    /** What a reader of the learned versions below declares. */
+    public interface Versioned { int a(); }
+
+    @Test
+    void readingsOfLearnedTypesAreBoundedPerProcess() {
+        // Each (learned shape, local type) pair may get generated view and materializer classes: a file describing
+        // many versions of a type would make the process generate classes without bound. Past the cap: a clear error.
+        int before = Binding.learnedBindings();
+        Binding.learnedBindingsCap = before + 2;
+        try {
+            long salt = System.nanoTime();
+            for (int k = 0; k < 3; k++) {
+                long fp = new TypeDictionary().learn("struct{a:i32;x" + salt + "_" + k + ":i32}");
+                Shape s = Schema.shapeByFingerprint(fp);
+                long tail = HEADER_LENGTH + align8(s.objectSize);
+                MemorySegment m = MemorySegment.ofArray(new byte[(int) (tail + 8 + 8)]);
+                m.set(I64, 0, VERSION | 1L << 16 | 1L << 32);
+                m.set(I32, HEADER_LENGTH + s.field("a").offset, 40 + k);
+                m.set(I64, tail, fp);
+                m.set(I64, tail + 8, objectEntry(HEADER_LENGTH, FIRST_TABLE_TYPE_ID));
+                Message msg = new WireReader().validate(m);
+                if (k < 2) {
+                    assertEquals(40 + k, msg.view(Versioned.class).a(), "version " + k);
+                } else {
+                    WireSchemaException e = assertThrows(WireSchemaException.class, () -> msg.view(Versioned.class));
+                    assertTrue(e.getMessage().contains("the most it will"), e.getMessage());
+                }
+            }
+            assertEquals(before + 2, Binding.learnedBindings());
+        } finally {
+            Binding.learnedBindingsCap = Binding.MAX_LEARNED_BINDINGS;
+        }
+    }
+
     /** Described before any use: the first message of it arrives while no Java type of this process has its shape. */
     public static final class Learned { int q; Learned r; }
 
