@@ -371,6 +371,45 @@ class ValidatorRulesTest {
         assertInstanceOf(GenericStructValidator.class, s.validator);
     }
 
+    @Test
+    void aLocalShapeTooLargeForGeneratedCodeIsValidatedByTheTableDrivenValidator() throws Throwable {
+        // An accessor interface of 1000 string fields: its generated validator would exceed a method's 64 KiB of
+        // bytecode, so the shape gets the table-driven one for good, by the same rules, not an exception out of validate.
+        int n = 1000;
+        String name = ValidatorRulesTest.class.getPackageName() + ".Wide" + n;
+        java.lang.constant.ClassDesc self = java.lang.constant.ClassDesc.of(name);
+        byte[] bytes = java.lang.classfile.ClassFile.of().build(self, cb -> {
+            cb.withFlags(java.lang.classfile.ClassFile.ACC_PUBLIC | java.lang.classfile.ClassFile.ACC_INTERFACE
+                    | java.lang.classfile.ClassFile.ACC_ABSTRACT);
+            for (int k = 0; k < n; k++) {
+                cb.withMethod(String.format("f%04d", k), java.lang.constant.MethodTypeDesc.of(java.lang.constant.ConstantDescs.CD_String),
+                        java.lang.classfile.ClassFile.ACC_PUBLIC | java.lang.classfile.ClassFile.ACC_ABSTRACT, mb -> { });
+            }
+        });
+        Class<?> wide = java.lang.invoke.MethodHandles.lookup().defineClass(bytes);
+        Object value = java.lang.reflect.Proxy.newProxyInstance(wide.getClassLoader(), new Class<?>[] {wide},
+                (proxy, method, args) -> method.getName().equals("f0007") ? "seven" : null);
+        WireWriter w = new WireWriter();
+        @SuppressWarnings("unchecked")
+        Class<Object> as = (Class<Object>) wide;
+        MemorySegment m = MemorySegment.ofArray(new byte[(int) w.sizeOf(value, as)]);
+        w.write(value, as, m, 0);
+        Message msg = new WireReader().validate(m);
+        Shape s = Schema.of(wide).shape;
+        assertInstanceOf(GenericStructValidator.class, s.validator);
+        assertTrue(s.validator.settled, "no second attempt at generating code for every message");
+        assertEquals("seven", wide.getMethod("f0007").invoke(msg.view(as)).toString());
+        long at = HEADER_LENGTH + s.field("f0999").offset;
+        byte[] b = m.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        expect("reference out of range", b, x -> x.set(I32, at, 5));
+        assertSame(s.validator, validatorAfter(b), "the same validator, kept");
+    }
+
+    private static StructValidator validatorAfter(byte[] b) {
+        Message msg = new WireReader().validate(seg(b));
+        return msg.ids[FIRST_TABLE_TYPE_ID].validator;
+    }
+
     /** What a reader of the learned versions below declares. */
     public interface Versioned { int a(); }
 
