@@ -92,10 +92,7 @@ final class Codegen {
         ClassDesc self = ClassDesc.of(Codegen.class.getPackageName() + ".StructWriter$" + simple(t.raw) + "$" + SERIAL.incrementAndGet());
         MethodTypeDesc runType = MethodTypeDesc.of(CD_int, CD_WireWriter, CD_int, CD_MemorySegment, CD_long, CD_long, CD_long);
         byte[] bytes = ClassFile.of().build(self, cb -> {
-            cb.withFlags(ClassFile.ACC_FINAL | ClassFile.ACC_SYNTHETIC);
-            cb.withSuperclass(CD_StructWriter);
-            cb.withMethodBody(ConstantDescs.INIT_NAME, ConstantDescs.MTD_void, 0, code -> code
-                    .aload(0).invokespecial(CD_StructWriter, ConstantDescs.INIT_NAME, ConstantDescs.MTD_void).return_());
+            finalSubclass(cb, CD_StructWriter);
             cb.withMethodBody("writeRun", runType, ClassFile.ACC_FINAL, code -> {
                 // locals: 0 this, 1 w, 2 i, 3 seg, 4-5 base, 6-7 limit, 8-9 entryType, 10-11 pos, 12 o, 13-14 word
                 java.lang.classfile.Label loop = code.newLabel();
@@ -254,10 +251,7 @@ final class Codegen {
                 CD_long, CD_long, CD_long);
         MethodTypeDesc getInt = MethodTypeDesc.of(CD_int, LAYOUT_CD[Shape.I32], CD_long);
         byte[] bytes = ClassFile.of().build(self, cb -> {
-            cb.withFlags(ClassFile.ACC_FINAL | ClassFile.ACC_SYNTHETIC);
-            cb.withSuperclass(CD_StructValidator);
-            cb.withMethodBody(ConstantDescs.INIT_NAME, ConstantDescs.MTD_void, 0, code -> code
-                    .aload(0).invokespecial(CD_StructValidator, ConstantDescs.INIT_NAME, ConstantDescs.MTD_void).return_());
+            finalSubclass(cb, CD_StructValidator);
             cb.withMethodBody("validateRun", runType, ClassFile.ACC_FINAL, code -> {
                 // locals: 0 this, 1 m, 2 entries, 3 ids, 4 i, 5-6 pos, 7-8 tail, 9-10 tidBits, 11 n, 12 r, 13-14 t,
                 // 15 j (the run's end), 16-17 p, 18 count, 19 k, 20-21 at, 22 maxEnd,
@@ -567,6 +561,14 @@ final class Codegen {
     static JType.JField field(JType t, String name) {
         for (JType.JField f : t.fields) if (f.name.equals(name)) return f;
         throw new IllegalStateException(t.raw.getName() + " has no field " + name);
+    }
+
+    /** Starts a generated class: final, synthetic, extending {@code sup} with a no-argument constructor calling its own. */
+    private static void finalSubclass(java.lang.classfile.ClassBuilder cb, ClassDesc sup) {
+        cb.withFlags(ClassFile.ACC_FINAL | ClassFile.ACC_SYNTHETIC);
+        cb.withSuperclass(sup);
+        cb.withMethodBody(ConstantDescs.INIT_NAME, ConstantDescs.MTD_void, 0, code -> code
+                .aload(0).invokespecial(sup, ConstantDescs.INIT_NAME, ConstantDescs.MTD_void).return_());
     }
 
     static String simple(Class<?> c) {
