@@ -173,6 +173,12 @@ public final class Api {
         byte[] reverse(MemorySegment bytes);
     }
 
+    /** An array view on its own (it is a field of a view): refused, with what to declare instead. */
+    @SuppressWarnings("exports")
+    public interface ArrayViewArgument {
+        long sum(dev.verbatim.wire.ArrayView.OfByte bytes);
+    }
+
     /** Two methods one name apart from being the same on the wire: cannot be a remote interface. */
     public interface ArrayOrSegment {
         long sum(byte[] bytes);

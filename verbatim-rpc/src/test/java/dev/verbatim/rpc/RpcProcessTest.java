@@ -161,6 +161,8 @@ class RpcProcessTest {
             long add4 = method(ri, "add4");
             long twice = method(ri, "twice");
             long callBack = method(ri, "callBack");
+            long take = method(ri, "take"); // take(byte[])
+            long sum = method(ri, "sum"); // sum(MemorySegment)
             long[] prim = {RpcDescriptor.T_PRIM, 8, 7};
             record Bad(String why, long method, long[][] values, String expected) {}
             List<Bad> bad = List.of(
@@ -170,6 +172,14 @@ class RpcProcessTest {
                             new long[][] {{RpcDescriptor.T_WIRE, 16, 0x1234_5678_9abc_def0L, -1}}, "could not be read"),
                     new Bad("a value overrunning the message", twice,
                             new long[][] {{RpcDescriptor.T_WIRE, 4096, 0}}, "overruns"),
+                    new Bad("raw bytes overrunning the message for a byte[]", take,
+                            new long[][] {{RpcDescriptor.T_BYTES, 1 << 20, 0}}, "overruns"),
+                    new Bad("raw bytes overrunning the message for a segment", sum,
+                            new long[][] {{RpcDescriptor.T_BYTES, 0xFFFF_FFF0L, 0}}, "overruns"),
+                    new Bad("raw bytes where a record goes", twice,
+                            new long[][] {{RpcDescriptor.T_BYTES, 8, 0}}, "bytes for a"),
+                    new Bad("a region that did not come with the call", take,
+                            new long[][] {{RpcDescriptor.T_REGION, 4, 0}}, "region"),
                     new Bad("a reference to an object the server never exported", callBack,
                             new long[][] {{RpcDescriptor.T_REMOTE, 8, (1L << 32) | 999}, prim}, "object #999"),
                     new Bad("a reference of an unknown side", callBack,

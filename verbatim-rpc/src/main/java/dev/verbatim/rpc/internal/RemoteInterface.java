@@ -143,7 +143,8 @@ public final class RemoteInterface {
             MethodInfo clash = byId.put(mi.id, mi);
             if (clash != null) {
                 throw new RemoteException(RemoteException.Reason.ARGUMENT, type.getName() + ": " + clash.method
-                        + " and " + mi.method + " cannot be told apart on the wire (same name and structure)");
+                        + " and " + mi.method + " cannot be told apart on the wire (same name and structure; a byte[]"
+                        + " and a MemorySegment are the same parameter)");
             }
         }
     }

@@ -19,7 +19,8 @@ package dev.verbatim.rpc.internal;
  *
  * A value is {@code [u32 tag][u32 length][payload, padded to 8]}: {@code NULL}; {@code PRIM} (8
  * bytes); {@code WIRE} (a wire-format message: a graph by copy, or for an accessor interface a
- * view); {@code BYTES} (raw bytes: a {@code MemorySegment} argument, a string of the protocol);
+ * view); {@code BYTES} (raw bytes: a {@code byte[]} or {@code MemorySegment} argument, a {@code byte[]}
+ * result, a string of the protocol);
  * {@code REGION} (u32: the index of a region written ahead of the message, a large array or
  * segment); {@code REMOTE} (u32 object id, u32 side: 0 the sender's object, 1 the receiver's own object, 2 the
  * receiver's named export, by export id).

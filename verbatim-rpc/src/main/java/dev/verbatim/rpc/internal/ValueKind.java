@@ -37,6 +37,10 @@ public record ValueKind(Tag tag, Class<?> type, String description) {
                 }
                 return new ValueKind(Tag.REMOTE, c, "remote " + c.getName());
             }
+            if (dev.verbatim.wire.ArrayView.class.isAssignableFrom(c)) {
+                // an ArrayView is a field of a view; on its own, an array goes by copy (or as a segment, read in place)
+                throw unsupported(where, c, "declare the array itself (by copy), or a MemorySegment for bytes read in place");
+            }
             try {
                 String d = Schema.describe(c);
                 boolean view = c.isInterface() && !c.isSealed() && c != CharSequence.class;
