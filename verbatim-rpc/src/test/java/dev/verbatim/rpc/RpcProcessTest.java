@@ -27,6 +27,34 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(90)
 class RpcProcessTest {
     private static final AtomicInteger N = new AtomicInteger();
+    /** The shm directory of this class and its children: a killed listener's socket file goes with it. */
+    private static java.nio.file.Path shmDir;
+    private static String previousShmDir;
+
+    @org.junit.jupiter.api.BeforeAll
+    static void ownShmDirectory() throws java.io.IOException {
+        java.nio.file.Path base = java.nio.file.Path.of("/dev/shm");
+        shmDir = java.nio.file.Files.createTempDirectory(java.nio.file.Files.isWritable(base) ? base
+                : java.nio.file.Path.of(System.getProperty("java.io.tmpdir")), "verbatim-rpcp-",
+                java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                        java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+        previousShmDir = System.setProperty("verbatim.shm.dir", shmDir.toString());
+    }
+
+    @org.junit.jupiter.api.AfterAll
+    static void removeShmDirectory() throws java.io.IOException {
+        if (previousShmDir == null) {
+            System.clearProperty("verbatim.shm.dir");
+        } else {
+            System.setProperty("verbatim.shm.dir", previousShmDir);
+        }
+        try (var files = java.nio.file.Files.list(shmDir)) {
+            for (java.nio.file.Path f : files.toList()) {
+                java.nio.file.Files.deleteIfExists(f); // what killed children left: their listeners' sockets
+            }
+        }
+        java.nio.file.Files.deleteIfExists(shmDir);
+    }
 
     static String address(String transport) {
         return transport.equals("shm") ? "shm:rpcp-" + ProcessHandle.current().pid() + "-" + N.incrementAndGet() : "tcp://:0";
@@ -35,6 +63,7 @@ class RpcProcessTest {
     static Process start(String... args) throws Exception {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> cmd = new java.util.ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
+                "-Dverbatim.shm.dir=" + System.getProperty("verbatim.shm.dir"),
                 "-cp", System.getProperty("java.class.path"), RpcPeer.class.getName()));
         cmd.addAll(List.of(args));
         return new ProcessBuilder(cmd).redirectErrorStream(true).start();
