@@ -70,6 +70,28 @@ class ShmConnectionTest extends ConnectionContract {
 
     /** The secret is a tcp matter: shm is reachable only by the same user, whatever either side set. */
     @Test
+    void answeredLargeMessagesWithOverlongClaimsArriveIntactAroundASmallWindow() throws Exception {
+        // Request and response: the sender warms the lines after each large message while it waits. Claims that
+        // write more than they commit leave bytes beyond the message; warming must never count those as known
+        // zero, or a later record's header slot would keep them and the receiver would take them for a record.
+        ConnectionOptions small = ConnectionOptions.DEFAULT.withAreas(2, 64 * 1024);
+        Connection[] c = pair(small, small);
+        java.util.Random random = new java.util.Random(42);
+        for (int i = 0; i < 3000; i++) {
+            int n = random.nextBoolean() ? random.nextInt(200) : 1024 + random.nextInt(12 * 1024); // small after large too
+            int extra = random.nextInt(3) == 0 ? 1 + random.nextInt(4096) : 0;
+            Claim claim = c[1].claim(Math.min(n + extra, c[1].maxMessageLength()));
+            claim.segment().fill((byte) 0x7F); // what lies beyond the message: a record's look-alike
+            claim.segment().copyFrom(java.lang.foreign.MemorySegment.ofArray(bytes(n, i)));
+            claim.commit(n);
+            byte[] got = c[0].receive(WAIT);
+            assertArrayEquals(bytes(n, i), got, "message " + i + " of " + n + " bytes");
+            c[0].send(bytes(8, i), 0, 8);
+            assertArrayEquals(bytes(8, i), c[1].receive(WAIT), "answer " + i);
+        }
+    }
+
+    @Test
     void aSharedSecretDoesNotChangeShm() throws Exception {
         ConnectionOptions secret = ConnectionOptions.DEFAULT.withSharedSecret(new byte[32]);
         for (Connection[] c : List.of(pair(secret, ConnectionOptions.DEFAULT), pair(ConnectionOptions.DEFAULT, secret))) {

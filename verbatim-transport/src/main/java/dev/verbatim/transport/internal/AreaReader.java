@@ -185,6 +185,14 @@ public final class AreaReader {
     }
 
     /**
+     * Whether a record seems to wait at the reader's position, for another thread than the reader's: no state
+     * changes, and a racy look (a hint, which may be stale).
+     */
+    public boolean seemsToHaveData() {
+        return (long) LONG.getAcquire(window, areaStart + position) != 0;
+    }
+
+    /**
      * Whether a record is published at the reader's position (a cheap peek, no checks). A word seen
      * is kept for the next {@link #nextAcquire}: a published header never changes while the reader
      * stays at its position. Reader thread only.

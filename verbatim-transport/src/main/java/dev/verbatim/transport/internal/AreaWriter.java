@@ -94,6 +94,38 @@ public final class AreaWriter {
         cleanTo = Math.max(to, start);
     }
 
+    /**
+     * Zeroes up to {@code bytes} of the area beyond the line of the next record's header slot (that line, which
+     * the receiver may be spinning on, is left alone), {@link #WARM_CHUNK} bytes at a time until {@code stop}
+     * says so, so that a next message of about the size of the last is written into lines this side owns
+     * already. What it zeroed is known zero afterwards (the next slot need not be zeroed again).
+     */
+    public void warm(long bytes, java.util.function.BooleanSupplier stop) {
+        long next = placement.position();
+        long from = (next + 8 + 63) & ~63L;
+        long end = Math.min(placement.areaSize - AreaDescriptor.TAIL_RESERVE, from + bytes) & ~7L;
+        long to = from;
+        while (to < end) {
+            long n = Math.min(WARM_CHUNK, end - to);
+            window.asSlice(areaStart + to, n).fill((byte) 0);
+            to += n;
+            if (stop.getAsBoolean()) {
+                break;
+            }
+        }
+        if (to <= from) {
+            return;
+        }
+        if (dirtyTo <= to) {
+            dirtyTo = Math.min(dirtyTo, from);
+        }
+        cleanFrom = from;
+        cleanTo = to;
+    }
+
+    /** {@link #warm} zeroes this much between looks at whether to stop. */
+    static final int WARM_CHUNK = 1024;
+
     /** Ends the current area with a {@code NEXT} record and continues in {@code next}. */
     public void nextRelease(int next) {
         long at = areaStart + placement.position();

@@ -128,20 +128,46 @@ public final class ShmConnection extends BaseConnection {
     protected void writeRegionPayload(MemorySegment src, int length) {
         MemorySegment.copy(src, 0, reservedSegment(length), 0, length);
         writer.publishRelease(TYPE_REGION, length);
+        batchBytes += length;
     }
+
+    /** Bytes published since the last message (its regions and itself): what {@link #publish} warms ahead for. */
+    private long batchBytes;
+    /** Messages received (a racy read of the reader's count) when the last message was published. */
+    private long receivedAtLastSend;
 
     @Override
     protected void publish(int type, int length) {
         writer.publishRelease(type, length);
-        if (peerNeverParks) {
-            return;
+        long batch = batchBytes + length;
+        batchBytes = 0;
+        if (!peerNeverParks) {
+            VarHandle.fullFence();
+            if ((int) INT.getVolatile(peerWindow, RECEIVER_PARKED_OFFSET) != 0
+                    && INT.compareAndSet(peerWindow, RECEIVER_PARKED_OFFSET, 1, 0)) {
+                Futex.wake(peerWindow, RECEIVER_PARKED_OFFSET, Integer.MAX_VALUE);
+            }
         }
-        VarHandle.fullFence();
-        if ((int) INT.getVolatile(peerWindow, RECEIVER_PARKED_OFFSET) != 0
-                && INT.compareAndSet(peerWindow, RECEIVER_PARKED_OFFSET, 1, 0)) {
-            Futex.wake(peerWindow, RECEIVER_PARKED_OFFSET, Integer.MAX_VALUE);
+        long received = reader.messages;
+        boolean answered = received != receivedAtLastSend;
+        receivedAtLastSend = received;
+        if (answered && batch >= WARM_FROM) {
+            writer.warm(Math.min(batch, WARM_MAX), reader::seemsToHaveData);
         }
     }
+
+    /**
+     * Warming ahead. A large message lands in lines of the peer's window that neither side has had in cache since
+     * the sender last went round the window, and taking them for writing was most of what a large call cost
+     * (an 8 KiB call's request took ~780 ns against ~160 for a small one, with the receiver not even reading the
+     * bytes). A sender that is answered (it received since its last message: request and response) waits for the
+     * answer after a message anyway; it spends that wait zeroing the lines where the next message of the same
+     * size will go ({@link AreaWriter#warm}), a kilobyte at a time, and stops as soon as an answer arrives. A
+     * streaming sender, never answered, does not warm: it would write every line twice.
+     */
+    static final int WARM_FROM = 1024;
+    /** The most a sender warms after one message. */
+    static final int WARM_MAX = 16 * 1024;
 
     @Override
     protected void parkSender(long nanos) {
