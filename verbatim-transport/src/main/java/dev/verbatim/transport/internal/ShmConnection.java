@@ -133,14 +133,12 @@ public final class ShmConnection extends BaseConnection {
 
     /** Bytes published since the last message (its regions and itself): what {@link #publish} warms ahead for. */
     private long batchBytes;
-    /** Messages received (a racy read of the reader's count) when the last message was published. */
-    private long receivedAtLastSend;
+    /** Messages received (a racy read of the reader's count) when the last large message was published. */
+    private long receivedAtLastLarge;
 
     @Override
     protected void publish(int type, int length) {
         writer.publishRelease(type, length);
-        long batch = batchBytes + length;
-        batchBytes = 0;
         if (!peerNeverParks) {
             VarHandle.fullFence();
             if ((int) INT.getVolatile(peerWindow, RECEIVER_PARKED_OFFSET) != 0
@@ -148,10 +146,18 @@ public final class ShmConnection extends BaseConnection {
                 Futex.wake(peerWindow, RECEIVER_PARKED_OFFSET, Integer.MAX_VALUE);
             }
         }
+        long batch = batchBytes + length;
+        batchBytes = 0;
+        if (batch >= WARM_FROM) {
+            warmAfter(batch);
+        }
+    }
+
+    /** After a large message: warms ahead if this side received since its last large message (it is answered). */
+    private void warmAfter(long batch) {
         long received = reader.messages;
-        boolean answered = received != receivedAtLastSend;
-        receivedAtLastSend = received;
-        if (answered && batch >= WARM_FROM) {
+        if (received != receivedAtLastLarge) {
+            receivedAtLastLarge = received;
             writer.warm(Math.min(batch, WARM_MAX), reader::seemsToHaveData);
         }
     }
@@ -160,7 +166,7 @@ public final class ShmConnection extends BaseConnection {
      * Warming ahead. A large message lands in lines of the peer's window that neither side has had in cache since
      * the sender last went round the window, and taking them for writing was most of what a large call cost
      * (an 8 KiB call's request took ~780 ns against ~160 for a small one, with the receiver not even reading the
-     * bytes). A sender that is answered (it received since its last message: request and response) waits for the
+     * bytes). A sender that is answered (it received since its last large message: request and response) waits for the
      * answer after a message anyway; it spends that wait zeroing the lines where the next message of the same
      * size will go ({@link AreaWriter#warm}), a kilobyte at a time, and stops as soon as an answer arrives. A
      * streaming sender, never answered, does not warm: it would write every line twice.
