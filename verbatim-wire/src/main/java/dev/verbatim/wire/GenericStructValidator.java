@@ -18,7 +18,7 @@ final class GenericStructValidator extends StructValidator {
 
     /** {@code settled}: for a shape of the application's own types whose code could not be generated. */
     GenericStructValidator(Shape shape, boolean settled) {
-        super(false, settled);
+        super(settled);
         this.shape = shape;
     }
 
@@ -31,13 +31,7 @@ final class GenericStructValidator extends StructValidator {
         Shape[] refShapes = s.refShapes;
         do {
             if (pos + s.objectSize > tail) throw WireReader.overrun(pos, s);
-            for (int j = 0; j < refOffsets.length; j++) {
-                long at = pos + refOffsets[j];
-                int r = m.get(I32, at);
-                if (r == NULL_REF) continue;
-                if (Integer.compareUnsigned(r, n) >= 0) throw WireReader.refOutOfRange(at, r, entries);
-                WireReader.checkTarget(m, at, refShapes[j], entries[r] >>> 32, ids);
-            }
+            for (int j = 0; j < refOffsets.length; j++) WireReader.checkRef(m, pos + refOffsets[j], refShapes[j], entries, ids);
             for (int b : s.boolOffsets) WireReader.checkBoolean(m, pos + b);
             for (int j = 0; j < s.enumOffsets.length; j++) WireReader.checkOrdinal(m, pos + s.enumOffsets[j], s.enumCounts[j]);
             pos += step;

@@ -25,9 +25,6 @@ abstract class StructValidator {
      */
     abstract int validateRun(MemorySegment m, long[] entries, Shape[] ids, int i, long pos, long tail, long tidBits);
 
-    /** True for the validators generated for the application's own types, false for {@link GenericStructValidator}. */
-    final boolean generated;
-
     /**
      * Whether this is the shape's validator for good: a generated one, or the generic one of a shape whose code could
      * not be generated (false: the generic one of a shape only learned from a peer, replaced once a Java type has it).
@@ -35,10 +32,9 @@ abstract class StructValidator {
     final boolean settled;
 
     /** A generated validator. */
-    StructValidator() { this(true, true); }
+    StructValidator() { this(true); }
 
-    StructValidator(boolean generated, boolean settled) {
-        this.generated = generated;
+    StructValidator(boolean settled) {
         this.settled = settled;
     }
 }

@@ -246,7 +246,7 @@ public final class WireReader {
      * declared type accepts. The target's offset is checked when the linear walk reaches it. Failures
      * leave through methods of their own so that this one stays small enough to be inlined.
      */
-    private static void checkRef(MemorySegment m, long at, Shape declared, long[] entries, Shape[] ids) {
+    static void checkRef(MemorySegment m, long at, Shape declared, long[] entries, Shape[] ids) {
         int r = m.get(I32, at);
         if (r == NULL_REF) return;
         if (Integer.compareUnsigned(r, entries.length) >= 0) throw refOutOfRange(at, r, entries.length);

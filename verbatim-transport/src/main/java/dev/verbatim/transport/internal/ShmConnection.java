@@ -120,17 +120,6 @@ public final class ShmConnection extends BaseConnection {
         return writer.payloadOffset(length);
     }
 
-    /**
-     * A region is published without the wake-up check: the receiver acts on it only with the message that follows,
-     * whose publish wakes it (one full fence and a look at the peer's parked word less per region).
-     */
-    @Override
-    protected void writeRegionPayload(MemorySegment src, int length) {
-        MemorySegment.copy(src, 0, reservedSegment(length), 0, length);
-        writer.publishRelease(TYPE_REGION, length);
-        batchBytes += length;
-    }
-
     /** Bytes published since the last message (its regions and itself): what {@link #publish} warms ahead for. */
     private long batchBytes;
     /** Messages received (a racy read of the reader's count) when the last large message was published. */
@@ -139,6 +128,12 @@ public final class ShmConnection extends BaseConnection {
     @Override
     protected void publish(int type, int length) {
         writer.publishRelease(type, length);
+        if (type == TYPE_REGION) {
+            // no wake-up check (a full fence and a look at the peer's parked word): the receiver acts on a region
+            // only with the message that follows, whose publish wakes it; its bytes count towards that message's
+            batchBytes += length;
+            return;
+        }
         if (!peerNeverParks) {
             VarHandle.fullFence();
             if ((int) INT.getVolatile(peerWindow, RECEIVER_PARKED_OFFSET) != 0
