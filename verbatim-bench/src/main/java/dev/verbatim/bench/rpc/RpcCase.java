@@ -2,6 +2,7 @@ package dev.verbatim.bench.rpc;
 
 import dev.verbatim.bench.wire.Graphs;
 import dev.verbatim.bench.wire.Node;
+import dev.verbatim.wire.WireWriter;
 
 import java.util.Locale;
 import java.util.NoSuchElementException;
@@ -37,7 +38,7 @@ public enum RpcCase {
     INTS4("ints4", 16),
     REMOTE_ARG("remote-arg", 16),
     BYTES_8192("bytes-8192", 8192),
-    LIST_128("list-128", 0);
+    LIST_128("list-128", -1);
 
     /** The argument size of {@link #BYTES_8192}. */
     public static final int BYTES = 8192;
@@ -60,10 +61,27 @@ public enum RpcCase {
 
     /**
      * Request bytes of the floor's ping-pong for this case (its reply is one word, 8 bytes): the
-     * argument bytes (a null call: 8 bytes; four ints and a remote reference: 16); 0 for no floor.
+     * argument bytes (a null call: 8 bytes; four ints and a remote reference: 16); for the list, the
+     * bytes of Verbatim's whole call message ({@link #listCallBytes()}), so the floor is what moving
+     * that message costs with no marshalling, validation or walk.
      */
     public int floorBytes() {
-        return floorBytes;
+        return this == LIST_128 ? ListCall.BYTES : floorBytes;
+    }
+
+    /**
+     * The size of Verbatim's {@code CALL} message for {@link #LIST_128}: its 32-byte header, the
+     * argument's 8-byte value header, and the list's wire message padded to 8 bytes (docs/rpc.md §1;
+     * a record graph travels as one {@code WIRE} value). 2,104 bytes for 128 nodes: 16 per node (an
+     * 8-byte object-table entry and the 8-byte node), as in J-RPC Table 4.
+     */
+    public static int listCallBytes() {
+        return ListCall.BYTES;
+    }
+
+    /** Computed on first use: an enum's constants are built before its static fields. */
+    private static final class ListCall {
+        static final int BYTES = Math.toIntExact(32 + 8 + ((new WireWriter().sizeOf(list()) + 7) & ~7L));
     }
 
     /** The case of {@code key}. */

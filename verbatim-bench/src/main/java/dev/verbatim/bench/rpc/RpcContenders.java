@@ -6,6 +6,7 @@ import java.util.List;
 
 import static dev.verbatim.bench.rpc.RpcCase.BYTES_8192;
 import static dev.verbatim.bench.rpc.RpcCase.INTS4;
+import static dev.verbatim.bench.rpc.RpcCase.LIST_128;
 import static dev.verbatim.bench.rpc.RpcCase.NULL;
 import static dev.verbatim.bench.rpc.RpcCase.REMOTE_ARG;
 
@@ -21,7 +22,7 @@ public final class RpcContenders {
     /** Every contender, in column order (within a table, columns appear in this order). */
     public static List<RpcContender> all() {
         return List.of(
-                new PingPongRpc("shm/floor", EnumSet.of(NULL, INTS4, REMOTE_ARG, BYTES_8192)),
+                new PingPongRpc("shm/floor", EnumSet.of(NULL, INTS4, REMOTE_ARG, BYTES_8192, LIST_128)),
                 new VerbatimRpcContender(Medium.SHM, VerbatimRpcContender.Variant.PLAIN),
                 new VerbatimRpcContender(Medium.SHM, VerbatimRpcContender.Variant.COPY),
                 new VerbatimRpcContender(Medium.SHM, VerbatimRpcContender.Variant.JOS),

@@ -31,7 +31,7 @@ import static dev.verbatim.bench.transport.TransportReport.quote;
  * {@code floor}, {@code verbatim}, and where measured {@code rmi}, {@code grpc}, {@code aeron}),
  * {@code shm/null/p99} (ns, the same keys), {@code shm/bytes-8192} (MB/s of argument bytes; results
  * {@code floor}, {@code verbatim}) and {@code shm/list-128} (p50, ns; results {@code verbatim},
- * {@code jos}); {@code cpu} only for contenders whose client spins. The tables show more (every
+ * {@code jos}, and {@code floor}: the transport moving the bytes of Verbatim's call); {@code cpu} only for contenders whose client spins. The tables show more (every
  * case over both media, every contender that measured it). Then one line per target:
  * {@code {"suite":"rpc","target":...,"measured":x|null,"need":...,"pass":true|false|null}}
  * ({@code null}: a contender it needs is missing), and one line per failed contender:
@@ -117,7 +117,7 @@ final class RpcReport {
                 figure(run, Medium.TCP, RpcCase.NULL, "", "p50", "ns", p50, NS_KEYS),
                 figure(run, Medium.SHM, RpcCase.NULL, "/p99", "p99", "ns", h -> h.quantile(0.99), NS_KEYS),
                 figure(run, Medium.SHM, RpcCase.BYTES_8192, "", "MB/s", "MB/s", RpcReport::mbps, Set.of(FLOOR, VERBATIM, VERBATIM_COPY)),
-                figure(run, Medium.SHM, RpcCase.LIST_128, "", "p50", "ns", p50, Set.of(VERBATIM, JOS)));
+                figure(run, Medium.SHM, RpcCase.LIST_128, "", "p50", "ns", p50, Set.of(FLOOR, VERBATIM, JOS)));
     }
 
     // ---- targets --------------------------------------------------------------------------
@@ -174,6 +174,25 @@ final class RpcReport {
                 + " needs a null call within %.2fx the floor (%.0f ns)", bound, bound / 100, rmi.get() / 100));
     }
 
+    /**
+     * What bounds the "50x faster than Java serialization" list target in this run: the floor moves the
+     * bytes of Verbatim's list call ({@link RpcCase#listCallBytes()}) and copies them out with no
+     * marshalling, validation or walk, so jos/floor is the most a call carrying the list in Verbatim's
+     * format can be faster than Java serialization here, and the target needs the call within
+     * (jos/floor)/50 of the floor.
+     */
+    static Optional<String> listBound(RpcBench.Run run) {
+        Optional<Double> jos = p50(run, Medium.SHM, JOS, RpcCase.LIST_128);
+        Optional<Double> ratio = ratio(run, Medium.SHM, RpcCase.LIST_128, JOS, FLOOR);
+        if (jos.isEmpty() || ratio.isEmpty()) {
+            return Optional.empty();
+        }
+        double bound = ratio.get();
+        return Optional.of(String.format(Locale.ROOT, "  note  jos/floor (shm list-128) is %.1fx in this run: the floor moves the"
+                + " %,d bytes of the list call with no marshalling, validation or walk; 50x faster than Java serialization"
+                + " needs the call within %.2fx the floor (%.0f ns)", bound, RpcCase.listCallBytes(), bound / 50, jos.get() / 50));
+    }
+
     // ---- human form -----------------------------------------------------------------------
 
     static void printTables(RpcBench.Run run, PrintStream out) {
@@ -208,6 +227,7 @@ final class RpcReport {
                     t.measured().isEmpty() ? "  n/a (contender missing)" : "");
         }
         rmiBound(run).ifPresent(out::println);
+        listBound(run).ifPresent(out::println);
         out.println();
         busyNote(run, out);
         List<String> failures = run.failures();
@@ -265,7 +285,8 @@ final class RpcReport {
                         + " of Jaguar Figure 8, the server sums every node).",
                 "floor: the transport suite's ping-pong (shm: FFM spin over a shared file in /dev/shm; tcp: raw NIO,"
                         + " TCP_NODELAY) sending the call's argument bytes (null 8, ints4 16, remote-arg 16,"
-                        + " bytes-8192 8192), the server side taking them in whole (shm: copied out of the file;"
+                        + " bytes-8192 8192; list-128, shm only: the " + String.format(Locale.ROOT, "%,d", RpcCase.listCallBytes())
+                        + " bytes of Verbatim's whole call message), the server side taking them in whole (shm: copied out of the file;"
                         + " tcp: read), and getting one word back: what any RPC over that medium must pay.",
                 "verbatim: a dev.verbatim.rpc.Node exports the service (calls run inline on the connection's"
                         + " dispatcher), the client calls its generated proxy. Waiting as the floor of the medium waits:"

@@ -41,7 +41,7 @@ class RpcReportTest {
         List<RpcBench.Result> rs = new ArrayList<>();
         Set<Medium> both = EnumSet.allOf(Medium.class);
         rs.add(result("floor", Medium.SHM, Set.of(Medium.SHM), Map.of(RpcCase.NULL, 400L, RpcCase.INTS4, 400L,
-                RpcCase.REMOTE_ARG, 400L, RpcCase.BYTES_8192, 800L)));
+                RpcCase.REMOTE_ARG, 400L, RpcCase.BYTES_8192, 800L, RpcCase.LIST_128, 500L)));
         if (withVerbatim) {
             rs.add(result("verbatim", Medium.SHM, Set.of(Medium.SHM), Map.of(RpcCase.NULL, 600L, RpcCase.INTS4, 640L,
                     RpcCase.REMOTE_ARG, 700L, RpcCase.BYTES_8192, 1000L, RpcCase.LIST_128, 2000L)));
@@ -78,7 +78,7 @@ class RpcReportTest {
         // MB/s of 8192 argument bytes at the p50 call; only floor and verbatim, as the issue lists
         assertTrue(cases.get(5).contains("\"unit\":\"MB/s\",\"results\":{\"floor\":10240.000,\"verbatim\":8192.000}"),
                 cases.get(5));
-        assertTrue(cases.get(6).contains("\"results\":{\"verbatim\":2000.000,\"jos\":200000.000}"), cases.get(6));
+        assertTrue(cases.get(6).contains("\"results\":{\"floor\":500.000,\"verbatim\":2000.000,\"jos\":200000.000}"), cases.get(6));
         List<String> targets = lines.stream().filter(l -> l.contains("\"target\":")).toList();
         assertEquals(6, targets.size());
         assertTrue(targets.get(0).contains("\"measured\":1.500") && targets.get(0).contains("\"pass\":true"), targets.get(0));
@@ -96,6 +96,20 @@ class RpcReportTest {
         String text = b.toString(StandardCharsets.UTF_8);
         assertTrue(text.contains("rmi/floor (shm null) is 75.0x in this run: 100x faster than RMI needs a null call"
                 + " within 0.75x the floor (300 ns)"), text);
+        assertTrue(text.contains("jos/floor (shm list-128) is 400.0x in this run: the floor moves the "
+                + String.format(java.util.Locale.ROOT, "%,d", RpcCase.listCallBytes()) + " bytes of the list call with no"
+                + " marshalling, validation or walk; 50x faster than Java serialization needs the call within 8.00x the"
+                + " floor (4000 ns)"), text);
+    }
+
+    @Test
+    void theListFloorMovesTheBytesOfVerbatimsListCall() {
+        // the CALL header (32), the value header (8), the wire message of 128 nodes padded to 8
+        long wire = new dev.verbatim.wire.WireWriter().sizeOf(RpcCase.list());
+        assertEquals(32 + 8 + ((wire + 7) & ~7L), RpcCase.LIST_128.floorBytes());
+        assertEquals(RpcCase.listCallBytes(), RpcCase.LIST_128.floorBytes());
+        assertTrue(wire >= 16L * RpcCase.LIST, "16 bytes a node at least: " + wire);
+        assertEquals(8, RpcCase.NULL.floorBytes());
     }
 
     @Test
