@@ -112,6 +112,9 @@ public final class DemoCommand {
         return l.split(" ");
     }
 
+    /** How many times step 3 sends the book: once cold, then warm. */
+    private static final int BOOK_CALLS = 100;
+
     private static void steps(Node client, String address, PrintStream out) throws Exception {
         Quotes quotes = client.lookup(address, "quotes", Quotes.class);
         quotes.ping();
@@ -130,11 +133,24 @@ public final class DemoCommand {
             expected += o.quantity();
         }
         Book book = new Book("XNAS", orders);
-        long t0 = System.nanoTime();
-        long volume = quotes.volume(asView(book));
-        long micros = (System.nanoTime() - t0) / 1000;
+        // the first call is cold (view, writer and validator code generated, then interpreted); the later
+        // ones show what such a call costs once the JIT has compiled it
+        long volume = 0;
+        long first = 0;
+        long fastest = Long.MAX_VALUE;
+        boolean allRight = true;
+        BookView view = asView(book);
+        for (int i = 0; i < BOOK_CALLS; i++) {
+            long t0 = System.nanoTime();
+            volume = quotes.volume(view);
+            long nanos = System.nanoTime() - t0;
+            allRight &= volume == expected;
+            first = i == 0 ? nanos : first;
+            fastest = Math.min(fastest, nanos);
+        }
         step(out, "3. a 40,000-order book (1.7 MB) as an accessor-interface view (read in place by the server)",
-                volume == expected, "volume " + volume + " in " + micros + " µs, one call");
+                allRight, String.format(java.util.Locale.ROOT, "volume %d; first call %,d µs (cold), fastest of %d: %,d µs",
+                        volume, first / 1000, BOOK_CALLS, fastest / 1000));
 
         AtomicInteger received = new AtomicInteger();
         QuoteListener listener = quote -> received.incrementAndGet();
