@@ -33,7 +33,9 @@ public final class Transport {
      *
      * @throws IllegalArgumentException if the address is malformed
      * @throws TransportException {@code CONNECT} if a live listener already serves an {@code shm}
-     *         name, {@code IO} if the port or socket cannot be bound
+     *         name, {@code TIMEOUT} if other processes kept the name's lock file busy for the connect
+     *         timeout (rare: a sweep or a listen holds it for microseconds), {@code IO} if the port or
+     *         socket cannot be bound
      */
     public static Listener listen(String address, ConnectionOptions options) {
         Objects.requireNonNull(options, "options");

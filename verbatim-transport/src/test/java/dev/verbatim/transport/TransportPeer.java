@@ -1,7 +1,19 @@
 package dev.verbatim.transport;
 
+import dev.verbatim.transport.internal.Rejections;
+import dev.verbatim.transport.internal.ShmDirectory;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The other process of the transport tests. {@code java ... TransportPeer MODE ADDRESS [ARGS]}; prints
@@ -38,8 +50,126 @@ public final class TransportPeer {
                     }
                 }
             }
+            case "listen-report" -> listenReport(address);
+            case "race" -> { // race ADDRESS MILLIS WITNESS, from a line on stdin on
+                readyThenWait();
+                System.out.println(race(address, Long.parseLong(args[2]), Path.of(args[3])));
+            }
+            case "sweep" -> { // sweep - MILLIS: sweeps the shm directory in a loop, from a line on stdin on
+                readyThenWait();
+                System.out.println(sweep(ShmDirectory.directory(), Long.parseLong(args[2])));
+            }
             default -> throw new IllegalArgumentException(mode);
         }
+    }
+
+    /** Prints {@code READY} and waits for a line on stdin: the start, given to several processes at once. */
+    private static void readyThenWait() throws IOException {
+        System.out.println("READY");
+        System.out.flush();
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+    }
+
+    /** Sweeps {@code dir} in a loop for {@code millis}; returns {@code OK swept N times}. */
+    static String sweep(Path dir, long millis) {
+        long end = System.nanoTime() + millis * 1_000_000;
+        int sweeps = 0;
+        while (System.nanoTime() < end) {
+            ShmDirectory.sweep(dir);
+            sweeps++;
+        }
+        return "OK swept " + sweeps + " times";
+    }
+
+    /**
+     * Listens; prints {@code READY}, then {@code ACCEPTED n} for each connection it accepts (and
+     * closes) and {@code REJECTED reason} for each connector it dropped (a socket that connected and
+     * said nothing, say).
+     */
+    private static void listenReport(String address) {
+        Listener l = Transport.listen(address);
+        long rejections = Rejections.count();
+        System.out.println("READY");
+        System.out.flush();
+        long accepted = 0;
+        while (true) {
+            Connection c = l.accept(Duration.ofMillis(20));
+            if (c != null) {
+                c.close();
+                System.out.println("ACCEPTED " + ++accepted);
+            }
+            if (Rejections.count() != rejections) {
+                rejections = Rejections.count();
+                System.out.println("REJECTED " + Rejections.last());
+            }
+            System.out.flush();
+        }
+    }
+
+    /**
+     * Listens and closes at {@code address} in a loop for {@code millis}, as other threads and
+     * processes do the same and sweep. After each listen: {@code witness} must not exist (else two
+     * listeners own the name at once; it is created and deleted around each turn), the socket and
+     * lock files must exist, and a connect to the address must reach this listener; before each close
+     * the files must still be there. Returns {@code OK owned N refused M} (refused: "already served")
+     * or {@code FAIL what}.
+     */
+    static String race(String address, long millis, Path witness) {
+        ConnectionOptions options = ConnectionOptions.DEFAULT.withAreas(2, 64 * 1024);
+        String name = address.substring("shm:".length());
+        long end = System.nanoTime() + millis * 1_000_000;
+        int owned = 0;
+        int refused = 0;
+        try {
+            while (System.nanoTime() < end) {
+                Listener l;
+                try {
+                    l = Transport.listen(address, options);
+                } catch (TransportException e) {
+                    if (e.reason() == TransportException.Reason.CONNECT && e.getMessage().contains("already served")) {
+                        refused++;
+                        LockSupport.parkNanos(200_000); // and try again soon: the owner needs a CPU too
+                        continue;
+                    }
+                    return "FAIL listen: " + e;
+                }
+                try (l) {
+                    Path dir = ShmDirectory.directory();
+                    try {
+                        Files.createFile(witness);
+                    } catch (FileAlreadyExistsException e) {
+                        return "FAIL two listeners own " + address + " at once";
+                    }
+                    String files = files(dir, name);
+                    if (files != null) {
+                        return "FAIL after listen: " + files;
+                    }
+                    Connection c = Transport.connect(address, options);
+                    Connection a = l.accept(Duration.ofSeconds(5));
+                    c.close();
+                    if (a == null) {
+                        return "FAIL a connect to " + address + " did not reach its live listener";
+                    }
+                    a.close();
+                    files = files(dir, name);
+                    if (files != null) {
+                        return "FAIL before close: " + files;
+                    }
+                    Files.delete(witness);
+                    owned++;
+                }
+            }
+            return "OK owned " + owned + " refused " + refused;
+        } catch (Exception e) {
+            return "FAIL " + e;
+        }
+    }
+
+    /** Null if the socket and lock file of {@code name} are both there, else what is missing. */
+    private static String files(Path dir, String name) {
+        boolean socket = Files.exists(ShmDirectory.socket(dir, name), LinkOption.NOFOLLOW_LINKS);
+        boolean lock = Files.exists(ShmDirectory.lockFile(dir, name), LinkOption.NOFOLLOW_LINKS);
+        return socket && lock ? null : "a live listener's " + (socket ? "" : "socket ") + (lock ? "" : "lock ") + "file is gone";
     }
 
     /** Listens, prints {@code LISTENING address}, and echoes one connection. */

@@ -18,10 +18,11 @@ import java.util.regex.Pattern;
 /**
  * Where {@code shm} connections keep their files: {@code /dev/shm/verbatim-USER/} (or the system
  * property {@code verbatim.shm.dir}), a directory only its owner can enter, so every file in it is
- * private whatever its own mode. It holds {@code NAME.sock} (a listener's Unix-domain socket) and,
- * briefly, {@code NAME.PID.N.area} (a receive window between its creation and the peer mapping it,
- * after which it is unlinked: the mapping lives on, the name does not). Files left by processes that
- * died are removed by {@link #sweep()}, which listeners and connectors run before they start.
+ * private whatever its own mode. It holds {@code NAME.sock} (a listener's Unix-domain socket),
+ * {@code NAME.lock} (locked by that listener for its life: {@link ShmNameLock}) and, briefly,
+ * {@code NAME.PID.N.area} (a receive window between its creation and the peer mapping it, after
+ * which it is unlinked: the mapping lives on, the name does not). Files left by processes that died
+ * are removed by {@link #sweep}, which listeners and connectors run before they start.
  */
 public final class ShmDirectory {
     private ShmDirectory() {}
@@ -31,10 +32,11 @@ public final class ShmDirectory {
     private static final Set<PosixFilePermission> OWNER_ONLY = EnumSet.of(PosixFilePermission.OWNER_READ,
             PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_EXECUTE);
     private static final AtomicLong SEQUENCE = new AtomicLong();
+    private static final String LOCK = ".lock";
 
     /** Checks an {@code shm:NAME} name; returns it or throws {@link IllegalArgumentException}. */
     public static String checkName(String name) {
-        if (!NAME.matcher(name).matches() || name.startsWith(".")) {
+        if (!isName(name)) {
             throw new IllegalArgumentException("shm name '" + name + "' must be 1-64 characters of A-Z a-z 0-9 . _ - "
                     + "and not start with '.'");
         }
@@ -81,8 +83,18 @@ public final class ShmDirectory {
         }
     }
 
+    /** Whether {@code name} is a valid {@code shm:NAME} name. */
+    static boolean isName(String name) {
+        return NAME.matcher(name).matches() && !name.startsWith(".");
+    }
+
     public static Path socket(Path dir, String name) {
         return dir.resolve(name + ".sock");
+    }
+
+    /** The file whose lock makes a listener the owner of {@code name} ({@link ShmNameLock}). */
+    public static Path lockFile(Path dir, String name) {
+        return dir.resolve(name + LOCK);
     }
 
     /** A fresh window file name for this process. */
@@ -96,14 +108,26 @@ public final class ShmDirectory {
     }
 
     /**
-     * Removes window files whose creating process is gone (a crash between creating a window and
-     * the handshake that unlinks it). Returns how many it removed.
+     * Removes what processes that died left: window files whose creating process is gone (a crash
+     * between creating a window and the handshake that unlinks it), and every {@code NAME.lock} that
+     * no process holds, with its {@code NAME.sock} if there is one (a listener that died, even by
+     * SIGKILL; {@link ShmNameLock#sweep}); it never connects to a socket. Leaves a socket that has no
+     * lock file (not made by this build: it may be a live listener of an older one) and every file
+     * whose name is not one of these. Returns how many files it removed.
      */
     public static int sweep(Path dir) {
         int removed = 0;
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.area")) {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
             for (Path f : files) {
-                var m = AREA.matcher(f.getFileName().toString());
+                String file = f.getFileName().toString();
+                if (file.endsWith(LOCK)) {
+                    String name = file.substring(0, file.length() - LOCK.length());
+                    if (isName(name)) {
+                        removed += ShmNameLock.sweep(dir, name);
+                    }
+                    continue;
+                }
+                var m = AREA.matcher(file);
                 if (!m.matches()) {
                     continue;
                 }

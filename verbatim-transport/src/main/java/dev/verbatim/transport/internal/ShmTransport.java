@@ -22,7 +22,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * Opening {@code shm:NAME} connections. The rendezvous is a Unix-domain socket
  * {@code NAME.sock} in the {@link ShmDirectory}; over it the two sides exchange {@link Hello}s naming
  * their receive window files, map each other's, unlink their own, and keep the socket open as the
- * liveness and close channel watched by the {@link ShmWatchdog}.
+ * liveness and close channel watched by the {@link ShmWatchdog}. A listener owns its name through the
+ * lock on {@code NAME.lock} ({@link ShmNameLock}): taken before the socket is bound, released after
+ * both files are deleted, dropped by the kernel if the process dies, so a second live listener at the
+ * name fails ({@code CONNECT}) and a dead one's files are swept without a connect.
  */
 public final class ShmTransport {
     private ShmTransport() {}
@@ -131,27 +134,34 @@ public final class ShmTransport {
             throw new IllegalArgumentException("the shm socket path " + socket + " is too long for a Unix-domain socket"
                     + " (set -Dverbatim.shm.dir to a shorter directory)");
         }
+        ShmNameLock lock = ShmNameLock.acquire(dir, name, System.nanoTime() + options.connectTimeout().toNanos());
+        ServerSocketChannel server = null;
+        ShmListener listener = null;
         try {
-            if (Files.exists(socket)) {
-                try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX)) {
-                    probe.connect(UnixDomainSocketAddress.of(socket));
-                    throw new TransportException(Reason.CONNECT, "shm:" + name + " is already served by a live listener");
-                } catch (IOException stale) {
-                    Files.deleteIfExists(socket); // left by a listener that died
-                }
-            }
-            ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+            server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
             server.bind(UnixDomainSocketAddress.of(socket), 128);
-            return new ShmListener(name, socket, server, dir, options);
+            listener = new ShmListener(name, lock, server, dir, options);
+            return listener;
         } catch (IOException e) {
             throw new TransportException(Reason.IO, "cannot listen at shm:" + name + ": " + e.getMessage(), e);
+        } finally {
+            if (listener == null) {
+                if (server != null) {
+                    try {
+                        server.close();
+                    } catch (IOException ignored) {
+                        // failing anyway
+                    }
+                }
+                lock.close();
+            }
         }
     }
 
     /** A listener at {@code shm:NAME}. */
     static final class ShmListener implements Listener {
         private final String name;
-        private final Path socket;
+        private final ShmNameLock lock;
         private final ServerSocketChannel server;
         private final Path dir;
         private final ConnectionOptions options;
@@ -159,10 +169,10 @@ public final class ShmTransport {
         private final Acceptor acceptor;
         private volatile boolean closed;
 
-        ShmListener(String name, Path socket, ServerSocketChannel server, Path dir, ConnectionOptions options)
+        ShmListener(String name, ShmNameLock lock, ServerSocketChannel server, Path dir, ConnectionOptions options)
                 throws IOException {
             this.name = name;
-            this.socket = socket;
+            this.lock = lock;
             this.server = server;
             this.dir = dir;
             this.options = options;
@@ -219,11 +229,7 @@ public final class ShmTransport {
             }
             closed = true;
             acceptor.close();
-            try {
-                Files.deleteIfExists(socket);
-            } catch (IOException ignored) {
-                // the next listener at this name replaces a stale socket file
-            }
+            lock.close(); // deletes the socket file, then the lock file, then releases the name
         }
     }
 }
