@@ -164,14 +164,7 @@ final class RpcReport {
      * (rmi/floor)/100 of the floor.
      */
     static Optional<String> rmiBound(RpcBench.Run run) {
-        Optional<Double> rmi = p50(run, Medium.SHM, RMI, RpcCase.NULL);
-        Optional<Double> ratio = ratio(run, Medium.SHM, RpcCase.NULL, RMI, FLOOR);
-        if (rmi.isEmpty() || ratio.isEmpty()) {
-            return Optional.empty();
-        }
-        double bound = ratio.get();
-        return Optional.of(String.format(Locale.ROOT, "  note  rmi/floor (shm null) is %.1fx in this run: 100x faster than RMI"
-                + " needs a null call within %.2fx the floor (%.0f ns)", bound, bound / 100, rmi.get() / 100));
+        return bound(run, RpcCase.NULL, RMI, 100, "", "RMI", "a null call");
     }
 
     /**
@@ -182,15 +175,26 @@ final class RpcReport {
      * (jos/floor)/50 of the floor.
      */
     static Optional<String> listBound(RpcBench.Run run) {
-        Optional<Double> jos = p50(run, Medium.SHM, JOS, RpcCase.LIST_128);
-        Optional<Double> ratio = ratio(run, Medium.SHM, RpcCase.LIST_128, JOS, FLOOR);
-        if (jos.isEmpty() || ratio.isEmpty()) {
+        return bound(run, RpcCase.LIST_128, JOS, 50, String.format(Locale.ROOT, "the floor moves the %,d bytes of the list"
+                + " call with no marshalling, validation or walk; ", RpcCase.listCallBytes()), "Java serialization", "the call");
+    }
+
+    /**
+     * The note on a target "{@code times}x faster than {@code peer}" in shm case {@code c}: peer/floor is the most
+     * any call can be faster than the peer in this run, so the target needs the call within (peer/floor)/times of
+     * the floor, {@code peer}'s p50 / times.
+     */
+    private static Optional<String> bound(RpcBench.Run run, RpcCase c, String peer, int times, String why,
+                                          String peerName, String call) {
+        Optional<Double> p = p50(run, Medium.SHM, peer, c);
+        Optional<Double> ratio = ratio(run, Medium.SHM, c, peer, FLOOR);
+        if (p.isEmpty() || ratio.isEmpty()) {
             return Optional.empty();
         }
         double bound = ratio.get();
-        return Optional.of(String.format(Locale.ROOT, "  note  jos/floor (shm list-128) is %.1fx in this run: the floor moves the"
-                + " %,d bytes of the list call with no marshalling, validation or walk; 50x faster than Java serialization"
-                + " needs the call within %.2fx the floor (%.0f ns)", bound, RpcCase.listCallBytes(), bound / 50, jos.get() / 50));
+        return Optional.of(String.format(Locale.ROOT, "  note  %s/floor (shm %s) is %.1fx in this run: %s%dx faster than %s"
+                + " needs %s within %.2fx the floor (%.0f ns)", peer, c.key(), bound, why, times, peerName, call,
+                bound / times, p.get() / times));
     }
 
     // ---- human form -----------------------------------------------------------------------

@@ -69,7 +69,7 @@ final class Acceptor implements AutoCloseable {
                 return;
             }
             if (!handshakes.tryAcquire()) {
-                close(channel);
+                ChannelIO.closeQuietly(channel);
                 Rejections.record(address, MAX_HANDSHAKES + " handshakes are already in progress");
                 continue;
             }
@@ -90,14 +90,6 @@ final class Acceptor implements AutoCloseable {
                     handshakes.release();
                 }
             });
-        }
-    }
-
-    private static void close(SocketChannel channel) {
-        try {
-            channel.close();
-        } catch (IOException ignored) {
-            // dropping it anyway
         }
     }
 

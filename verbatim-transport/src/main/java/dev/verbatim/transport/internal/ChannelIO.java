@@ -9,9 +9,23 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 
-/** Deadline-bounded reads and writes on a non-blocking socket channel (handshakes, slow paths). */
+/** Deadline-bounded reads and writes on a non-blocking socket channel (handshakes, slow paths); quiet closes. */
 public final class ChannelIO {
     private ChannelIO() {}
+
+    /**
+     * Closes {@code c} (nothing if null) on a path that is failing or dropping it anyway: an {@link IOException}
+     * from the close has nothing left to report (the descriptor, and any lock through it, is gone either way).
+     */
+    public static void closeQuietly(java.io.Closeable c) {
+        if (c != null) {
+            try {
+                c.close();
+            } catch (IOException ignored) {
+                // dropped either way
+            }
+        }
+    }
 
     /** Reads until {@code buffer} is full or the deadline ({@link System#nanoTime()}) passes. */
     public static void readFully(SocketChannel channel, ByteBuffer buffer, long deadline, String what)

@@ -184,8 +184,8 @@ final class ShmNameLock implements AutoCloseable {
             probe = null;
             return owner;
         } finally {
-            closeQuietly(probe);
-            closeQuietly(channel);
+            ChannelIO.closeQuietly(probe);
+            ChannelIO.closeQuietly(channel);
         }
     }
 
@@ -249,8 +249,8 @@ final class ShmNameLock implements AutoCloseable {
         } catch (IOException e) {
             return 0; // best effort: gone already, or not a file we can lock
         } finally {
-            closeQuietly(probe);
-            closeQuietly(channel);
+            ChannelIO.closeQuietly(probe);
+            ChannelIO.closeQuietly(channel);
             MONITOR.unlock();
         }
     }
@@ -271,8 +271,8 @@ final class ShmNameLock implements AutoCloseable {
                 // what is left has no holder once we release: the next sweep or owner removes it
             }
             HELD.remove(key);
-            closeQuietly(probe);
-            closeQuietly(channel);
+            ChannelIO.closeQuietly(probe);
+            ChannelIO.closeQuietly(channel);
         } finally {
             MONITOR.unlock();
         }
@@ -283,16 +283,6 @@ final class ShmNameLock implements AutoCloseable {
             return Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
         } catch (NoSuchFileException e) {
             return null;
-        }
-    }
-
-    private static void closeQuietly(FileChannel c) {
-        if (c != null) {
-            try {
-                c.close();
-            } catch (IOException ignored) {
-                // the descriptor is gone either way, and with it the lock
-            }
         }
     }
 }

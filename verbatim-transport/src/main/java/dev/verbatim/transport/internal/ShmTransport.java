@@ -146,13 +146,7 @@ public final class ShmTransport {
             throw new TransportException(Reason.IO, "cannot listen at shm:" + name + ": " + e.getMessage(), e);
         } finally {
             if (listener == null) {
-                if (server != null) {
-                    try {
-                        server.close();
-                    } catch (IOException ignored) {
-                        // failing anyway
-                    }
-                }
+                ChannelIO.closeQuietly(server);
                 lock.close();
             }
         }

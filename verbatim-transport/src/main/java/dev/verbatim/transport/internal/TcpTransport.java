@@ -56,13 +56,13 @@ public final class TcpTransport {
             Hello w = welcome.hello();
             return new TcpConnection(options, text + " (connector)", channel, w.areaCount(), w.areaSize());
         } catch (ProtocolViolation v) {
-            close(channel);
+            ChannelIO.closeQuietly(channel);
             throw new TransportException(Reason.CONNECT, text + " refused the handshake: " + v.getMessage());
         } catch (IOException e) {
-            close(channel);
+            ChannelIO.closeQuietly(channel);
             throw new TransportException(Reason.IO, "connecting to " + text + " failed: " + e.getMessage(), e);
         } catch (RuntimeException e) {
-            close(channel);
+            ChannelIO.closeQuietly(channel);
             throw e;
         }
     }
@@ -134,16 +134,6 @@ public final class TcpTransport {
         byte[] a = new byte[n];
         ChannelIO.readFully(channel, ByteBuffer.wrap(a), deadline, what);
         return a;
-    }
-
-    private static void close(SocketChannel channel) {
-        if (channel != null) {
-            try {
-                channel.close();
-            } catch (IOException ignored) {
-                // failing anyway
-            }
-        }
     }
 
     public static Listener listen(InetSocketAddress address, ConnectionOptions options) {
@@ -224,7 +214,7 @@ public final class TcpTransport {
                 return new TcpConnection(options, address + " (accepted #" + accepted.incrementAndGet() + ")", channel,
                         h.areaCount(), h.areaSize());
             } catch (ProtocolViolation | IOException | TransportException e) {
-                TcpTransport.close(channel);
+                ChannelIO.closeQuietly(channel);
                 Rejections.record(address, e.getMessage());
                 return null;
             }
