@@ -16,6 +16,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A process's presence in J-RPC: it exports objects under names, as exactly one interface each, on
@@ -60,6 +63,8 @@ public final class Node implements AutoCloseable {
     private final ConnectionOptions options;
     private final int connectionsPerAddress;
     private volatile boolean closed;
+    private final AtomicBoolean closing = new AtomicBoolean();
+    private final CountDownLatch closedLatch = new CountDownLatch(1);
 
     private Node(ConnectionOptions options, int connectionsPerAddress) {
         if (connectionsPerAddress < 1 || connectionsPerAddress > 64) {
@@ -320,9 +325,57 @@ public final class Node implements AutoCloseable {
         return endpoints.size();
     }
 
+    /**
+     * Blocks until this node is closed, so that a server's {@code main} can keep serving: every thread
+     * the library starts is a daemon, and a {@code main} that returns after {@code export} ends the
+     * process. Close the node from another thread, or from a shutdown hook ({@link #closeOnShutdown()}),
+     * to return from here.
+     *
+     * @throws InterruptedException if the waiting thread is interrupted (the node stays open)
+     */
+    public void awaitClose() throws InterruptedException {
+        closedLatch.await();
+    }
+
+    /**
+     * Waits at most {@code timeout} for this node to be closed.
+     *
+     * @return true if the node is closed, false if the time ran out
+     * @throws InterruptedException if the waiting thread is interrupted (the node stays open)
+     */
+    public boolean awaitClose(Duration timeout) throws InterruptedException {
+        return closedLatch.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Closes this node when the JVM shuts down normally (the end of {@code main}'s last non-daemon thread,
+     * {@code System.exit}, SIGTERM or Ctrl-C): its listeners stop, its connections close and its shm
+     * files go. A node closed earlier is not closed twice. Returns this node.
+     */
+    public Node closeOnShutdown() {
+        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(this::close));
+        return this;
+    }
+
+    /** Whether {@link #close()} was called. */
+    public boolean isClosed() {
+        return closed;
+    }
+
     @Override
     public void close() {
+        if (!closing.compareAndSet(false, true)) {
+            return; // closed, or being closed by another thread
+        }
         closed = true;
+        try {
+            closeAll();
+        } finally {
+            closedLatch.countDown();
+        }
+    }
+
+    private void closeAll() {
         for (Listener l : listeners) {
             l.close();
         }
