@@ -54,8 +54,8 @@ final class Binding {
     volatile MethodHandle viewCtor;
     /** A view instance (over nothing) whose {@code make} builds views; set with {@link #viewCtor}. */
     volatile ViewBase prototype;
-    /** How the materializer copies objects of this binding ({@link MatCode#of}): generated once, on first use. */
-    volatile MatCode materializer;
+    /** How the materializer copies objects of this binding ({@link BindingMaterializer#of}): generated once, on first use. */
+    volatile BindingMaterializer materializer;
 
     private Binding(int id, Shape w, JType r) {
         this.id = id;

@@ -224,7 +224,7 @@ public final class Message {
     private Object newView(Binding b, long o) {
         ViewBase p = b.prototype;
         if (p == null) {
-            Codegen.viewCtor(b);
+            ViewGenerator.viewCtor(b);
             p = b.prototype;
         }
         return p.make(this, seg, o);

@@ -413,7 +413,7 @@ public final class WireWriter {
     private StructWriter writerOf(JType t) {
         StructWriter w = t.writer;
         if (w == null) {
-            w = Codegen.structWriter(t);
+            w = StructWriterGenerator.structWriter(t);
             t.writer = w;
         }
         return w;
