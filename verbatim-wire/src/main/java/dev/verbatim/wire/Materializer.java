@@ -44,7 +44,7 @@ final class Materializer {
     /** Per object: 1 + the binding id of the code it was read with, 0 if not read yet (ints: no GC barrier per store). */
     private final int[] keys;
     private final Object[] memo;
-    /** Objects read with a second code: (index << 32 | binding id) to the object. */
+    /** Objects read with a second code: (index {@code <<} 32 | binding id) to the object. */
     private HashMap<Long, Object> extra;
 
     /**
