@@ -71,8 +71,8 @@ final class Bytecode {
     static int nextSerial() { return SERIAL.incrementAndGet(); }
 
     /**
-     * Defines {@code bytes} as a hidden class of this package (strongly reachable from its defining loader, as
-     * generated code is kept for the life of its type) with {@code data} as its class data.
+     * Defines {@code bytes} as a hidden class of this package, initialised at once, with {@code data} as its class
+     * data (the method handles, types and shapes its code loads as constants).
      */
     static MethodHandles.Lookup defineHidden(byte[] bytes, List<Object> data) throws IllegalAccessException {
         return MethodHandles.lookup().defineHiddenClassWithClassData(bytes, List.copyOf(data), true);
