@@ -1,5 +1,7 @@
 package dev.verbatim.wire.file;
 
+import dev.verbatim.buffer.Buffer;
+import dev.verbatim.buffer.Buffers;
 import dev.verbatim.wire.Message;
 import dev.verbatim.wire.TypeDictionary;
 import dev.verbatim.wire.WireFormatException;
@@ -7,9 +9,6 @@ import dev.verbatim.wire.WireLimits;
 import dev.verbatim.wire.WireReader;
 import dev.verbatim.wire.WireSchemaException;
 import dev.verbatim.wire.WireWriter;
-
-import dev.verbatim.buffer.Buffer;
-import dev.verbatim.buffer.Buffers;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;

@@ -1,14 +1,13 @@
 package dev.verbatim.wire.file;
 
+import dev.verbatim.buffer.Buffer;
+import dev.verbatim.buffer.Buffers;
 import dev.verbatim.wire.Message;
 import dev.verbatim.wire.internal.WireInternals;
 import dev.verbatim.wire.TypeDictionary;
 import dev.verbatim.wire.WireFormatException;
 import dev.verbatim.wire.WireLimits;
 import dev.verbatim.wire.WireReader;
-
-import dev.verbatim.buffer.Buffer;
-import dev.verbatim.buffer.Buffers;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;

@@ -1,14 +1,13 @@
 package dev.verbatim.wire.file;
 
+import dev.verbatim.buffer.Buffer;
+import dev.verbatim.buffer.Buffers;
 import dev.verbatim.wire.MessageDescriptor;
 import dev.verbatim.wire.Schema;
 import dev.verbatim.wire.WireFormatException;
 import dev.verbatim.wire.WireLimits;
 import dev.verbatim.wire.WireSchemaException;
 import dev.verbatim.wire.WireWriter;
-
-import dev.verbatim.buffer.Buffer;
-import dev.verbatim.buffer.Buffers;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
