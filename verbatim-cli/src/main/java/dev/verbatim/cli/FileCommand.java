@@ -1,7 +1,7 @@
 package dev.verbatim.cli;
 
-import dev.verbatim.wire.WireFileDescriptor;
-import dev.verbatim.wire.WireFileInfo;
+import dev.verbatim.wire.file.WireFileDescriptor;
+import dev.verbatim.wire.file.WireFileInfo;
 import dev.verbatim.wire.WireFormatException;
 import dev.verbatim.wire.WireLimits;
 

@@ -1,9 +1,9 @@
 package dev.verbatim.cli;
 
 import dev.verbatim.wire.Schema;
-import dev.verbatim.wire.WireFile;
-import dev.verbatim.wire.WireFileDescriptor;
-import dev.verbatim.wire.WireLogWriter;
+import dev.verbatim.wire.file.WireFile;
+import dev.verbatim.wire.file.WireFileDescriptor;
+import dev.verbatim.wire.file.WireLogWriter;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -1,6 +1,8 @@
 package dev.verbatim.wire;
 
 import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -52,8 +54,8 @@ final class Binding {
     volatile MethodHandle viewCtor;
     /** A view instance (over nothing) whose {@code make} builds views; set with {@link #viewCtor}. */
     volatile ViewBase prototype;
-    /** How the materializer copies objects of this binding ({@link MatCode#of}): generated once, on first use. */
-    volatile MatCode materializer;
+    /** How the materializer copies objects of this binding ({@link BindingMaterializer#of}): generated once, on first use. */
+    volatile BindingMaterializer materializer;
 
     private Binding(int id, Shape w, JType r) {
         this.id = id;
@@ -128,6 +130,7 @@ final class Binding {
             }
             case JType.RECORD, JType.CLASS, JType.IFACE -> {
                 require(w.kind == Shape.STRUCT, w, r, where);
+                if (r.jkind == JType.IFACE) checkNameable(r);
                 JType.JField[] rf = r.fields;
                 b.source = new Shape.Field[rf.length];
                 b.children = new Binding[rf.length];
@@ -177,6 +180,46 @@ final class Binding {
             default -> throw new IllegalStateException("unknown kind " + r.jkind);
         }
         return b;
+    }
+
+    /** Full access in this package: what a view class generated here may name. */
+    private static final MethodHandles.Lookup GENERATED_CODE = MethodHandles.lookup();
+
+    /**
+     * A view class is generated in this package (module {@code dev.verbatim.wire}): it implements the view interface
+     * and names the type each accessor returns. Both must be accessible from here, or the generated code fails with an
+     * {@link IllegalAccessError} on its first read; this refuses them when the view is bound instead, saying what to do.
+     */
+    private static void checkNameable(JType view) {
+        String v = view.raw.getName();
+        if (!Modifier.isPublic(view.raw.getModifiers())) {
+            throw notNameable(view.raw, "view interface " + v + " cannot be read: the view class generated for it must implement it");
+        }
+        checkAccessible(view.raw, "view interface " + v + " cannot be read: the view class generated for it must implement it");
+        for (JType.JField f : view.fields) {
+            if (f.type.jkind == JType.PRIM) continue;
+            checkAccessible(f.type.raw, "view interface " + v + " cannot be read: its accessor " + f.where + " returns "
+                    + f.type.raw.getTypeName() + ", which the view class generated for it must name");
+        }
+    }
+
+    private static void checkAccessible(Class<?> c, String what) {
+        try {
+            GENERATED_CODE.accessClass(c);
+        } catch (IllegalAccessException e) {
+            throw notNameable(c, what);
+        }
+    }
+
+    private static WireSchemaException notNameable(Class<?> c, String what) {
+        Class<?> e = c;
+        while (e.isArray()) e = e.getComponentType();
+        String pkg = e.getPackageName();
+        return new WireSchemaException(what + " (in module dev.verbatim.wire), and " + (!Modifier.isPublic(e.getModifiers())
+                ? e.getName() + " is not public: make it public (a top-level type, or a public member of a type; a type "
+                  + "declared inside a method cannot be public: move it out)"
+                : "its package " + pkg + " is not exported to dev.verbatim.wire: add 'exports " + pkg
+                  + " to dev.verbatim.wire;' to the module-info of " + e.getModule().getName()));
     }
 
     /** The reader's enum constant for a writer ordinal (checked in range by the caller's validation). */

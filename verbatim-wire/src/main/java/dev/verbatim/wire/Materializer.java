@@ -14,7 +14,7 @@ import static dev.verbatim.wire.MessageDescriptor.*;
 /**
  * Copies a validated graph into heap objects, in one pass over the objects it reaches and without recursion.
  *
- * <p>Each object is read with the {@link MatCode} of its binding (generated code for records and classes) and
+ * <p>Each object is read with the {@link BindingMaterializer} of its binding (generated code for records and classes) and
  * remembered in a memo indexed by object index, so sharing and cycles are preserved: {@code keys[i]} is the code the
  * object was read with and {@code memo[i]} the heap object (an object read with a second binding, rare, goes to a
  * map). A class, array or list exists as soon as it is met (its identity is what cycles need) and is queued to be
@@ -44,7 +44,7 @@ final class Materializer {
     /** Per object: 1 + the binding id of the code it was read with, 0 if not read yet (ints: no GC barrier per store). */
     private final int[] keys;
     private final Object[] memo;
-    /** Objects read with a second code: (index << 32 | binding id) to the object. */
+    /** Objects read with a second code: (index {@code <<} 32 | binding id) to the object. */
     private HashMap<Long, Object> extra;
 
     /**
@@ -57,7 +57,7 @@ final class Materializer {
 
     /** The walk that builds records: object index and code per frame; the top frame is being built. */
     private int[] sIdx;
-    private MatCode[] sCode;
+    private BindingMaterializer[] sCode;
     private int depth;
 
     Materializer(Message m) {
@@ -72,17 +72,17 @@ final class Materializer {
 
     /** Object {@code root} read with binding {@code b}, and everything it reaches. */
     Object run(int root, Binding b) {
-        return run(root, MatCode.of(b));
+        return run(root, BindingMaterializer.of(b));
     }
 
-    private Object run(int root, MatCode c) {
+    private Object run(int root, BindingMaterializer c) {
         Object v = ref(root, c);
         drain();
         return v;
     }
 
     /** The root's code per (requested class, root shape), found by identity hash: a cheaper probe than the class's {@code ClassValue}. */
-    private record Root(Class<?> type, Shape w, MatCode code) {}
+    private record Root(Class<?> type, Shape w, BindingMaterializer code) {}
 
     /** Racy by design: entries are immutable, a lost or stale one is only a miss. */
     private static final Root[] ROOTS = new Root[64];
@@ -92,11 +92,11 @@ final class Materializer {
         Shape w = m.shapeOf(0);
         int h = System.identityHashCode(type) & (ROOTS.length - 1);
         Root e = ROOTS[h];
-        MatCode c;
+        BindingMaterializer c;
         if (e != null && e.type == type && e.w == w) {
             c = e.code;
         } else {
-            c = MatCode.of(m.rootBinding(w, Schema.of(type)));
+            c = BindingMaterializer.of(m.rootBinding(w, Schema.of(type)));
             ROOTS[h] = new Root(type, w, c);
         }
         return new Materializer(m).run(0, c);
@@ -106,10 +106,10 @@ final class Materializer {
         while (queued > 0) {
             int j = 2 * --queued;
             Object target = qObj[j];
-            MatCode c = (MatCode) qObj[j + 1];
+            BindingMaterializer c = (BindingMaterializer) qObj[j + 1];
             switch (c.kind) {
-                case MatCode.CLASS -> c.fill(this, target, qInt[j]);
-                case MatCode.REF_ARRAY -> fillArray((Object[]) target, c.element, qInt[j], qInt[j + 1]);
+                case BindingMaterializer.CLASS -> c.fill(this, target, qInt[j]);
+                case BindingMaterializer.REF_ARRAY -> fillArray((Object[]) target, c.element, qInt[j], qInt[j + 1]);
                 default -> fillList(target, c.element, qInt[j], qInt[j + 1]);
             }
         }
@@ -130,7 +130,7 @@ final class Materializer {
     }
 
     /** An enum constant from its ordinal, or null. */
-    Object enm(int ordinal, MatCode c) {
+    Object enm(int ordinal, BindingMaterializer c) {
         if (ordinal == NULL_REF) return null;
         Binding b = c.b;
         if (ordinal < 0 || ordinal >= b.enumValues.length) throw Message.changed(-1, "enum ordinal out of range");
@@ -138,7 +138,7 @@ final class Materializer {
     }
 
     /** A reference to a class: the instance (created and queued to be filled on first sight), or null. */
-    Object cls(int r, MatCode c) {
+    Object cls(int r, BindingMaterializer c) {
         if (r == NULL_REF) return null;
         if (Integer.compareUnsigned(r, objects) >= 0) throw outOfRange(r);
         int k = keys[r];
@@ -161,7 +161,7 @@ final class Materializer {
      * is put in the memo at once, like every other object: a reference back into the chain (a ring) must find it and
      * end the loop, not create another copy.
      */
-    Object chain(int r, MatCode c) {
+    Object chain(int r, BindingMaterializer c) {
         if (r == NULL_REF) return null;
         if (Integer.compareUnsigned(r, objects) >= 0) throw outOfRange(r);
         int k = keys[r];
@@ -187,7 +187,7 @@ final class Materializer {
      * (a record being built) it must be built already: the walk built every record its fields named, unless the
      * memory changed since.
      */
-    Object rec(int r, MatCode c) {
+    Object rec(int r, BindingMaterializer c) {
         if (r == NULL_REF) return null;
         if (Integer.compareUnsigned(r, objects) >= 0) throw outOfRange(r);
         int k = keys[r];
@@ -209,7 +209,7 @@ final class Materializer {
     }
 
     /** A reference to a string: the string, read on first sight. */
-    Object str(int r, MatCode c) {
+    Object str(int r, BindingMaterializer c) {
         if (r == NULL_REF) return null;
         if (Integer.compareUnsigned(r, objects) >= 0) throw outOfRange(r);
         int k = keys[r];
@@ -222,32 +222,32 @@ final class Materializer {
     }
 
     /** Any other reference (boxes, primitive arrays, views, arrays, lists, sealed types), or null. */
-    Object ref(int r, MatCode c) {
+    Object ref(int r, BindingMaterializer c) {
         if (r == NULL_REF) return null;
         if (Integer.compareUnsigned(r, objects) >= 0) throw outOfRange(r);
-        if (c.kind == MatCode.SEALED) {
-            MatCode v = c.variantFor(shapeOf(r));
+        if (c.kind == BindingMaterializer.SEALED) {
+            BindingMaterializer v = c.variantFor(shapeOf(r));
             if (v == null) throw wrongType(r);
             c = v;
         }
         switch (c.kind) {
-            case MatCode.CLASS -> { return cls(r, c); }
-            case MatCode.RECORD -> { return rec(r, c); }
-            case MatCode.STRING -> { return str(r, c); }
+            case BindingMaterializer.CLASS -> { return cls(r, c); }
+            case BindingMaterializer.RECORD -> { return rec(r, c); }
+            case BindingMaterializer.STRING -> { return str(r, c); }
             default -> { }
         }
         Object v = get(r, c);
         if (v != null) return v;
         long o = offset(r, c);
         switch (c.kind) {
-            case MatCode.VALUE -> v = readValue(msg, r, c.b);
-            case MatCode.VIEW -> v = msg.readRef(r, c.b);
-            case MatCode.REF_ARRAY -> {
+            case BindingMaterializer.VALUE -> v = readValue(msg, r, c.b);
+            case BindingMaterializer.VIEW -> v = msg.readRef(r, c.b);
+            case BindingMaterializer.REF_ARRAY -> {
                 int n = msg.arrayLength(o, c.w);
                 v = Array.newInstance(c.component, n);
                 enqueue(v, c, (int) o, n);
             }
-            case MatCode.LIST -> {
+            case BindingMaterializer.LIST -> {
                 int n = msg.arrayLength(o, c.w);
                 v = new ArrayList<>(n);
                 enqueue(v, c, (int) o, n);
@@ -259,17 +259,17 @@ final class Materializer {
     }
 
     /**
-     * Called by a record's generated {@link MatCode#descend}: true if the record {@code r} (of code {@code c}, or a
+     * Called by a record's generated {@link BindingMaterializer#descend}: true if the record {@code r} (of code {@code c}, or a
      * record case of sealed {@code c}) is not built yet and was pushed on the walk; false if it is built (or built
      * now, when it holds no records), null, or not a record.
      */
-    boolean descend(int r, MatCode c) {
+    boolean descend(int r, BindingMaterializer c) {
         if (r == NULL_REF) return false;
         if (Integer.compareUnsigned(r, objects) >= 0) throw outOfRange(r);
-        if (c.kind == MatCode.SEALED) {
-            MatCode v = c.variantFor(shapeOf(r));
+        if (c.kind == BindingMaterializer.SEALED) {
+            BindingMaterializer v = c.variantFor(shapeOf(r));
             if (v == null) throw wrongType(r);
-            if (v.kind != MatCode.RECORD) return false;
+            if (v.kind != BindingMaterializer.RECORD) return false;
             c = v;
         }
         int k = keys[r];
@@ -292,7 +292,7 @@ final class Materializer {
     }
 
     /** {@link #descend} for an object first read with another code. */
-    private boolean descendOther(int r, MatCode c) {
+    private boolean descendOther(int r, BindingMaterializer c) {
         Object v = get(r, c);
         if (v == PENDING) throw cycle(c);
         if (v != null) return false;
@@ -309,13 +309,13 @@ final class Materializer {
     // ------------------------------------------------------------------ records
 
     /** Builds record {@code r} after the records it holds, walking them depth first with an explicit stack. */
-    private Object build(int r, MatCode c, int o) {
+    private Object build(int r, BindingMaterializer c, int o) {
         put(r, c, PENDING);
         push(r, c);
         while (depth > 0) {
             int top = depth - 1;
             int i = sIdx[top];
-            MatCode k = sCode[top];
+            BindingMaterializer k = sCode[top];
             if (i >= 0) {
                 if (k.descend(this, offsetOf(i))) {
                     // A record with one field that may hold a record needs no second look: its record is built next.
@@ -332,11 +332,11 @@ final class Materializer {
         return get(r, c);
     }
 
-    private void push(int r, MatCode c) {
+    private void push(int r, BindingMaterializer c) {
         if (sIdx == null) {
             int cap = Math.min(objects, 1024);
             sIdx = new int[cap];
-            sCode = new MatCode[cap];
+            sCode = new BindingMaterializer[cap];
         } else if (depth == sIdx.length) {
             sIdx = Arrays.copyOf(sIdx, depth * 2);
             sCode = Arrays.copyOf(sCode, depth * 2);
@@ -345,38 +345,38 @@ final class Materializer {
         sCode[depth++] = c;
     }
 
-    private static WireSchemaException cycle(MatCode c) {
+    private static WireSchemaException cycle(BindingMaterializer c) {
         return new WireSchemaException("the graph has a cycle through record " + c.b.r.raw.getName()
                 + ", which cannot be built (a record needs its fields first); read it through a view or use a class");
     }
 
     // ------------------------------------------------------------------ arrays and lists
 
-    private void fillArray(Object[] a, MatCode e, int o, int n) {
+    private void fillArray(Object[] a, BindingMaterializer e, int o, int n) {
         long base = o + (long) ARRAY_LENGTH_OFFSET + 4;
         switch (e.kind) {
-            case MatCode.ENUM -> { for (int k = 0; k < n; k++) a[k] = enm(seg.get(I32, base + 4L * k), e); }
-            case MatCode.CLASS -> { for (int k = 0; k < n; k++) a[k] = cls(seg.get(I32, base + 4L * k), e); }
-            case MatCode.RECORD -> { for (int k = 0; k < n; k++) a[k] = rec(seg.get(I32, base + 4L * k), e); }
-            case MatCode.STRING -> { for (int k = 0; k < n; k++) a[k] = str(seg.get(I32, base + 4L * k), e); }
+            case BindingMaterializer.ENUM -> { for (int k = 0; k < n; k++) a[k] = enm(seg.get(I32, base + 4L * k), e); }
+            case BindingMaterializer.CLASS -> { for (int k = 0; k < n; k++) a[k] = cls(seg.get(I32, base + 4L * k), e); }
+            case BindingMaterializer.RECORD -> { for (int k = 0; k < n; k++) a[k] = rec(seg.get(I32, base + 4L * k), e); }
+            case BindingMaterializer.STRING -> { for (int k = 0; k < n; k++) a[k] = str(seg.get(I32, base + 4L * k), e); }
             default -> { for (int k = 0; k < n; k++) a[k] = ref(seg.get(I32, base + 4L * k), e); }
         }
     }
 
     @SuppressWarnings("unchecked")
-    private void fillList(Object target, MatCode e, int o, int n) {
+    private void fillList(Object target, BindingMaterializer e, int o, int n) {
         List<Object> list = (List<Object>) target;
         long base = o + (long) ARRAY_LENGTH_OFFSET + 4;
         switch (e.kind) {
-            case MatCode.ENUM -> { for (int k = 0; k < n; k++) list.add(enm(seg.get(I32, base + 4L * k), e)); }
-            case MatCode.CLASS -> { for (int k = 0; k < n; k++) list.add(cls(seg.get(I32, base + 4L * k), e)); }
-            case MatCode.RECORD -> { for (int k = 0; k < n; k++) list.add(rec(seg.get(I32, base + 4L * k), e)); }
-            case MatCode.STRING -> { for (int k = 0; k < n; k++) list.add(str(seg.get(I32, base + 4L * k), e)); }
+            case BindingMaterializer.ENUM -> { for (int k = 0; k < n; k++) list.add(enm(seg.get(I32, base + 4L * k), e)); }
+            case BindingMaterializer.CLASS -> { for (int k = 0; k < n; k++) list.add(cls(seg.get(I32, base + 4L * k), e)); }
+            case BindingMaterializer.RECORD -> { for (int k = 0; k < n; k++) list.add(rec(seg.get(I32, base + 4L * k), e)); }
+            case BindingMaterializer.STRING -> { for (int k = 0; k < n; k++) list.add(str(seg.get(I32, base + 4L * k), e)); }
             default -> { for (int k = 0; k < n; k++) list.add(ref(seg.get(I32, base + 4L * k), e)); }
         }
     }
 
-    private void enqueue(Object v, MatCode c, int o, int n) {
+    private void enqueue(Object v, BindingMaterializer c, int o, int n) {
         int j = 2 * queued;
         if (qObj == null) {
             qObj = new Object[8];
@@ -402,7 +402,7 @@ final class Materializer {
     }
 
     /** The offset of object {@code r} (in range), which must be of the code's shape: then validation proved it fits. */
-    private int offset(int r, MatCode c) {
+    private int offset(int r, BindingMaterializer c) {
         long e = entries[r];
         if (WireReader.shapeOf(entryType(e), ids) != c.w) throw wrongType(r);
         return entryOffset(e);
@@ -419,14 +419,14 @@ final class Materializer {
     }
 
     /** The object (or PENDING) read from {@code r} with code {@code c}, or null. */
-    private Object get(int r, MatCode c) {
+    private Object get(int r, BindingMaterializer c) {
         int k = keys[r];
         if (k == c.key) return memo[r];
         if (k == 0 || extra == null) return null;
         return extra.get(key(r, c));
     }
 
-    private void put(int r, MatCode c, Object v) {
+    private void put(int r, BindingMaterializer c, Object v) {
         int k = keys[r];
         if (k == 0 || k == c.key) {
             keys[r] = c.key;
@@ -437,26 +437,26 @@ final class Materializer {
         }
     }
 
-    private static long key(int r, MatCode c) { return ((long) r << 32) | (c.id & 0xFFFFFFFFL); }
+    private static long key(int r, BindingMaterializer c) { return ((long) r << 32) | (c.id & 0xFFFFFFFFL); }
 
     /** {@link #cls}, {@link #rec} or {@link #str} for an object first read with another code (the rare path). */
-    private Object other(int r, MatCode c) {
+    private Object other(int r, BindingMaterializer c) {
         Object v = get(r, c);
         if (v == PENDING) throw Message.changed(-1, "reference to record " + r + " that is not built");
         if (v != null) return v;
         int o = offset(r, c);
         switch (c.kind) {
-            case MatCode.CLASS -> {
+            case BindingMaterializer.CLASS -> {
                 v = c.create();
                 put(r, c, v);
                 enqueue(v, c, o, 0);
             }
-            case MatCode.RECORD -> {
+            case BindingMaterializer.RECORD -> {
                 if (depth > 0) throw Message.changed(-1, "reference to record " + r + " that is not built");
                 if (!c.recordChildren) put(r, c, v = c.construct(this, o));
                 else v = build(r, c, o);
             }
-            case MatCode.STRING -> put(r, c, v = readString(msg, o));
+            case BindingMaterializer.STRING -> put(r, c, v = readString(msg, o));
             default -> throw new IllegalStateException("not a record, class or string: " + c);
         }
         return v;

@@ -1,5 +1,7 @@
 package dev.verbatim.wire;
 
+import dev.verbatim.wire.internal.WireInternals;
+
 import java.lang.foreign.MemorySegment;
 import java.util.AbstractList;
 import java.util.List;
@@ -15,6 +17,10 @@ import static dev.verbatim.wire.MessageDescriptor.*;
  * <p>Thread-safe for reads. Views are valid while the message's memory is.
  */
 public final class Message {
+    static {
+        WireInternals.install(new FileSupport()); // the file package's access to what is package-private here
+    }
+
     final MemorySegment seg;
     final int objects;
     final long tail;
@@ -218,7 +224,7 @@ public final class Message {
     private Object newView(Binding b, long o) {
         ViewBase p = b.prototype;
         if (p == null) {
-            Codegen.viewCtor(b);
+            ViewGenerator.viewCtor(b);
             p = b.prototype;
         }
         return p.make(this, seg, o);

@@ -33,7 +33,7 @@ public final class Schema {
     private static final Object LOCK = new Object();
     private static final Map<Class<?>, JType> TYPES = new ConcurrentHashMap<>();
     private static final Map<Long, Shape> SHAPES = new ConcurrentHashMap<>();
-    /** List<T> and T[] per element type, so every usage site shares one Java type (and one binding). */
+    /** {@code List<T>} and {@code T[]} per element type, so every usage site shares one Java type (and one binding). */
     private static final Map<JType, JType> LISTS = new ConcurrentHashMap<>();
     private static final Map<JType, JType> ARRAYS = new ConcurrentHashMap<>();
     private static volatile Shape[] bySerial = new Shape[256];

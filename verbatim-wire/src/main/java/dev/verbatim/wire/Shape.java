@@ -8,7 +8,7 @@ import java.util.List;
 /**
  * The structure of one wire type, independent of the Java class it came from: a record and an accessor
  * interface of the same structure have equal shapes (and equal fingerprints). Shapes are interned by
- * fingerprint in a {@link ShapeRegistry}, so identity comparison is shape equality.
+ * fingerprint in the {@link Schema}'s registry, so identity comparison is shape equality.
  *
  * <p>Immutable once built ({@link #freeze}); thread-safe after publication through the registry.
  */

@@ -5,7 +5,7 @@ import java.lang.foreign.MemorySegment;
 /**
  * Validates runs of one struct shape's objects (the rules of {@link WireReader} for a struct: the object fits
  * before the tables, its booleans and enum ordinals are in range, its references are null or name objects of
- * the declared type). Subclasses are generated once per shape by {@link Codegen#structValidator}: the field
+ * the declared type). Subclasses are generated once per shape by {@link StructValidatorGenerator}: the field
  * offsets, the object size and the declared types are constants of the code, and each shape's loop is
  * compiled on its own, so one message type's profile cannot slow down another's (a generic loop over a
  * shape's offsets served every type and was compiled for whichever it saw first).

@@ -4,7 +4,7 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * Writes runs of one Java type's objects at their layout offsets. Subclasses are generated once per type
- * by {@link Codegen}: straight-line code per object (field reads through constant method handles that the
+ * by {@link StructWriterGenerator}: straight-line code per object (field reads through constant method handles that the
  * JIT inlines, the layout's holes zeroed, references through {@link WireWriter#ref}), in a loop over the
  * writer's queue while the next object is of the same type, so a list or an array of records costs one
  * dispatch, not one per object.

@@ -127,7 +127,7 @@ public final class WireReader {
             v = new GenericStructValidator(s, false);
         } else {
             try {
-                v = Codegen.structValidator(s);
+                v = StructValidatorGenerator.structValidator(s);
             } catch (RuntimeException | LinkageError e) {
                 // a shape beyond what one method can hold (some 870 references), say: the same rules, from its tables
                 v = new GenericStructValidator(s, true);

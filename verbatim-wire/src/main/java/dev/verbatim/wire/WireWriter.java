@@ -20,7 +20,7 @@ public final class WireWriter {
     Object[] objects = new Object[64];
     /** The {@link JType#serial} of each queued object's type. */
     int[] typeSerials = new int[64];
-    /** Object-table entries (offset | type id << 32), copied to the message in one bulk copy at the end. */
+    /** Object-table entries (offset | type id {@code <<} 32), copied to the message in one bulk copy at the end. */
     long[] entries = new long[64];
     int count;
     /** Where the next object goes: the run writers' cursor. */
@@ -413,7 +413,7 @@ public final class WireWriter {
     private StructWriter writerOf(JType t) {
         StructWriter w = t.writer;
         if (w == null) {
-            w = Codegen.structWriter(t);
+            w = StructWriterGenerator.structWriter(t);
             t.writer = w;
         }
         return w;

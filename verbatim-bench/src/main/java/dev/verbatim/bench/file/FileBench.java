@@ -5,7 +5,7 @@ import dev.verbatim.bench.Workload;
 import dev.verbatim.bench.wire.Node;
 import dev.verbatim.bench.wire.NodeView;
 import dev.verbatim.wire.ArrayView;
-import dev.verbatim.wire.WireFile;
+import dev.verbatim.wire.file.WireFile;
 
 import java.io.IOException;
 import java.io.PrintStream;

@@ -1,6 +1,6 @@
 package dev.verbatim.bench.file;
 
-import dev.verbatim.wire.WireFile;
+import dev.verbatim.wire.file.WireFile;
 
 import java.io.IOException;
 import java.io.OutputStream;

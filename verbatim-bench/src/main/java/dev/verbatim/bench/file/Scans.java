@@ -1,7 +1,7 @@
 package dev.verbatim.bench.file;
 
 import dev.verbatim.wire.ArrayView;
-import dev.verbatim.wire.WireFile;
+import dev.verbatim.wire.file.WireFile;
 
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;

@@ -3,7 +3,7 @@ package dev.verbatim.bench.file;
 import dev.verbatim.bench.wire.Graphs;
 import dev.verbatim.bench.wire.Node;
 import dev.verbatim.bench.wire.NodeView;
-import dev.verbatim.wire.WireFile;
+import dev.verbatim.wire.file.WireFile;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;

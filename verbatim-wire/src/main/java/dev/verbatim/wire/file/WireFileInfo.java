@@ -1,7 +1,13 @@
-package dev.verbatim.wire;
+package dev.verbatim.wire.file;
 
 import dev.verbatim.buffer.Buffer;
 import dev.verbatim.buffer.Buffers;
+import dev.verbatim.wire.Message;
+import dev.verbatim.wire.internal.WireInternals;
+import dev.verbatim.wire.TypeDictionary;
+import dev.verbatim.wire.WireFormatException;
+import dev.verbatim.wire.WireLimits;
+import dev.verbatim.wire.WireReader;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -12,8 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import static dev.verbatim.wire.MessageDescriptor.*;
-import static dev.verbatim.wire.WireFileDescriptor.*;
+import static dev.verbatim.wire.file.WireFileDescriptor.*;
 
 /**
  * What a stored file (graph file or log) holds, read and checked from end to end: the header, every
@@ -94,7 +99,7 @@ public record WireFileInfo(Path path, int kind, long fileSize, long end, long re
                 count(m, counts);
                 records++;
                 messageBytes += h.messageLength();
-                objects += m.objects;
+                objects += m.objectCount();
                 at = h.next();
             }
             if (kind == KIND_GRAPH && records != 1) throw new WireFormatException(FILE_HEADER_LENGTH, "graph file does not hold exactly one record", "no record");
@@ -107,8 +112,8 @@ public record WireFileInfo(Path path, int kind, long fileSize, long end, long re
             }
             for (Map.Entry<Long, long[]> e : counts.entrySet()) {
                 if (descriptions.containsKey(e.getKey())) continue;
-                Shape shape = Schema.shapeByFingerprint(e.getKey());
-                types.add(new TypeInfo(e.getKey(), shape == null ? "?" : shape.canonical, false, e.getValue()[0], e.getValue()[1]));
+                String canonical = WireInternals.get().canonicalDescription(e.getKey());
+                types.add(new TypeInfo(e.getKey(), canonical == null ? "?" : canonical, false, e.getValue()[0], e.getValue()[1]));
             }
             return new WireFileInfo(file, kind, size, end, records, messageBytes, objects, types, torn, checksums);
         } finally {
@@ -118,19 +123,19 @@ public record WireFileInfo(Path path, int kind, long fileSize, long end, long re
 
     /** Adds each object of {@code m} to the count and bytes of its type. */
     private static void count(Message m, Map<Long, long[]> counts) {
-        long previousFp = 0;
-        long[] c = null;
-        for (int i = 0; i < m.objects; i++) {
-            long e = m.entries[i];
-            long fp = WireReader.shapeOf(entryType(e), m.ids).fingerprint;
-            long start = Integer.toUnsignedLong(entryOffset(e));
-            long stop = i + 1 < m.objects ? Integer.toUnsignedLong(entryOffset(m.entries[i + 1])) : m.tail;
-            if (c == null || fp != previousFp) {
-                c = counts.computeIfAbsent(fp, k -> new long[2]);
-                previousFp = fp;
+        WireInternals.get().forEachObject(m, new WireInternals.ObjectSink() {
+            private long previousFp;
+            private long[] c;
+
+            @Override
+            public void object(long fp, long bytes) {
+                if (c == null || fp != previousFp) {
+                    c = counts.computeIfAbsent(fp, k -> new long[2]);
+                    previousFp = fp;
+                }
+                c[0]++;
+                c[1] += bytes;
             }
-            c[0]++;
-            c[1] += stop - start;
-        }
+        });
     }
 }

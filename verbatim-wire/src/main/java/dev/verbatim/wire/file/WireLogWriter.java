@@ -1,7 +1,13 @@
-package dev.verbatim.wire;
+package dev.verbatim.wire.file;
 
 import dev.verbatim.buffer.Buffer;
 import dev.verbatim.buffer.Buffers;
+import dev.verbatim.wire.MessageDescriptor;
+import dev.verbatim.wire.Schema;
+import dev.verbatim.wire.WireFormatException;
+import dev.verbatim.wire.WireLimits;
+import dev.verbatim.wire.WireSchemaException;
+import dev.verbatim.wire.WireWriter;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -15,8 +21,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 
-import static dev.verbatim.wire.MessageDescriptor.align8;
-import static dev.verbatim.wire.WireFileDescriptor.*;
+import static dev.verbatim.wire.file.WireFileDescriptor.*;
 
 /**
  * Appends messages to a log file that readers ({@link WireLog}) iterate in place, in this process or
@@ -116,7 +121,7 @@ public final class WireLogWriter implements AutoCloseable {
             WireLimits any = new WireLimits(MessageDescriptor.MAX_MESSAGE_BYTES, Integer.MAX_VALUE, MessageDescriptor.MAX_TYPES, Integer.MAX_VALUE);
             for (long at = FILE_HEADER_LENGTH; at < end; ) {
                 RecordHeader h = checkRecordHeader(s, at, at, end, any);
-                for (FileRecords.Description d : FileRecords.descriptions(s, h, any)) w.described.add(Fingerprints.of(d.text()));
+                for (FileRecords.Description d : FileRecords.descriptions(s, h, any)) w.described.add(Schema.fingerprintOf(d.text()));
                 at = h.next();
                 w.records++;
             }
@@ -176,7 +181,7 @@ public final class WireLogWriter implements AutoCloseable {
         if (sync) mapping.slice(at, next - at).force();
         putEndRelease(file, next);
         if (sync) mapping.slice(0, FILE_HEADER_LENGTH).force();
-        for (String s : fresh) described.add(Fingerprints.of(s));
+        for (String s : fresh) described.add(Schema.fingerprintOf(s));
         end = next;
         records++;
         return at;

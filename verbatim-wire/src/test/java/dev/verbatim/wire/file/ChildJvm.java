@@ -1,4 +1,5 @@
-package dev.verbatim.wire;
+package dev.verbatim.wire.file;
+
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -14,15 +14,8 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 
-import static dev.verbatim.wire.Codegen.CD_MemorySegment;
-import static dev.verbatim.wire.Codegen.CD_MethodHandle;
-import static dev.verbatim.wire.Codegen.LAYOUT_CD;
-import static dev.verbatim.wire.Codegen.PRIM_CD;
-import static dev.verbatim.wire.Codegen.VALUE_CD;
-import static dev.verbatim.wire.Codegen.classDataAt;
-import static dev.verbatim.wire.Codegen.loadLayout;
+import static dev.verbatim.wire.Bytecode.*;
 import static java.lang.constant.ConstantDescs.CD_Object;
 import static java.lang.constant.ConstantDescs.CD_boolean;
 import static java.lang.constant.ConstantDescs.CD_int;
@@ -30,7 +23,7 @@ import static java.lang.constant.ConstantDescs.CD_long;
 import static java.lang.constant.ConstantDescs.CD_void;
 
 /**
- * Generates the {@link MatCode} of a record or class binding, once per binding: a hidden class whose methods read
+ * Generates the {@link BindingMaterializer} of a record or class binding, once per binding: a hidden class whose methods read
  * the type's fields at constant offsets and call its constructor and setters through method handles loaded as
  * constants from the class data (so the JIT inlines them into plain {@code new} and {@code putfield}), with no
  * boxing, no argument array and no per-field dispatch. For a class {@code Node { int value; Node next; }}:
@@ -62,32 +55,31 @@ import static java.lang.constant.ConstantDescs.CD_void;
  * and mutually recursive types need no ordering. Fields the writer lacks read as defaults (records) or keep what
  * the constructor set (classes); fields the reader lacks are never read.
  *
- * <p>Thread-safe: called under {@link MatCode}'s lock.
+ * <p>Thread-safe: called under {@link BindingMaterializer}'s lock.
  */
-final class MaterializerGen {
-    private MaterializerGen() {}
+final class BindingMaterializerGenerator {
+    private BindingMaterializerGenerator() {}
 
-    private static final AtomicInteger SERIAL = new AtomicInteger();
-    static final ClassDesc CD_MatCode = ClassDesc.of(MatCode.class.getName());
+    static final ClassDesc CD_BindingMaterializer = ClassDesc.of(BindingMaterializer.class.getName());
     static final ClassDesc CD_Materializer = ClassDesc.of(Materializer.class.getName());
     static final ClassDesc CD_Binding = ClassDesc.of(Binding.class.getName());
-    private static final ClassDesc CD_Self = ClassDesc.of(MaterializerGen.class.getName());
+    private static final ClassDesc CD_Self = ClassDesc.of(BindingMaterializerGenerator.class.getName());
     private static final MethodTypeDesc MTD_INIT = MethodTypeDesc.of(CD_void, CD_Binding);
-    private static final MethodTypeDesc MTD_HELPER = MethodTypeDesc.of(CD_Object, CD_int, CD_MatCode);
+    private static final MethodTypeDesc MTD_HELPER = MethodTypeDesc.of(CD_Object, CD_int, CD_BindingMaterializer);
     private static final DirectMethodHandleDesc BSM_CODE = MethodHandleDesc.ofMethod(DirectMethodHandleDesc.Kind.STATIC, CD_Self, "codeOf",
-            MethodTypeDesc.of(CD_MatCode, ConstantDescs.CD_MethodHandles_Lookup, ConstantDescs.CD_String, ConstantDescs.CD_Class, CD_int));
+            MethodTypeDesc.of(CD_BindingMaterializer, ConstantDescs.CD_MethodHandles_Lookup, ConstantDescs.CD_String, ConstantDescs.CD_Class, CD_int));
 
     /** Bootstrap of the dynamic constant that names the code of another binding. */
-    static MatCode codeOf(MethodHandles.Lookup lookup, String name, Class<?> type, int bindingId) {
-        return MatCode.of(Binding.byId(bindingId));
+    static BindingMaterializer codeOf(MethodHandles.Lookup lookup, String name, Class<?> type, int bindingId) {
+        return BindingMaterializer.of(Binding.byId(bindingId));
     }
 
     private static DynamicConstantDesc<Object> codeConstant(Binding b) {
-        return DynamicConstantDesc.ofNamed(BSM_CODE, "code", CD_MatCode, b.id);
+        return DynamicConstantDesc.ofNamed(BSM_CODE, "code", CD_BindingMaterializer, b.id);
     }
 
     /** The code of a record or class binding; a {@link WireSchemaException} if the type cannot be constructed or filled. */
-    static MatCode generate(Binding b) {
+    static BindingMaterializer generate(Binding b) {
         JType t = b.r;
         boolean isRecord = t.jkind == JType.RECORD;
         List<Object> data = new ArrayList<>();
@@ -118,16 +110,16 @@ final class MaterializerGen {
                 if (b.source[i] != null && t.fields[i].setter == null) throw Schema.inaccessible(t.raw, "field " + t.fields[i].name);
             }
         }
-        ClassDesc self = ClassDesc.of(MaterializerGen.class.getPackageName() + ".Mat$" + Codegen.simple(t.raw) + "$" + SERIAL.incrementAndGet());
+        ClassDesc self = ClassDesc.of(Bytecode.class.getPackageName() + ".BindingMaterializer$" + simple(t.raw) + "$" + nextSerial());
         byte[] bytes = ClassFile.of().build(self, cb -> {
             cb.withFlags(ClassFile.ACC_FINAL | ClassFile.ACC_SYNTHETIC);
-            cb.withSuperclass(CD_MatCode);
+            cb.withSuperclass(CD_BindingMaterializer);
             cb.withMethodBody(ConstantDescs.INIT_NAME, MTD_INIT, 0, code -> code
-                    .aload(0).aload(1).invokespecial(CD_MatCode, ConstantDescs.INIT_NAME, MTD_INIT).return_());
+                    .aload(0).aload(1).invokespecial(CD_BindingMaterializer, ConstantDescs.INIT_NAME, MTD_INIT).return_());
             if (isRecord) {
                 cb.withMethodBody("construct", MethodTypeDesc.of(CD_Object, CD_Materializer, CD_long), ClassFile.ACC_FINAL,
                         code -> construct(code, b, data));
-                if (MatCode.recordFields(b) > 0) {
+                if (BindingMaterializer.recordFields(b) > 0) {
                     cb.withMethodBody("descend", MethodTypeDesc.of(CD_boolean, CD_Materializer, CD_long), ClassFile.ACC_FINAL,
                             code -> descend(code, b));
                 }
@@ -141,9 +133,9 @@ final class MaterializerGen {
             }
         });
         try {
-            MethodHandles.Lookup hidden = MethodHandles.lookup().defineHiddenClassWithClassData(bytes, List.copyOf(data), true);
+            MethodHandles.Lookup hidden = defineHidden(bytes, data);
             MethodHandle init = hidden.findConstructor(hidden.lookupClass(), MethodType.methodType(void.class, Binding.class));
-            return (MatCode) init.invoke(b);
+            return (BindingMaterializer) init.invoke(b);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable e) {
@@ -244,12 +236,12 @@ final class MaterializerGen {
     private static void descend(CodeBuilder code, Binding b) {
         code.aload(1).getfield(CD_Materializer, "seg", CD_MemorySegment).astore(4);
         for (int i = 0; i < b.children.length; i++) {
-            if (b.source[i] == null || !MatCode.mayBeRecord(b.children[i])) continue;
+            if (b.source[i] == null || !BindingMaterializer.mayBeRecord(b.children[i])) continue;
             Label next = code.newLabel();
             code.aload(1);
             loadPrim(code, Shape.I32, b.source[i].offset, 2, 4);
             code.ldc(codeConstant(b.children[i]))
-                    .invokevirtual(CD_Materializer, "descend", MethodTypeDesc.of(CD_boolean, CD_int, CD_MatCode))
+                    .invokevirtual(CD_Materializer, "descend", MethodTypeDesc.of(CD_boolean, CD_int, CD_BindingMaterializer))
                     .ifeq(next).iconst_1().ireturn().labelBinding(next);
         }
         code.iconst_0().ireturn();
@@ -298,11 +290,11 @@ final class MaterializerGen {
 
     private static String helperFor(JType ft) {
         if (ft.jkind == JType.PRIM) return null;
-        return switch (MatCode.kindOf(ft)) {
-            case MatCode.ENUM -> "enm";
-            case MatCode.CLASS -> "cls";
-            case MatCode.RECORD -> "rec";
-            case MatCode.STRING -> "str";
+        return switch (BindingMaterializer.kindOf(ft)) {
+            case BindingMaterializer.ENUM -> "enm";
+            case BindingMaterializer.CLASS -> "cls";
+            case BindingMaterializer.RECORD -> "rec";
+            case BindingMaterializer.STRING -> "str";
             default -> "ref";
         };
     }

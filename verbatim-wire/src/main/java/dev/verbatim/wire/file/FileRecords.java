@@ -1,4 +1,11 @@
-package dev.verbatim.wire;
+package dev.verbatim.wire.file;
+
+import dev.verbatim.wire.Message;
+import dev.verbatim.wire.TypeDictionary;
+import dev.verbatim.wire.WireFormatException;
+import dev.verbatim.wire.WireLimits;
+import dev.verbatim.wire.WireReader;
+import dev.verbatim.wire.internal.WireInternals;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -11,8 +18,7 @@ import java.util.List;
 import java.util.function.LongPredicate;
 import java.util.zip.CRC32C;
 
-import static dev.verbatim.wire.MessageDescriptor.*;
-import static dev.verbatim.wire.WireFileDescriptor.*;
+import static dev.verbatim.wire.file.WireFileDescriptor.*;
 
 /**
  * Reading and writing the records of a stored file ({@link WireFileDescriptor}): the type descriptions a
@@ -99,19 +105,7 @@ final class FileRecords {
      * bytes): its type table's types and what they mention, minus those {@code described} already.
      */
     static List<String> newDescriptions(MemorySegment seg, long at, long length, LongPredicate described) {
-        int types = seg.get(I16, at + TYPE_COUNT_OFFSET) & 0xFFFF;
-        if (types == 0) return List.of();
-        int objects = seg.get(I32, at + OBJECT_COUNT_OFFSET);
-        long tail = length - (long) TYPE_ENTRY_LENGTH * types - (long) OBJECT_ENTRY_LENGTH * objects;
-        List<Shape> roots = new ArrayList<>(types);
-        for (int k = 0; k < types; k++) {
-            long fp = seg.get(I64, at + tail + 8L * k);
-            if (described.test(fp)) continue;
-            Shape s = Schema.shapeByFingerprint(fp);
-            if (s == null) throw new IllegalStateException("the writer used a type it does not know: " + Fingerprints.hex(fp));
-            roots.add(s);
-        }
-        return roots.isEmpty() ? List.of() : TypeDictionary.describe(roots, described);
+        return WireInternals.get().newDescriptions(seg, at, length, described);
     }
 
     /** The descriptions joined for a record, in UTF-8. */

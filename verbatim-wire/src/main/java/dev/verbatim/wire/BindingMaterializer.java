@@ -1,16 +1,16 @@
 package dev.verbatim.wire;
 
 /**
- * How the {@link Materializer} copies the objects of one {@link Binding} to the heap: one instance per binding
+ * The materializer of one {@link Binding}: how the {@link Materializer} copies the objects of that (writer shape,
+ * reader type) pair to the heap. One instance per binding
  * (made on first use, kept in {@link Binding#materializer}), which is also the key of the materializer's memo, so
- * an object read twice with one binding is one heap object. Records and classes get a generated subclass
- * ({@link MaterializerGen}) with the field reads, the constructor and the setters of the type inlined; every other
- * kind (strings, boxes, arrays, lists, views, sealed types, enums) is this class, read by the materializer's
+ * an object read twice with one binding is one heap object. Records and classes get a generated subclass ({@link BindingMaterializerGenerator})
+ * with the field reads, the constructor and the setters of the type inlined; every other kind (strings, boxes, arrays, lists, views, sealed types, enums) is this class, read by the materializer's
  * generic code.
  *
  * <p>Thread-safe: immutable once made (the element and variant codes are resolved in the constructor).
  */
-class MatCode {
+class BindingMaterializer {
     /** Kinds, from the reader type: what the materializer does with an object of this binding. */
     static final int VALUE = 0, VIEW = 1, RECORD = 2, CLASS = 3, REF_ARRAY = 4, LIST = 5, SEALED = 6, ENUM = 7, STRING = 8;
 
@@ -29,13 +29,13 @@ class MatCode {
     /** RECORD: exactly one field may hold a record. */
     final boolean oneRecordField;
     /** REF_ARRAY, LIST: the elements' code. */
-    final MatCode element;
+    final BindingMaterializer element;
     /** SEALED: the code of each writer case, aligned with {@code w.variants}. */
-    final MatCode[] variants;
+    final BindingMaterializer[] variants;
     /** REF_ARRAY: the component type of the heap array. */
     final Class<?> component;
 
-    MatCode(Binding b) {
+    BindingMaterializer(Binding b) {
         this.b = b;
         this.w = b.w;
         this.id = b.id;
@@ -46,7 +46,7 @@ class MatCode {
         this.oneRecordField = recordFields == 1;
         this.element = kind == REF_ARRAY || kind == LIST ? of(b.element) : null;
         if (kind == SEALED) {
-            variants = new MatCode[b.variants.length];
+            variants = new BindingMaterializer[b.variants.length];
             for (int i = 0; i < variants.length; i++) variants[i] = of(b.variants[i]);
         } else {
             variants = null;
@@ -55,22 +55,22 @@ class MatCode {
     }
 
     /** The code of binding {@code b}, made once (generated for records and classes). */
-    static MatCode of(Binding b) {
-        MatCode c = b.materializer;
+    static BindingMaterializer of(Binding b) {
+        BindingMaterializer c = b.materializer;
         if (c != null) return c;
         synchronized (LOCK) {
             c = b.materializer;
             if (c != null) return c;
             int k = kindOf(b.r);
-            MatCode made;
+            BindingMaterializer made;
             if (k == RECORD || k == CLASS) {
                 try {
-                    made = MaterializerGen.generate(b);
+                    made = BindingMaterializerGenerator.generate(b);
                 } catch (WireSchemaException e) {
                     made = new Broken(b, e); // reported when an object of the type is met, as before
                 }
             } else {
-                made = new MatCode(b);
+                made = new BindingMaterializer(b);
             }
             b.materializer = made;
             return made;
@@ -109,7 +109,7 @@ class MatCode {
     }
 
     /** SEALED: the code of the case of shape {@code actual}, or null if it is not one. */
-    final MatCode variantFor(Shape actual) {
+    final BindingMaterializer variantFor(Shape actual) {
         Shape[] vs = w.variants;
         for (int i = 0; i < vs.length; i++) if (vs[i] == actual) return variants[i];
         return null;
@@ -133,7 +133,7 @@ class MatCode {
     Object construct(Materializer m, long o) { throw new IllegalStateException("not a record: " + b); }
 
     /** The code of a record or class that cannot be materialized (no constructor, a field not accessible): says why when used. */
-    static final class Broken extends MatCode {
+    static final class Broken extends BindingMaterializer {
         private final WireSchemaException why;
 
         Broken(Binding b, WireSchemaException why) {
@@ -155,5 +155,5 @@ class MatCode {
     }
 
     @Override
-    public String toString() { return "MatCode[" + b + "]"; }
+    public String toString() { return "BindingMaterializer[" + b + "]"; }
 }

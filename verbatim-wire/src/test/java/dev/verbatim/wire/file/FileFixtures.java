@@ -1,4 +1,6 @@
-package dev.verbatim.wire;
+package dev.verbatim.wire.file;
+
+import dev.verbatim.wire.ArrayView;
 
 import java.util.ArrayList;
 import java.util.List;

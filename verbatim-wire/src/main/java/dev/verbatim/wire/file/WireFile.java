@@ -1,7 +1,14 @@
-package dev.verbatim.wire;
+package dev.verbatim.wire.file;
 
 import dev.verbatim.buffer.Buffer;
 import dev.verbatim.buffer.Buffers;
+import dev.verbatim.wire.Message;
+import dev.verbatim.wire.TypeDictionary;
+import dev.verbatim.wire.WireFormatException;
+import dev.verbatim.wire.WireLimits;
+import dev.verbatim.wire.WireReader;
+import dev.verbatim.wire.WireSchemaException;
+import dev.verbatim.wire.WireWriter;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -17,8 +24,7 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.zip.CRC32C;
 
-import static dev.verbatim.wire.MessageDescriptor.align8;
-import static dev.verbatim.wire.WireFileDescriptor.*;
+import static dev.verbatim.wire.file.WireFileDescriptor.*;
 
 /**
  * One object graph stored in a file, read in place: {@link #write} stores a graph, {@link #open} maps the

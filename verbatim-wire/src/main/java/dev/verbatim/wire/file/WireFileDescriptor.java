@@ -1,4 +1,9 @@
-package dev.verbatim.wire;
+package dev.verbatim.wire.file;
+
+import dev.verbatim.wire.MessageDescriptor;
+import dev.verbatim.wire.TypeDictionary;
+import dev.verbatim.wire.WireFormatException;
+import dev.verbatim.wire.WireLimits;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -69,14 +74,19 @@ public final class WireFileDescriptor {
     /** The separator between two type descriptions of a record. */
     public static final byte DESCRIPTION_SEPARATOR = '\n';
 
-    static final ValueLayout.OfInt U32 = MessageDescriptor.I32;
-    static final ValueLayout.OfLong U64 = MessageDescriptor.I64;
+    static final ValueLayout.OfByte U8 = ValueLayout.JAVA_BYTE;
+    static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     /** The end field, read with acquire and written with release semantics (it is 8-aligned in a mapping). */
     private static final VarHandle END = ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN).varHandle();
 
+    /** {@code v} rounded up to a multiple of 8 (records and their parts are 8-aligned). */
+    static long align8(long v) { return (v + 7) & ~7L; }
+
     /** The length of a record whose message has {@code m} bytes and descriptions {@code d} bytes. */
     public static long recordLength(long m, long d) {
-        return RECORD_HEADER_LENGTH + MessageDescriptor.align8(m) + MessageDescriptor.align8(d);
+        return RECORD_HEADER_LENGTH + align8(m) + align8(d);
     }
 
     /** The committed end of the file mapped at {@code file}, read with acquire semantics. */
@@ -92,9 +102,9 @@ public final class WireFileDescriptor {
     /** Writes a file header (magic, version, kind, flags 0, end) at offset 0; the end with release semantics. */
     static void putFileHeader(MemorySegment file, int kind, long end) {
         file.set(U32, MAGIC_OFFSET, MAGIC);
-        file.set(MessageDescriptor.I8, FILE_VERSION_OFFSET, (byte) FILE_VERSION);
-        file.set(MessageDescriptor.I8, KIND_OFFSET, (byte) kind);
-        file.set(MessageDescriptor.I16, FILE_FLAGS_OFFSET, (short) 0);
+        file.set(U8, FILE_VERSION_OFFSET, (byte) FILE_VERSION);
+        file.set(U8, KIND_OFFSET, (byte) kind);
+        file.set(U16, FILE_FLAGS_OFFSET, (short) 0);
         putEndRelease(file, end);
     }
 
@@ -109,11 +119,11 @@ public final class WireFileDescriptor {
         }
         int magic = header.get(U32, MAGIC_OFFSET);
         if (magic != MAGIC) throw new WireFormatException(MAGIC_OFFSET, "not a Verbatim file", "magic 0x" + Integer.toHexString(magic));
-        int version = header.get(MessageDescriptor.I8, FILE_VERSION_OFFSET) & 0xFF;
+        int version = header.get(U8, FILE_VERSION_OFFSET) & 0xFF;
         if (version != FILE_VERSION) throw new WireFormatException(FILE_VERSION_OFFSET, "unsupported file version", "version " + version);
-        int kind = header.get(MessageDescriptor.I8, KIND_OFFSET) & 0xFF;
+        int kind = header.get(U8, KIND_OFFSET) & 0xFF;
         if (kind != KIND_GRAPH && kind != KIND_LOG) throw new WireFormatException(KIND_OFFSET, "unknown file kind", "kind " + kind);
-        int flags = header.get(MessageDescriptor.I16, FILE_FLAGS_OFFSET) & 0xFFFF;
+        int flags = header.get(U16, FILE_FLAGS_OFFSET) & 0xFFFF;
         if (flags != 0) throw new WireFormatException(FILE_FLAGS_OFFSET, "unknown file flags", "0x" + Integer.toHexString(flags));
         return kind;
     }
@@ -138,7 +148,7 @@ public final class WireFileDescriptor {
     record RecordHeader(long at, int messageLength, int descriptionsLength, int checksum) {
         long messageAt() { return at + RECORD_HEADER_LENGTH; }
 
-        long descriptionsAt() { return messageAt() + MessageDescriptor.align8(messageLength); }
+        long descriptionsAt() { return messageAt() + align8(messageLength); }
 
         long next() { return at + recordLength(messageLength, descriptionsLength); }
     }

@@ -1,8 +1,11 @@
-package dev.verbatim.wire;
+package dev.verbatim.wire.file;
+
+import dev.verbatim.wire.Message;
+import dev.verbatim.wire.Schema;
 
 import java.nio.file.Path;
 
-import static dev.verbatim.wire.FileFixtures.*;
+import static dev.verbatim.wire.file.FileFixtures.*;
 
 /**
  * The other process of the file tests (started by {@link ChildJvm}):

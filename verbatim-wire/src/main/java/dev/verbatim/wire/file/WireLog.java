@@ -1,7 +1,12 @@
-package dev.verbatim.wire;
+package dev.verbatim.wire.file;
 
 import dev.verbatim.buffer.Buffer;
 import dev.verbatim.buffer.Buffers;
+import dev.verbatim.wire.Message;
+import dev.verbatim.wire.TypeDictionary;
+import dev.verbatim.wire.WireFormatException;
+import dev.verbatim.wire.WireLimits;
+import dev.verbatim.wire.WireReader;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -9,7 +14,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.Objects;
 
-import static dev.verbatim.wire.WireFileDescriptor.*;
+import static dev.verbatim.wire.file.WireFileDescriptor.*;
 
 /**
  * Reads a log of messages (written by {@link WireLogWriter}) in place, record by record, while a writer may

@@ -1,4 +1,11 @@
-package dev.verbatim.wire;
+package dev.verbatim.wire.file;
+
+import dev.verbatim.wire.ArrayView;
+import dev.verbatim.wire.MessageDescriptor;
+import dev.verbatim.wire.Schema;
+import dev.verbatim.wire.WireFormatException;
+import dev.verbatim.wire.WireLimits;
+import dev.verbatim.wire.WireSchemaException;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -13,8 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import static dev.verbatim.wire.FileFixtures.*;
-import static dev.verbatim.wire.WireFileDescriptor.*;
+import static dev.verbatim.wire.file.FileFixtures.*;
+import static dev.verbatim.wire.file.WireFileDescriptor.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 /** Graph files: store, open in place, lifetime, atomic replacement, limits, other processes. */
@@ -136,8 +143,8 @@ class WireFileTest {
             r.setLength(end);
             MemorySegment h = MemorySegment.ofArray(new byte[32]);
             h.set(U32, MAGIC_OFFSET, MAGIC);
-            h.set(MessageDescriptor.I8, FILE_VERSION_OFFSET, (byte) FILE_VERSION);
-            h.set(MessageDescriptor.I8, KIND_OFFSET, (byte) KIND_GRAPH);
+            h.set(U8, FILE_VERSION_OFFSET, (byte) FILE_VERSION);
+            h.set(U8, KIND_OFFSET, (byte) KIND_GRAPH);
             h.set(U64, END_OFFSET, end);
             h.set(U32, FILE_HEADER_LENGTH + MESSAGE_LENGTH_OFFSET, (int) claimed);
             r.write(h.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));

@@ -1,4 +1,10 @@
-package dev.verbatim.wire;
+package dev.verbatim.wire.file;
+
+import dev.verbatim.wire.Message;
+import dev.verbatim.wire.Schema;
+import dev.verbatim.wire.WireFormatException;
+import dev.verbatim.wire.WireLimits;
+import dev.verbatim.wire.WireSchemaException;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -10,9 +16,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import static dev.verbatim.wire.FileChild.digestOf;
-import static dev.verbatim.wire.FileChild.record;
-import static dev.verbatim.wire.FileFixtures.*;
+import static dev.verbatim.wire.file.FileChild.digestOf;
+import static dev.verbatim.wire.file.FileChild.record;
+import static dev.verbatim.wire.file.FileFixtures.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**

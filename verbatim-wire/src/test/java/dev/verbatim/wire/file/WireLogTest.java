@@ -1,4 +1,8 @@
-package dev.verbatim.wire;
+package dev.verbatim.wire.file;
+
+import dev.verbatim.wire.Message;
+import dev.verbatim.wire.WireLimits;
+import dev.verbatim.wire.WireWriter;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -16,11 +20,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import static dev.verbatim.wire.FileChild.digestOf;
-import static dev.verbatim.wire.FileChild.expected;
-import static dev.verbatim.wire.FileChild.record;
-import static dev.verbatim.wire.FileFixtures.*;
-import static dev.verbatim.wire.WireFileDescriptor.*;
+import static dev.verbatim.wire.file.FileChild.digestOf;
+import static dev.verbatim.wire.file.FileChild.expected;
+import static dev.verbatim.wire.file.FileChild.record;
+import static dev.verbatim.wire.file.FileFixtures.*;
+import static dev.verbatim.wire.file.WireFileDescriptor.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 /** Logs: append, iterate in place, types described once, full logs, torn tails, concurrent readers and processes. */
