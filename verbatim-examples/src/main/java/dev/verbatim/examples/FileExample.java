@@ -8,9 +8,9 @@ import dev.verbatim.examples.WireExample.OrderView;
 import dev.verbatim.examples.WireExample.Side;
 import dev.verbatim.wire.ArrayView;
 import dev.verbatim.wire.Message;
-import dev.verbatim.wire.WireFile;
-import dev.verbatim.wire.WireLog;
-import dev.verbatim.wire.WireLogWriter;
+import dev.verbatim.wire.file.WireFile;
+import dev.verbatim.wire.file.WireLog;
+import dev.verbatim.wire.file.WireLogWriter;
 
 import java.io.IOException;
 import java.nio.file.Files;
