@@ -40,8 +40,8 @@ import java.lang.foreign.ValueLayout;
  *
  * {@code T_NULL}; {@code T_PRIM} (8 bytes); {@code T_WIRE} (a wire-format message: a graph by copy, or
  * for an accessor interface a view); {@code T_BYTES} (raw bytes: a {@code byte[]} or {@code MemorySegment}
- * argument, a {@code byte[]} result, a string of the protocol); {@code T_REGION} (u64 whose low u32 is
- * the index of a region written ahead of the message, a large array or segment); {@code T_REMOTE} (u32
+ * argument, a {@code byte[]} result, a string of the protocol); {@code T_REGION} (length 4: a u32, the index
+ * of a region written ahead of the message, a large array or segment; its padding is zero); {@code T_REMOTE} (u32
  * object id, u32 side: {@link #SIDE_SENDER} the sender's object, {@link #SIDE_RECEIVER_OBJECT} the
  * receiver's own object, {@link #SIDE_RECEIVER_EXPORT} the receiver's named export, by export id).
  *
