@@ -389,7 +389,7 @@ public final class Endpoint {
         Thread t = dispatcher.thread();
         if (t != null && t != Thread.currentThread()) {
             try {
-                t.join(2000);
+                t.join(WaitPolicy.CLOSE_JOIN_MILLIS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

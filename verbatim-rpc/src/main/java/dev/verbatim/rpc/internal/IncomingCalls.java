@@ -302,7 +302,7 @@ final class IncomingCalls {
     private boolean acquireVirtual() {
         try {
             while (endpoint.isOpen()) {
-                if (virtualCalls.tryAcquire(100, TimeUnit.MILLISECONDS)) {
+                if (virtualCalls.tryAcquire(WaitPolicy.VIRTUAL_SLOT_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
                     return true;
                 }
             }

@@ -18,6 +18,8 @@ package dev.verbatim.rpc.internal;
  *       {@link #DISPATCH_SPIN_NANOS} and sleeps in the transport ({@link #BUSY_WAIT_NANOS} while
  *       asynchronous calls are pending, {@link #IDLE_WAIT_NANOS} when idle, {@link #OUTBOX_RETRY_NANOS}
  *       while the outbox waits for room).</li>
+ *   <li>With every virtual call thread busy, the dispatcher waits for one {@link #VIRTUAL_SLOT_WAIT_MILLIS} at a
+ *       time; closing waits {@link #CLOSE_JOIN_MILLIS} for the dispatcher to end.</li>
  * </ul>
  *
  * <p>One instance per endpoint holds the adaptive part (the leader's spin), a hint that leading threads
@@ -48,6 +50,10 @@ final class WaitPolicy {
     static final long IDLE_WAIT_NANOS = 10_000_000_000L;
     /** How often a reader retries sending the outbox (nothing tells it when the peer's window has room). */
     static final long OUTBOX_RETRY_NANOS = 50_000;
+    /** How long the dispatcher waits at a time for a virtual call thread to end (all are busy), looking at close between. */
+    static final long VIRTUAL_SLOT_WAIT_MILLIS = 100;
+    /** How long {@code close} waits for the dispatcher thread to end. */
+    static final long CLOSE_JOIN_MILLIS = 2000;
 
     /** The leader's current spin; racy on purpose (a hint). */
     private long leadSpinNanos = LEAD_SPIN_MAX_NANOS;
