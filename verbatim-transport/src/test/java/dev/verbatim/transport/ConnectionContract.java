@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -229,6 +230,38 @@ abstract class ConnectionContract {
     }
 
     @Test
+    void handlerThatStopsEndsThePollAfterItsDeliveryAndTheRestWaitForTheNextPoll() throws Exception {
+        Connection[] c = pair();
+        for (int i = 0; i < 6; i++) {
+            c[1].send(bytes(10, i), 0, 10);
+        }
+        List<Byte> seen = new ArrayList<>();
+        List<Integer> counts = new ArrayList<>();
+        boolean[] stopped = new boolean[1];
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (seen.size() < 6 && System.nanoTime() < deadline) {
+            stopped[0] = false;
+            int n = c[0].poll(d -> {
+                assertFalse(stopped[0], "a poll never hands over another message after a STOP");
+                seen.add(d.payload().get(ValueLayout.JAVA_BYTE, 0));
+                stopped[0] = seen.size() % 2 == 0;
+                return stopped[0] ? DeliveryHandler.Action.STOP : DeliveryHandler.Action.CONTINUE;
+            }, 10);
+            if (n > 0) {
+                counts.add(n);
+            }
+        }
+        assertEquals(6, seen.size());
+        for (int i = 0; i < 6; i++) {
+            assertEquals(bytes(10, i)[0], seen.get(i), "message " + i + " in order, none lost or repeated");
+        }
+        assertEquals(6, counts.stream().mapToInt(Integer::intValue).sum(), "each poll counts what it handed over, the"
+                + " stopping delivery included");
+        assertTrue(counts.size() >= 3, "at least one poll per stop: " + counts);
+        assertNull(c[0].poll(), "nothing more");
+    }
+
+    @Test
     void handlerGetsAFlyweightValidOnlyDuringTheCallback() throws Exception {
         Connection[] c = pair();
         for (int i = 0; i < 5; i++) {
@@ -248,6 +281,7 @@ abstract class ConnectionContract {
                     kept.add(d.retain());
                     assertThrows(IllegalStateException.class, d::release, "the retained delivery is released, not the flyweight");
                 }
+                return DeliveryHandler.Action.CONTINUE;
             }, 10);
         }
         assertEquals(5, seen.get());
