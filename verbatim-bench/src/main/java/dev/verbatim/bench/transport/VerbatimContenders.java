@@ -76,9 +76,10 @@ final class VerbatimContenders {
         long size = -1;
 
         @Override
-        public void onDelivery(Delivery d) {
+        public Action onDelivery(Delivery d) {
             size = d.length();
             MemorySegment.copy(d.payload(), 0, into, 0, size);
+            return Action.CONTINUE;
         }
     }
 
@@ -138,6 +139,7 @@ final class VerbatimContenders {
                     Claim claim = c.claim((int) d.length());
                     MemorySegment.copy(d.payload(), 0, claim.segment(), 0, d.length());
                     claim.commit();
+                    return DeliveryHandler.Action.CONTINUE;
                 };
 
                 @Override
