@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -60,6 +61,30 @@ class BuffersTest {
         assertTrue(Gc.until(() -> heap.get() == 1 && offHeap.get() == 1 && mapped.get() == 1),
                 () -> "reclaimed: heap " + heap + ", off-heap " + offHeap + ", mapped " + mapped);
         assertTrue(Buffers.reclaimedByGc() >= before + 3, "reclaimed count rose by " + (Buffers.reclaimedByGc() - before));
+    }
+
+    /** Writes 42 into a buffer with a registration, drops the buffer and returns a segment of it. */
+    private static MemorySegment leakKeepingSegment(Buffer b, AtomicInteger deregistered) {
+        b.putLong(0, 42L);
+        b.register(new BufferContractTest.CountingRegistration("probe", deregistered));
+        return b.segment().asSlice(0, 8);
+    }
+
+    @Test
+    void aSegmentOfAnUnpooledBufferTheCollectorReclaimedThrowsInsteadOfReadingFreedMemory() throws Exception {
+        // An unpooled native segment belongs to its memory's own arena and does not keep the buffer
+        // reachable (no restricted method can anchor it): the collector reclaims the buffer, the
+        // arena closes before the registration is told, and the segment is revoked, never dangling.
+        AtomicInteger offHeapGone = new AtomicInteger();
+        AtomicInteger mappedGone = new AtomicInteger();
+        MemorySegment offHeap = leakKeepingSegment(Buffers.offHeap(64), offHeapGone);
+        MemorySegment mapped = leakKeepingSegment(Buffers.mapNew(dir.resolve("kept.bin"), 64), mappedGone);
+        assertEquals(42L, offHeap.get(BufferContractTest.LE_LONG, 0));
+        assertEquals(42L, mapped.get(BufferContractTest.LE_LONG, 0));
+        assertTrue(Gc.until(() -> offHeapGone.get() == 1 && mappedGone.get() == 1),
+                () -> "reclaimed: off-heap " + offHeapGone + ", mapped " + mappedGone);
+        assertThrows(IllegalStateException.class, () -> offHeap.get(BufferContractTest.LE_LONG, 0));
+        assertThrows(IllegalStateException.class, () -> mapped.get(BufferContractTest.LE_LONG, 0));
     }
 
     @Test
