@@ -90,17 +90,7 @@ final class NativeAccessChild {
 
     /** Drops {@code b} without release; {@code reclaimed} counts up when the collector ends it. */
     private static void drop(Buffer b, AtomicInteger reclaimed) {
-        b.register(new Registration() {
-            @Override
-            public Object key() {
-                return "child";
-            }
-
-            @Override
-            public void deregister() {
-                reclaimed.incrementAndGet();
-            }
-        });
+        b.register(new BufferContractTest.CountingRegistration("child", reclaimed));
     }
 
     private static void mustBeRevoked(Buffer b, MemorySegment segment) {
