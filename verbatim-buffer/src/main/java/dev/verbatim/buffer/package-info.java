@@ -16,8 +16,9 @@
  * {@link dev.verbatim.buffer.BufferPool}, which re-scopes reused memory to each lease with
  * {@code MemorySegment.reinterpret}: applications that create one grant native access to this
  * module, {@code --enable-native-access=dev.verbatim.buffer} on the module path or
- * {@code --enable-native-access=ALL-UNNAMED} on the class path. (In Verbatim, the module that needs
- * native access otherwise is the transport, {@code dev.verbatim.transport}, for the shared-memory
- * transport's futex calls.)
+ * {@code --enable-native-access=ALL-UNNAMED} on the class path. Otherwise, in Verbatim only the
+ * transport needs native access, for the shared-memory transport's futex downcall:
+ * {@code --enable-native-access=dev.verbatim.transport} on the module path, or
+ * {@code --enable-native-access=ALL-UNNAMED} on the class path (which covers every module there).
  */
 package dev.verbatim.buffer;

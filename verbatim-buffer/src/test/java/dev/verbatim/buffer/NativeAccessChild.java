@@ -64,7 +64,7 @@ final class NativeAccessChild {
         AtomicInteger reclaimed = new AtomicInteger();
         drop(Buffers.offHeap(64), reclaimed);
         drop(Buffers.map(file, FileChannel.MapMode.READ_ONLY, 0, 64), reclaimed);
-        for (int i = 0; i < 500 && reclaimed.get() < 2; i++) {
+        for (int i = 0; i < 3000 && reclaimed.get() < 2; i++) { // up to 30 s on a busy machine
             System.gc();
             Thread.sleep(10);
         }
