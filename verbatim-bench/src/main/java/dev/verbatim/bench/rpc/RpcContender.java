@@ -1,7 +1,7 @@
 package dev.verbatim.bench.rpc;
 
-import dev.verbatim.bench.transport.Medium;
-import dev.verbatim.bench.transport.Session;
+import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.Session;
 
 import java.io.IOException;
 import java.util.List;
@@ -47,7 +47,7 @@ public interface RpcContender {
 
     /**
      * Whether its server serves on its main thread in an echo loop that spins while it waits (the
-     * shm floor, Aeron) and calls {@link dev.verbatim.bench.transport.Peer#echoed} after every call:
+     * shm floor, Aeron) and calls {@link dev.verbatim.bench.harness.ChildMain#echoed} after every call:
      * then the harness pauses it between turns (every call of the client is one echo), so an idle
      * contender does not take a core from the one measuring.
      */

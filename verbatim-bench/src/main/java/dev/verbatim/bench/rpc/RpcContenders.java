@@ -1,7 +1,7 @@
 package dev.verbatim.bench.rpc;
 
 import java.util.EnumSet;
-import dev.verbatim.bench.transport.Medium;
+import dev.verbatim.bench.harness.Medium;
 import java.util.List;
 
 import static dev.verbatim.bench.rpc.RpcCase.BYTES_8192;

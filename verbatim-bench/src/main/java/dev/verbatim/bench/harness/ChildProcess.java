@@ -1,4 +1,4 @@
-package dev.verbatim.bench.transport;
+package dev.verbatim.bench.harness;
 
 import java.io.BufferedReader;
 import java.io.IOException;

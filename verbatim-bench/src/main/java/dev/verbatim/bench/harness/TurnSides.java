@@ -1,4 +1,4 @@
-package dev.verbatim.bench.transport;
+package dev.verbatim.bench.harness;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -45,7 +45,7 @@ public class TurnSides {
             }
         }
         if (dir != null) {
-            TransportBench.deleteTree(dir);
+            ScratchDir.deleteTree(dir);
         }
     }
 
