@@ -1,13 +1,10 @@
 package dev.verbatim.bench.file;
 
-import dev.verbatim.bench.harness.SuiteArgs;
-
 import dev.verbatim.bench.fixtures.ListNode;
-import dev.verbatim.bench.harness.BatchHarness;
-
-import dev.verbatim.bench.harness.BatchHarness;
-import dev.verbatim.bench.harness.Workload;
 import dev.verbatim.bench.fixtures.ListNodeView;
+import dev.verbatim.bench.harness.BatchHarness;
+import dev.verbatim.bench.harness.SuiteArgs;
+import dev.verbatim.bench.harness.Workload;
 import dev.verbatim.wire.ArrayView;
 import dev.verbatim.wire.WireFile;
 

@@ -1,20 +1,17 @@
 package dev.verbatim.bench.file;
 
+import dev.verbatim.bench.harness.BatchHarness;
 import dev.verbatim.bench.harness.Host;
 import dev.verbatim.bench.harness.Json;
 import dev.verbatim.bench.harness.ReportText;
 import dev.verbatim.bench.harness.Target;
 
-import dev.verbatim.bench.harness.BatchHarness;
-
-import dev.verbatim.bench.harness.BatchHarness;
-
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.LinkedHashMap;
 import java.util.function.DoubleFunction;
 
 /**

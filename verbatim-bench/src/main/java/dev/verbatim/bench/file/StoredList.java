@@ -1,8 +1,7 @@
 package dev.verbatim.bench.file;
 
-import dev.verbatim.bench.fixtures.ListNode;
-
 import dev.verbatim.bench.fixtures.Graphs;
+import dev.verbatim.bench.fixtures.ListNode;
 import dev.verbatim.bench.fixtures.ListNodeView;
 import dev.verbatim.wire.WireFile;
 

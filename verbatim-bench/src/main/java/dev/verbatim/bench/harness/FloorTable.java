@@ -58,6 +58,38 @@ public final class FloorTable {
         out.println();
     }
 
+    /** The lowest CPU share of a measuring side in a run, and where ({@code shm/rtt-8 floor}); share 1 and no place for none. */
+    public record LowestShare(double share, String where) {
+        public static final LowestShare NONE = new LowestShare(1, "");
+
+        /** This or {@code share} at {@code where}, whichever is lower (this on a tie). */
+        public LowestShare lower(double share, String where) {
+            return share < this.share ? new LowestShare(share, where) : this;
+        }
+    }
+
+    /**
+     * The line under the targets: the host's load average before and after the run and
+     * {@code lowestOf} (what {@code lowest} is the lowest share of) while recording; then
+     * {@code warning} when the host was busy (that share below {@value #BUSY_SHARE}, or a load above
+     * 1.5 before the run); then a blank line.
+     */
+    public static void busyNote(PrintStream out, double loadBefore, double loadAfter, String lowestOf, LowestShare lowest,
+                                String warning) {
+        out.printf(Locale.ROOT, "Host load average (1 min) %.2f before, %.2f after; %s while recording: %.0f%%%s.%n",
+                loadBefore, loadAfter, lowestOf, lowest.share() * 100, lowest.where().isEmpty() ? "" : " (" + lowest.where() + ")");
+        if (lowest.share() < BUSY_SHARE || loadBefore > 1.5) {
+            out.println(warning);
+        }
+        out.println();
+    }
+
+    /** Both forms' JSON: a line per case, then a line per target. */
+    public static void printJson(PrintStream out, String suite, String mode, List<FloorCase> cases, List<Target> targets) {
+        cases.forEach(c -> out.println(c.jsonLine(suite, mode)));
+        targets.forEach(t -> out.println(t.jsonLine(suite)));
+    }
+
     /** A figure in a table: ns/byte with 3 decimals, from 100 up none, else 1. */
     public static String figure(double v, String unit) {
         if (unit.equals("ns/byte")) {

@@ -24,4 +24,11 @@ public final class Host {
                 System.getProperty("java.vm.name"), System.getProperty("os.arch"),
                 Runtime.getRuntime().availableProcessors());
     }
+
+    /** The implementation version in the jar manifest of {@code c}'s package, or {@code fallback} where it has none. */
+    public static String version(Class<?> c, String fallback) {
+        Package p = c.getPackage();
+        String v = p == null ? null : p.getImplementationVersion();
+        return v == null ? fallback : v;
+    }
 }

@@ -1,8 +1,7 @@
 package dev.verbatim.bench.jmh;
 
-import dev.verbatim.bench.fixtures.ListNode;
-
 import dev.verbatim.bench.fixtures.Graphs;
+import dev.verbatim.bench.fixtures.ListNode;
 import dev.verbatim.bench.fixtures.ListNodeView;
 import dev.verbatim.bench.fixtures.PsoView;
 import dev.verbatim.wire.Message;

@@ -1,12 +1,11 @@
 package dev.verbatim.bench.rpc;
 
 import dev.verbatim.bench.harness.ChildMain;
-
+import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.Session;
 import dev.verbatim.bench.transport.Contenders;
 import dev.verbatim.bench.transport.Loops;
-import dev.verbatim.bench.harness.Medium;
 import dev.verbatim.bench.transport.PingPongContender;
-import dev.verbatim.bench.harness.Session;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;

@@ -1,7 +1,6 @@
 package dev.verbatim.bench.rpc;
 
 import dev.verbatim.bench.fixtures.ListNode;
-
 import dev.verbatim.bench.harness.Medium;
 import dev.verbatim.bench.harness.Session;
 

@@ -1,9 +1,8 @@
 package dev.verbatim.bench.rpc;
 
-import dev.verbatim.bench.harness.ScratchDir;
-
 import dev.verbatim.bench.harness.ChildProcess;
 import dev.verbatim.bench.harness.LatencyHistogram;
+import dev.verbatim.bench.harness.ScratchDir;
 import dev.verbatim.bench.harness.Session;
 
 import java.nio.file.Path;

@@ -1,15 +1,15 @@
 package dev.verbatim.bench.rpc;
 
+import dev.verbatim.bench.harness.ChildMain;
 import dev.verbatim.bench.harness.ChildProcess;
+import dev.verbatim.bench.harness.Host;
 import dev.verbatim.bench.harness.LatencyHistogram;
 import dev.verbatim.bench.harness.Medium;
-import dev.verbatim.bench.harness.Session;
-import dev.verbatim.bench.harness.TurnSides;
-import dev.verbatim.bench.harness.ChildMain;
-import dev.verbatim.bench.harness.Host;
 import dev.verbatim.bench.harness.ScratchDir;
+import dev.verbatim.bench.harness.Session;
 import dev.verbatim.bench.harness.Stats;
 import dev.verbatim.bench.harness.SuiteArgs;
+import dev.verbatim.bench.harness.TurnSides;
 import dev.verbatim.bench.harness.Turns;
 
 import java.io.PrintStream;

@@ -1,8 +1,7 @@
 package dev.verbatim.bench.rpc;
 
-import dev.verbatim.bench.fixtures.ListNode;
-
 import dev.verbatim.bench.fixtures.Graphs;
+import dev.verbatim.bench.fixtures.ListNode;
 import dev.verbatim.wire.WireWriter;
 
 import java.util.Locale;

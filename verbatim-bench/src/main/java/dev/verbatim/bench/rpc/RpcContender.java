@@ -1,10 +1,10 @@
 package dev.verbatim.bench.rpc;
 
+import dev.verbatim.bench.harness.Contender;
 import dev.verbatim.bench.harness.Medium;
 import dev.verbatim.bench.harness.Session;
 
 import java.io.IOException;
-import java.util.List;
 import java.util.Set;
 
 /**
@@ -13,16 +13,7 @@ import java.util.Set;
  * another process, which the harness ({@link RpcPeer}) times call by call. Register an
  * implementation in {@link RpcContenders}; see the package documentation.
  */
-public interface RpcContender {
-
-    /**
-     * The column in tables and the key in JSON results: {@code floor}, {@code verbatim}, {@code jos},
-     * {@code rmi}, {@code grpc}, {@code aeron}.
-     */
-    String name();
-
-    /** Where its two processes talk (the id is {@code medium/name}, as {@code shm/floor}, {@code tcp/rmi}). */
-    Medium medium();
+public interface RpcContender extends Contender {
 
     /**
      * The tables (and JSON case prefixes) its figures appear in: its own medium by default. Peers
@@ -53,11 +44,6 @@ public interface RpcContender {
      */
     default boolean pausedBetweenTurns() {
         return false;
-    }
-
-    /** Extra JVM flags for its two processes (the harness adds FFM and Unsafe access). */
-    default List<String> jvmFlags() {
-        return List.of();
     }
 
     /**

@@ -1,10 +1,9 @@
 package dev.verbatim.bench.rpc;
 
 import dev.verbatim.bench.harness.ChildMain;
-import dev.verbatim.bench.harness.ThreadCpu;
-
 import dev.verbatim.bench.harness.LatencyHistogram;
 import dev.verbatim.bench.harness.Session;
+import dev.verbatim.bench.harness.ThreadCpu;
 
 import java.util.EnumMap;
 import java.util.Locale;

@@ -1,8 +1,7 @@
 package dev.verbatim.bench.rpc;
 
-import dev.verbatim.bench.harness.Plots;
-
 import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.Plots;
 
 import java.awt.BasicStroke;
 import java.awt.Color;

@@ -234,27 +234,17 @@ final class RpcReport {
     }
 
     private static void busyNote(RpcBench.Run run, PrintStream out) {
-        double lowest = 1;
-        String where = "";
+        FloorTable.LowestShare lowest = FloorTable.LowestShare.NONE;
         for (RpcBench.Result r : run.results()) {
-            if (!r.ok() || !r.spins()) {
-                continue;
-            }
-            for (var e : r.cpu().entrySet()) {
-                if (e.getValue() < lowest) {
-                    lowest = e.getValue();
-                    where = r.id() + " " + e.getKey().key();
+            if (r.ok() && r.spins()) {
+                for (var e : r.cpu().entrySet()) {
+                    lowest = lowest.lower(e.getValue(), r.id() + " " + e.getKey().key());
                 }
             }
         }
-        out.printf(Locale.ROOT, "Host load average (1 min) %.2f before, %.2f after; the lowest CPU share of a spinning"
-                        + " client while recording: %.0f%%%s.%n", run.loadBefore(), run.loadAfter(), lowest * 100,
-                where.isEmpty() ? "" : " (" + where + ")");
-        if (lowest < FloorTable.BUSY_SHARE || run.loadBefore() > 1.5) {
-            out.println("WARNING: the host was busy (figures marked '!' had a spinning client off its CPU for more than"
-                    + " 10% of the time): tails are inflated; rerun on a quiet host before quoting them.");
-        }
-        out.println();
+        FloorTable.busyNote(out, run.loadBefore(), run.loadAfter(), "the lowest CPU share of a spinning client", lowest,
+                "WARNING: the host was busy (figures marked '!' had a spinning client off its CPU for more than"
+                        + " 10% of the time): tails are inflated; rerun on a quiet host before quoting them.");
     }
 
     static List<String> notes() {
@@ -303,20 +293,13 @@ final class RpcReport {
     }
 
     private static String grpcVersion() {
-        Package p = io.grpc.ManagedChannel.class.getPackage();
-        String v = p == null ? null : p.getImplementationVersion();
-        return v == null ? "1.79" : v;
+        return Host.version(io.grpc.ManagedChannel.class, "1.79");
     }
 
     // ---- JSON -----------------------------------------------------------------------------
 
     static void printJson(RpcBench.Run run, PrintStream out) {
-        for (FloorCase c : jsonCases(run)) {
-            out.println(c.jsonLine("rpc", run.mode()));
-        }
-        for (Target t : targets(run)) {
-            out.println(t.jsonLine("rpc"));
-        }
+        FloorTable.printJson(out, "rpc", run.mode(), jsonCases(run), targets(run));
         for (RpcBench.Result r : run.results()) {
             if (!r.ok()) {
                 out.println(Json.line("rpc").string("failed", r.id()).string("error", r.error()));

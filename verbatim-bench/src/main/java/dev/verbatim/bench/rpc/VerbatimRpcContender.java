@@ -1,11 +1,9 @@
 package dev.verbatim.bench.rpc;
 
 import dev.verbatim.bench.fixtures.ListNode;
-
+import dev.verbatim.bench.fixtures.ListNodeView;
 import dev.verbatim.bench.harness.Medium;
 import dev.verbatim.bench.harness.Session;
-import dev.verbatim.bench.fixtures.ListNode;
-import dev.verbatim.bench.fixtures.ListNodeView;
 import dev.verbatim.rpc.Remote;
 import dev.verbatim.transport.ConnectionOptions;
 

@@ -1,7 +1,6 @@
 package dev.verbatim.bench.transport;
 
 import dev.verbatim.bench.harness.LatencyHistogram;
-
 import dev.verbatim.bench.harness.ThreadCpu;
 
 import java.io.IOException;

@@ -1,7 +1,5 @@
 package dev.verbatim.bench.transport;
 
-import dev.verbatim.bench.harness.Turns;
-
 import dev.verbatim.bench.harness.FloorCase;
 import dev.verbatim.bench.harness.FloorTable;
 import dev.verbatim.bench.harness.Host;
@@ -11,9 +9,7 @@ import dev.verbatim.bench.harness.Medium;
 import dev.verbatim.bench.harness.ReportText;
 import dev.verbatim.bench.harness.Stats;
 import dev.verbatim.bench.harness.Target;
-
-import static dev.verbatim.bench.harness.FloorCase.FLOOR;
-import static dev.verbatim.bench.harness.Target.orMissing;
+import dev.verbatim.bench.harness.Turns;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -23,6 +19,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+
+import static dev.verbatim.bench.harness.FloorCase.FLOOR;
+import static dev.verbatim.bench.harness.Target.orMissing;
 
 /**
  * Prints a {@link TransportBench.Run}: a table per figure (rows are cases, columns contenders, then
@@ -214,25 +213,16 @@ public final class TransportReport {
     }
 
     private static void busyNote(TransportBench.Run run, PrintStream out) {
-        double lowest = 1;
-        String where = "";
+        FloorTable.LowestShare lowest = FloorTable.LowestShare.NONE;
         for (FloorCase c : allCases(run)) {
             for (var e : c.cpu().entrySet()) {
-                if (e.getValue() < lowest) {
-                    lowest = e.getValue();
-                    where = c.name() + " " + e.getKey();
-                }
+                lowest = lowest.lower(e.getValue(), c.name() + " " + e.getKey());
             }
         }
-        out.printf(Locale.ROOT, "Host load average (1 min) %.2f before, %.2f after; the measuring side's lowest CPU share"
-                + " while recording: %.0f%%%s.%n", run.loadBefore(), run.loadAfter(), lowest * 100,
-                where.isEmpty() ? "" : " (" + where + ")");
-        if (lowest < FloorTable.BUSY_SHARE || run.loadBefore() > 1.5) {
-            out.println("WARNING: the host was busy (figures marked '!' had the measuring side off its CPU for more than"
-                    + " 10% of the time): spinning sides were descheduled, tails and means are inflated; rerun on a"
-                    + " quiet host before quoting them.");
-        }
-        out.println();
+        FloorTable.busyNote(out, run.loadBefore(), run.loadAfter(), "the measuring side's lowest CPU share", lowest,
+                "WARNING: the host was busy (figures marked '!' had the measuring side off its CPU for more than"
+                        + " 10% of the time): spinning sides were descheduled, tails and means are inflated; rerun on a"
+                        + " quiet host before quoting them.");
     }
 
     static List<String> notes() {
@@ -267,20 +257,13 @@ public final class TransportReport {
     }
 
     private static String aeronVersion() {
-        Package p = io.aeron.Aeron.class.getPackage();
-        String v = p == null ? null : p.getImplementationVersion();
-        return v == null ? "1.49.3" : v;
+        return Host.version(io.aeron.Aeron.class, "1.49.3");
     }
 
     // ---- JSON -----------------------------------------------------------------------------
 
     static void printJson(TransportBench.Run run, PrintStream out) {
-        for (FloorCase c : allCases(run)) {
-            out.println(c.jsonLine("transport", run.mode()));
-        }
-        for (Target t : targets(run)) {
-            out.println(t.jsonLine("transport"));
-        }
+        FloorTable.printJson(out, "transport", run.mode(), allCases(run), targets(run));
         for (var r : run.rtt()) {
             if (!r.ok()) {
                 out.println(failed(r.medium(), r.name(), "rtt", r.error()));

@@ -1,7 +1,6 @@
 package dev.verbatim.bench.wire;
 
 import dev.verbatim.bench.fixtures.Graphs;
-
 import dev.verbatim.bench.harness.Blackhole;
 
 /**

@@ -4,7 +4,6 @@ import dev.verbatim.bench.fixtures.Graphs;
 import dev.verbatim.bench.fixtures.ListNode;
 import dev.verbatim.bench.fixtures.Pair;
 import dev.verbatim.bench.fixtures.Pso;
-
 import dev.verbatim.bench.harness.Blackhole;
 import org.apache.fory.Fory;
 import org.apache.fory.config.Language;

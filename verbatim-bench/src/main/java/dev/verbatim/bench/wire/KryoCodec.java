@@ -1,13 +1,12 @@
 package dev.verbatim.bench.wire;
 
+import com.esotericsoftware.kryo.Kryo;
+import com.esotericsoftware.kryo.io.Input;
+import com.esotericsoftware.kryo.io.Output;
 import dev.verbatim.bench.fixtures.Graphs;
 import dev.verbatim.bench.fixtures.ListNode;
 import dev.verbatim.bench.fixtures.Pair;
 import dev.verbatim.bench.fixtures.Pso;
-
-import com.esotericsoftware.kryo.Kryo;
-import com.esotericsoftware.kryo.io.Input;
-import com.esotericsoftware.kryo.io.Output;
 import dev.verbatim.bench.harness.Blackhole;
 
 import java.util.Arrays;

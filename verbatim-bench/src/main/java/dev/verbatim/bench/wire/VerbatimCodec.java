@@ -6,7 +6,6 @@ import dev.verbatim.bench.fixtures.ListNodeView;
 import dev.verbatim.bench.fixtures.Pair;
 import dev.verbatim.bench.fixtures.Pso;
 import dev.verbatim.bench.fixtures.PsoView;
-
 import dev.verbatim.bench.harness.Blackhole;
 import dev.verbatim.wire.ArrayView;
 import dev.verbatim.wire.Message;

@@ -3,7 +3,6 @@ package dev.verbatim.bench.wire;
 import dev.verbatim.bench.fixtures.Graphs;
 import dev.verbatim.bench.fixtures.ListNode;
 import dev.verbatim.bench.fixtures.Pso;
-
 import dev.verbatim.bench.harness.Blackhole;
 
 /**

@@ -1,14 +1,11 @@
 package dev.verbatim.bench.wire;
 
-import dev.verbatim.bench.harness.SuiteArgs;
-
+import com.sun.management.HotSpotDiagnosticMXBean;
 import dev.verbatim.bench.fixtures.Graphs;
 import dev.verbatim.bench.fixtures.Pair;
 import dev.verbatim.bench.harness.BatchHarness;
-
-import com.sun.management.HotSpotDiagnosticMXBean;
-import dev.verbatim.bench.harness.BatchHarness;
 import dev.verbatim.bench.harness.ChildProcess;
+import dev.verbatim.bench.harness.SuiteArgs;
 
 import java.io.IOException;
 import java.io.PrintStream;

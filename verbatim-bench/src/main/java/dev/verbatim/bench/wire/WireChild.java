@@ -2,8 +2,6 @@ package dev.verbatim.bench.wire;
 
 import dev.verbatim.bench.harness.BatchHarness;
 import dev.verbatim.bench.harness.ChildMain;
-
-import dev.verbatim.bench.harness.BatchHarness;
 import dev.verbatim.bench.harness.ChildProcess;
 import dev.verbatim.bench.harness.Session;
 

@@ -1,13 +1,10 @@
 package dev.verbatim.bench.wire;
 
+import dev.verbatim.bench.harness.BatchHarness;
 import dev.verbatim.bench.harness.Host;
 import dev.verbatim.bench.harness.Json;
 import dev.verbatim.bench.harness.ReportText;
 import dev.verbatim.bench.harness.Target;
-
-import dev.verbatim.bench.harness.BatchHarness;
-
-import dev.verbatim.bench.harness.BatchHarness;
 
 import java.io.PrintStream;
 import java.util.ArrayList;

@@ -1,7 +1,6 @@
 package dev.verbatim.bench.harness;
 
 import dev.verbatim.bench.transport.Peer;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,12 +1,10 @@
 package dev.verbatim.bench.rpc;
 
-import dev.verbatim.bench.harness.FloorCase;
-
-import dev.verbatim.bench.harness.ScratchDir;
-
 import dev.verbatim.bench.harness.ChildProcess;
+import dev.verbatim.bench.harness.FloorCase;
 import dev.verbatim.bench.harness.LatencyHistogram;
 import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.ScratchDir;
 import dev.verbatim.bench.harness.Session;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

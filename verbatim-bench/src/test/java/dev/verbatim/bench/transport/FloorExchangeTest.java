@@ -4,7 +4,6 @@ import dev.verbatim.bench.harness.ChildMain;
 import dev.verbatim.bench.harness.ChildProcess;
 import dev.verbatim.bench.harness.ScratchDir;
 import dev.verbatim.bench.harness.Session;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,8 +1,6 @@
 package dev.verbatim.bench.wire;
 
 import dev.verbatim.bench.harness.BatchHarness;
-
-import dev.verbatim.bench.harness.BatchHarness;
 import dev.verbatim.bench.harness.ChildProcess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
