@@ -13,7 +13,7 @@
  *   <li>{@link dev.verbatim.bench.rpc.RpcContender}: the seam (server side, client side, one
  *       {@code Call} per case); {@link dev.verbatim.bench.rpc.RpcContenders}: the registry.
  *   <li>{@link dev.verbatim.bench.rpc.RpcBench}: the run; {@code RpcPeer}: the children's main
- *       (hosted by the transport suite's {@link dev.verbatim.bench.harness.ChildMain#host}, with its
+ *       (hosted by the harness's {@link dev.verbatim.bench.harness.ChildMain#host}, with its
  *       {@link dev.verbatim.bench.harness.ChildProcess}, {@link dev.verbatim.bench.harness.Session}
  *       and {@link dev.verbatim.bench.harness.LatencyHistogram}); {@code RpcReport}: tables, JSON,
  *       targets; {@code RpcPlot}: the PNG.
@@ -62,6 +62,3 @@
  * those contenders.
  */
 package dev.verbatim.bench.rpc;
-
-import dev.verbatim.bench.fixtures.ListNode;
-import dev.verbatim.bench.harness.ChildMain;

@@ -164,11 +164,6 @@ public final class TransportBench {
         return p;
     }
 
-    /** Runs the suite without a plot. */
-    public static int run(boolean quick, boolean json, PrintStream out, PrintStream err) throws Exception {
-        return run(quick, json, null, out, err);
-    }
-
     /** Runs the suite, prints it, writes the plot to {@code plot} when not null; returns the exit code. */
     public static int run(boolean quick, boolean json, Path plot, PrintStream out, PrintStream err) throws Exception {
         SuiteArgs args = new SuiteArgs(quick, json, plot);
