@@ -284,16 +284,13 @@ final class RpcReport {
                 "rmi: java.rmi on loopback, a registry created in the server process, UnicastRemoteObject on"
                         + " 127.0.0.1, java.rmi.server.hostname=127.0.0.1; arguments by Java serialization, one TCP"
                         + " connection reused; remote-arg passes an exported object (the server gets its stub).",
-                "grpc: gRPC-java " + grpcVersion() + " (grpc-netty-shaded, HTTP/2 plaintext) on loopback, unary calls"
+                "grpc: gRPC-java " + Host.version(io.grpc.ManagedChannel.class, "1.79")
+                        + " (grpc-netty-shaded, HTTP/2 plaintext) on loopback, unary calls"
                         + " with a byte[] marshaller (no protobuf), direct executors on both sides, blockingUnaryCall;"
                         + " null = empty request and reply, ints4 = 16 bytes, bytes-8192 = the array.",
                 "bandwidth: argument bytes over the p50 call (J-RPC Figure 7: an RPC's bandwidth at one array size).",
                 "Children run with -XX:+UseSerialGC; nothing is pinned to a CPU. Spinning clients (floors, aeron)"
                         + " take a core each side; rmi and grpc block in the kernel.");
-    }
-
-    private static String grpcVersion() {
-        return Host.version(io.grpc.ManagedChannel.class, "1.79");
     }
 
     // ---- JSON -----------------------------------------------------------------------------

@@ -235,7 +235,8 @@ public final class TransportReport {
                         + " with getAcquire/setRelease on their own cache line, 128 bytes apart; messages up to 48 bytes"
                         + " ride in the line, larger ones are copied into a payload area, from there into the reverse"
                         + " area by the pong, and out by the ping (three MemorySegment.copy per round trip).",
-                "aeron: Aeron IPC (aeron:ipc, aeron-all " + aeronVersion() + "), embedded media driver in the pong"
+                "aeron: Aeron IPC (aeron:ipc, aeron-all " + Host.version(io.aeron.Aeron.class, "1.49.3")
+                        + "), embedded media driver in the pong"
                         + " process (threading: " + AeronPingPong.mode() + ", IPC term 16 MiB), ping and pong busy-spin"
                         + " (BusySpinIdleStrategy) on ExclusivePublication.offer and Subscription.poll through a"
                         + " FragmentAssembler; default IPC MTU, so messages above ~1.4 KB are fragmented and reassembled.",
@@ -254,10 +255,6 @@ public final class TransportReport {
                         + " each turn.",
                 "Children run with -XX:+UseSerialGC (no concurrent GC threads on a 2-core host); nothing is pinned to"
                         + " a CPU. Each side spins on one core, so other load on the host shows in the tails.");
-    }
-
-    private static String aeronVersion() {
-        return Host.version(io.aeron.Aeron.class, "1.49.3");
     }
 
     // ---- JSON -----------------------------------------------------------------------------
