@@ -87,7 +87,7 @@ final class FileReport {
         Target.print(out, targets(run), 48, ReportText::ratio, Target.Missing.FIGURE);
         out.println();
         busyNote(run, out);
-        ReportText.notesAndTime(out, notes(), run.seconds());
+        ReportText.closing(out, List.of(), notes(), run.seconds());
     }
 
     private static void busyNote(FileBench.Run run, PrintStream out) {

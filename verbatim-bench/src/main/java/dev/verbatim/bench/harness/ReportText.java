@@ -8,17 +8,17 @@ import java.util.Locale;
 public final class ReportText {
     private ReportText() {}
 
-    /** {@code FAILED contenders (left out of the figures)}, a line each, and a blank line; nothing when none failed. */
-    public static void failures(PrintStream out, List<String> failures) {
+    /**
+     * The end of every report's human form: {@code FAILED contenders (left out of the figures)} with a
+     * line each and a blank line (nothing when none failed), {@code Notes} with a line each, then a
+     * blank line and {@code finished in S s}.
+     */
+    public static void closing(PrintStream out, List<String> failures, List<String> notes, double seconds) {
         if (!failures.isEmpty()) {
             out.println("FAILED contenders (left out of the figures)");
             failures.forEach(f -> out.println("  - " + f));
             out.println();
         }
-    }
-
-    /** {@code Notes}, a line each, then a blank line and {@code finished in S s}. */
-    public static void notesAndTime(PrintStream out, List<String> notes, double seconds) {
         out.println("Notes");
         for (String n : notes) {
             out.println("  - " + n);

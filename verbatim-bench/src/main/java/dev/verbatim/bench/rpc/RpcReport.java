@@ -229,8 +229,7 @@ final class RpcReport {
         listBound(run).ifPresent(out::println);
         out.println();
         busyNote(run, out);
-        ReportText.failures(out, run.failures());
-        ReportText.notesAndTime(out, notes(), run.seconds());
+        ReportText.closing(out, run.failures(), notes(), run.seconds());
     }
 
     private static void busyNote(RpcBench.Run run, PrintStream out) {

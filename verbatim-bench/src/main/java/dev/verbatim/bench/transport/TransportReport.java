@@ -208,8 +208,7 @@ public final class TransportReport {
         Target.print(out, targets(run), 44, FloorTable::ratio, Target.Missing.CONTENDER);
         out.println();
         busyNote(run, out);
-        ReportText.failures(out, run.failures());
-        ReportText.notesAndTime(out, notes(), run.seconds());
+        ReportText.closing(out, run.failures(), notes(), run.seconds());
     }
 
     private static void busyNote(TransportBench.Run run, PrintStream out) {

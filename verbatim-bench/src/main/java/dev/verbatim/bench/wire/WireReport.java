@@ -118,7 +118,7 @@ final class WireReport {
         Target.print(out, targets(run), 60, ReportText::ratio, Target.Missing.FIGURE);
         out.println();
         unstableNote(run, out);
-        ReportText.notesAndTime(out, notes(), run.seconds());
+        ReportText.closing(out, List.of(), notes(), run.seconds());
     }
 
     private static void table(PrintStream out, WireBench.Run run, String title, String firstColumn,
