@@ -51,12 +51,22 @@ public final class Plots {
 
     /** A time for an axis: {@code 500 ns}, {@code 12 us}, {@code 3 ms}. */
     public static String timeLabel(double ns) {
-        if (ns >= 1e6) {
-            return String.format(Locale.ROOT, "%.0f ms", ns / 1e6);
+        return axisLabel(ns, "ns", "us", "ms");
+    }
+
+    /** A size for an axis: {@code 64 B}, {@code 8 kB}, {@code 1 MB} (powers of 1000). */
+    public static String sizeLabel(double bytes) {
+        return axisLabel(bytes, "B", "kB", "MB");
+    }
+
+    /** {@code v} in whole {@code unit}s, thousands of them ({@code kilo}) or millions ({@code mega}). */
+    private static String axisLabel(double v, String unit, String kilo, String mega) {
+        if (v >= 1e6) {
+            return String.format(Locale.ROOT, "%.0f %s", v / 1e6, mega);
         }
-        if (ns >= 1e3) {
-            return String.format(Locale.ROOT, "%.0f us", ns / 1e3);
+        if (v >= 1e3) {
+            return String.format(Locale.ROOT, "%.0f %s", v / 1e3, kilo);
         }
-        return String.format(Locale.ROOT, "%.0f ns", ns);
+        return String.format(Locale.ROOT, "%.0f %s", v, unit);
     }
 }

@@ -131,7 +131,7 @@ public final class TransportPlot {
             g.setColor(new Color(0xdddddd));
             g.drawLine(xx, y0, xx, y0 + h);
             g.setColor(Color.BLACK);
-            String t = sizeLabel(Math.pow(10, e));
+            String t = Plots.sizeLabel(Math.pow(10, e));
             g.drawString(t, xx - fm.stringWidth(t) / 2, y0 + h + 16);
         }
         if (logY) {
@@ -222,15 +222,5 @@ public final class TransportPlot {
             }
         }
         return 10 * p;
-    }
-
-    static String sizeLabel(double bytes) {
-        if (bytes >= 1e6) {
-            return String.format(Locale.ROOT, "%.0f MB", bytes / 1e6);
-        }
-        if (bytes >= 1000) {
-            return String.format(Locale.ROOT, "%.0f kB", bytes / 1e3);
-        }
-        return String.format(Locale.ROOT, "%.0f B", bytes);
     }
 }
