@@ -17,7 +17,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -267,12 +266,7 @@ public final class RpcBench {
             err.printf(Locale.ROOT, "verbatim bench rpc: %s: starting ...%n", l.id);
             try {
                 l.dir = ScratchDir.sessionDir(base, l.id);
-                Map<String, String> common = common(l.dir, deadline);
-                Map<String, String> clientArgs = new LinkedHashMap<>();
-                l.first = startServer(c, common, clientArgs);
-                l.second = ChildProcess.start("client " + l.id, c.jvmFlags(), RpcPeer.class.getName(),
-                        ChildMain.args("client", l.id, clientArgs));
-                l.second.awaitLine("READY", READY_TIMEOUT);
+                l.start(c, RpcPeer.class, "server", "client", common(l.dir, deadline), READY_TIMEOUT);
                 l.pause();
             } catch (Exception e) {
                 l.fail(e, err);

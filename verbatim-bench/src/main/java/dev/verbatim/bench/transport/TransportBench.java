@@ -241,11 +241,7 @@ public final class TransportBench {
             try {
                 p.dir = ScratchDir.sessionDir(base, p.id);
                 Map<String, String> common = Session.properties(p.dir, Plan.maxRttSize(plan), deadline);
-                p.first = ChildProcess.start("pong " + p.id, c.jvmFlags(), Peer.class.getName(), ChildMain.args("pong", p.id, common));
-                Map<String, String> pingArgs = new LinkedHashMap<>(common);
-                pingArgs.putAll(ChildMain.props(last(p.first.awaitLine("READY", READY_TIMEOUT))));
-                p.second = ChildProcess.start("ping " + p.id, c.jvmFlags(), Peer.class.getName(), ChildMain.args("ping", p.id, pingArgs));
-                p.second.awaitLine("READY", READY_TIMEOUT);
+                p.start(c, Peer.class, "pong", "ping", common, READY_TIMEOUT);
                 pause(p);
             } catch (Exception e) {
                 p.fail(e, err);
@@ -320,13 +316,7 @@ public final class TransportBench {
             try {
                 p.dir = ScratchDir.sessionDir(base, p.id);
                 Map<String, String> common = Session.properties(p.dir, Plan.maxBwSize(plan), deadline);
-                p.first = ChildProcess.start("consumer " + p.id, c.jvmFlags(), Peer.class.getName(),
-                        ChildMain.args("consumer", p.id, common));
-                Map<String, String> producerArgs = new LinkedHashMap<>(common);
-                producerArgs.putAll(ChildMain.props(last(p.first.awaitLine("READY", READY_TIMEOUT))));
-                p.second = ChildProcess.start("producer " + p.id, c.jvmFlags(), Peer.class.getName(),
-                        ChildMain.args("producer", p.id, producerArgs));
-                p.second.awaitLine("READY", READY_TIMEOUT);
+                p.start(c, Peer.class, "consumer", "producer", common, READY_TIMEOUT);
             } catch (Exception e) {
                 p.fail(e, err);
             }
