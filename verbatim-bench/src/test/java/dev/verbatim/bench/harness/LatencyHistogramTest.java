@@ -1,4 +1,4 @@
-package dev.verbatim.bench.transport;
+package dev.verbatim.bench.harness;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,7 +1,9 @@
-package dev.verbatim.bench.transport;
+package dev.verbatim.bench.harness;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -26,6 +28,23 @@ public class TurnSides {
         this.id = id;
     }
 
+    /**
+     * Starts both sides of {@code contender} with main class {@code main}: the first in role
+     * {@code firstRole} with {@code common}, waiting for its {@code READY}; then the second in role
+     * {@code secondRole} with {@code common} plus what the first published on its ready line,
+     * waiting for its {@code READY}. Each wait is bounded by {@code ready}.
+     */
+    public void start(Contender contender, Class<?> main, String firstRole, String secondRole, Map<String, String> common,
+                      Duration ready) throws Exception {
+        first = ChildProcess.start(firstRole + " " + id, contender.jvmFlags(), main.getName(),
+                ChildMain.args(firstRole, id, common));
+        Map<String, String> secondArgs = new LinkedHashMap<>(common);
+        secondArgs.putAll(ChildMain.props(first.awaitLine("READY", ready).getLast()));
+        second = ChildProcess.start(secondRole + " " + id, contender.jvmFlags(), main.getName(),
+                ChildMain.args(secondRole, id, secondArgs));
+        second.awaitLine("READY", ready);
+    }
+
     public boolean ok() {
         return error == null;
     }
@@ -45,7 +64,7 @@ public class TurnSides {
             }
         }
         if (dir != null) {
-            TransportBench.deleteTree(dir);
+            ScratchDir.deleteTree(dir);
         }
     }
 

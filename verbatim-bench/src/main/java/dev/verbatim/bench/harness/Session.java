@@ -1,4 +1,4 @@
-package dev.verbatim.bench.transport;
+package dev.verbatim.bench.harness;
 
 import java.nio.file.Path;
 import java.util.Collections;
@@ -33,6 +33,19 @@ public final class Session {
      */
     public Session(Map<String, String> props) {
         this.props = Map.copyOf(props);
+    }
+
+    /**
+     * The harness's properties for one contender's run: its directory, a name unique to the run,
+     * the largest message, and the deadline of its child processes (ms).
+     */
+    public static Map<String, String> properties(Path dir, int maxSize, long deadlineMillis) {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put(DIR, dir.toString());
+        m.put(NAME, "vb" + ProcessHandle.current().pid() + "-" + ScratchDir.nextRun());
+        m.put(MAX_SIZE, Integer.toString(maxSize));
+        m.put(ChildMain.DEADLINE, Long.toString(deadlineMillis));
+        return m;
     }
 
     /** A private directory for this contender's run (shared by its two processes). */

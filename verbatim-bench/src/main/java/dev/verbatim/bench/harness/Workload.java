@@ -1,4 +1,4 @@
-package dev.verbatim.bench;
+package dev.verbatim.bench.harness;
 
 /**
  * One benchmarked operation, run {@code n} times per call. The loop belongs to the workload, not

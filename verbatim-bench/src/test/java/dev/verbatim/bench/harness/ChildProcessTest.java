@@ -1,5 +1,6 @@
-package dev.verbatim.bench.transport;
+package dev.verbatim.bench.harness;
 
+import dev.verbatim.bench.transport.Peer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -85,18 +86,18 @@ class ChildProcessTest {
     @Test
     void aPeerExitsWhenItsStdinCloses() throws Exception {
         // a floor pong waits for a ping that never comes; the end of its stdin (its parent gone) ends it
-        var dir = TransportBench.privateDir();
+        var dir = ScratchDir.privateDir();
         try {
-            var props = TransportBench.common(dir, 64, 60_000);
+            var props = Session.properties(dir, 64, 60_000);
             ChildProcess pong = ChildProcess.start("pong", List.of(), Peer.class.getName(),
-                    TransportBench.args("pong", "shm/floor", props));
+                    ChildMain.args("pong", "shm/floor", props));
             pong.awaitLine("READY", Duration.ofSeconds(15));
             pong.process().getOutputStream().close();
             assertTrue(pong.awaitExit(Duration.ofSeconds(10)), "the peer outlived its stdin");
             assertGone(pong);
             pong.close();
         } finally {
-            TransportBench.deleteTree(dir);
+            ScratchDir.deleteTree(dir);
         }
     }
 }

@@ -1,4 +1,4 @@
-package dev.verbatim.bench.transport;
+package dev.verbatim.bench.harness;
 
 /** Where a contender's two processes talk: which figures and which JSON cases it belongs to. */
 public enum Medium {

@@ -1,4 +1,4 @@
-package dev.verbatim.bench;
+package dev.verbatim.bench.harness;
 
 import org.junit.jupiter.api.Test;
 
@@ -6,13 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The harness's bookkeeping (no timing assertions: only that it ran and recorded what it says). */
-class HarnessTest {
+class BatchHarnessTest {
 
     @Test
     void measuresTheConfiguredNumberOfBatchesAndRunsTheWorkload() throws Exception {
-        Harness.Settings s = new Harness.Settings("test", 1_000_000, 20_000_000, 1_000_000, 5, 3, 0.5, 0);
+        BatchHarness.Settings s = new BatchHarness.Settings("test", 1_000_000, 20_000_000, 1_000_000, 5, 3, 0.5, 0);
         long[] calls = new long[1];
-        Harness.Result r = new Harness(s).measure("sum", (n, bh) -> {
+        BatchHarness.Result r = new BatchHarness(s).measure("sum", (n, bh) -> {
             long acc = 0;
             for (int i = 0; i < n; i++) {
                 acc += i;
@@ -29,7 +29,7 @@ class HarnessTest {
 
     @Test
     void quantilesInterpolate() {
-        Harness.Result r = new Harness.Result("x", new double[] {4, 1, 3, 2}, 1, true, 0, 1.0);
+        BatchHarness.Result r = new BatchHarness.Result("x", new double[] {4, 1, 3, 2}, 1, true, 0, 1.0);
         assertEquals(2.5, r.median());
         assertEquals(1, r.quantile(0));
         assertEquals(4, r.quantile(1));

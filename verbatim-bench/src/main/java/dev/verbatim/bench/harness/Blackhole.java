@@ -1,4 +1,4 @@
-package dev.verbatim.bench;
+package dev.verbatim.bench.harness;
 
 /**
  * A sink for benchmark results, so the JIT cannot prove a result unused and drop the work that

@@ -1,8 +1,7 @@
-package dev.verbatim.bench;
+package dev.verbatim.bench.harness;
 
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.util.Arrays;
 
 /**
@@ -49,7 +48,7 @@ import java.util.Arrays;
  *
  * <p>Not thread-safe: measures on the calling thread.
  */
-public final class Harness {
+public final class BatchHarness {
 
     /** How long to warm up and measure. */
     public record Settings(String name, long minWarmupNanos, long maxWarmupNanos, long batchNanos,
@@ -122,12 +121,11 @@ public final class Harness {
     /** Below this CPU share of the measuring thread, a measurement is retried. */
     public static final double BUSY_SHARE = 0.8;
     private static final CompilationMXBean JIT = ManagementFactory.getCompilationMXBean();
-    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     private final Settings settings;
     private final Blackhole bh = new Blackhole();
 
-    public Harness(Settings settings) {
+    public BatchHarness(Settings settings) {
         this.settings = settings;
     }
 
@@ -210,17 +208,17 @@ public final class Harness {
         }
         long warmup = System.nanoTime() - start;
         // 3. measure: fixed batch size, sized from the median of the last warm-up batches
-        n = opsFor(medianOf(window, Math.min(seen, window.length)));
+        n = opsFor(Stats.median(Arrays.copyOf(window, Math.min(seen, window.length))));
         Result best = null;
         for (int attempt = 0; attempt <= settings.retries(); attempt++) {
             double[] perOp = new double[settings.batches()];
-            long cpu0 = threadCpuNanos();
+            long cpu0 = ThreadCpu.nanos();
             long wall0 = System.nanoTime();
             for (int i = 0; i < perOp.length; i++) {
                 perOp[i] = time(w, n) / (double) n;
             }
             long wall = System.nanoTime() - wall0;
-            long cpu = threadCpuNanos() - cpu0;
+            long cpu = ThreadCpu.nanos() - cpu0;
             double cpuShare = cpu0 < 0 ? Double.NaN : Math.min(1.0, cpu / (double) wall);
             Result r = new Result(name, perOp, n, stable, warmup, cpuShare);
             if (best == null || r.cpuShare() > best.cpuShare()) {
@@ -231,11 +229,6 @@ public final class Harness {
             }
         }
         return best;
-    }
-
-    /** CPU time of the current thread, or -1 where the JVM does not measure it. */
-    private static long threadCpuNanos() {
-        return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : -1;
     }
 
     /** Total JIT compilation time so far, in ms; 0 where the JVM does not report it. */
@@ -261,13 +254,7 @@ public final class Harness {
             min = Math.min(min, v);
             max = Math.max(max, v);
         }
-        double median = medianOf(window, window.length);
+        double median = Stats.median(window);
         return median > 0 && (max - min) / median <= settings.stableSpread();
-    }
-
-    private static double medianOf(double[] values, int count) {
-        double[] s = Arrays.copyOf(values, count);
-        Arrays.sort(s);
-        return count % 2 == 1 ? s[count / 2] : (s[count / 2 - 1] + s[count / 2]) / 2;
     }
 }

@@ -1,4 +1,4 @@
-package dev.verbatim.bench.transport;
+package dev.verbatim.bench.harness;
 
 import java.util.Locale;
 import java.util.StringJoiner;
