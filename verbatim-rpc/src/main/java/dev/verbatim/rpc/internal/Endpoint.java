@@ -92,6 +92,10 @@ public final class Endpoint {
         return dispatcher;
     }
 
+    ReadLeader leader() {
+        return leader;
+    }
+
     DeliveryHandler handler() {
         return handler;
     }
