@@ -255,6 +255,7 @@ final class IncomingCalls {
      */
     private boolean deferInline(Delivery d, MemorySegment m, long callId, long chain, RemoteInterface ri,
                                 RemoteInterface.MethodInfo mi, Object impl) {
+        assert deferred.method == null : "a second call to run inline in one poll (its handler must answer STOP)";
         Delivery kept = mi.inPlace ? d.retain() : null;
         Object[] args = arguments(kept == null ? d : kept, m, callId, mi);
         if (args == null) {

@@ -36,7 +36,7 @@ import static org.junit.jupiter.api.Assertions.*;
 class ReadLockHandOverTest {
     private static final AtomicInteger N = new AtomicInteger();
     private static final Duration WAIT = Duration.ofSeconds(10);
-    private static final int ROUNDS = 300;
+    private static final int ROUNDS = 2000;
     private static final long BUDGET_NANOS = TimeUnit.SECONDS.toNanos(20);
 
     /** One round's threads and signals. */
