@@ -136,7 +136,8 @@ public final class TlsHandshake {
             "bad_certificate", "the peer refused this side's certificate (bad_certificate)",
             "certificate_unknown", "the peer refused this side's certificate (certificate_unknown: an unknown CA,"
                     + " a wrong host name, or outside its validity dates)",
-            "certificate_required", "the peer requires a client certificate and this side sent none",
+            "certificate_required", "the peer requires a client certificate signed by a CA it trusts and this side sent"
+                    + " none (it has no key, or none from a CA the peer accepts)",
             "protocol_version", "the peer does not speak TLS 1.3",
             "handshake_failure", "no TLS 1.3 parameters in common with the peer",
             "bad_record_mac", "a TLS record failed its integrity check (altered on the path)",
