@@ -2,7 +2,6 @@ package dev.verbatim.transport;
 
 import dev.verbatim.transport.TransportException.Reason;
 import dev.verbatim.transport.internal.TlsStream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -29,23 +28,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** What TLS protects once connected: records altered on the path, and long streams across key updates. */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
-class TlsDataTest {
+class TlsDataTest extends TcpTestBase {
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final ConnectionOptions TLS = ConnectionOptions.DEFAULT.withTls(TestPki.TLS);
 
-    private final List<AutoCloseable> toClose = new ArrayList<>();
-
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = toClose.size() - 1; i >= 0; i--) {
-            toClose.get(i).close();
-        }
-    }
-
-    private <T extends AutoCloseable> T closing(T c) {
-        toClose.add(c);
-        return c;
-    }
 
     /** [accepted, connector], the connector going to {@code address} (the listener's, or a proxy's). */
     private Connection[] pair(Listener l, String address, ConnectionOptions options) throws Exception {

@@ -3,7 +3,6 @@ package dev.verbatim.transport;
 import dev.verbatim.transport.TransportException.Reason;
 import dev.verbatim.transport.internal.Rejections;
 import dev.verbatim.transport.internal.TlsMaterial;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -11,8 +10,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
@@ -32,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the failures' time is far below the connect timeout (10 s), so a failure by timeout is red.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class TlsHandshakeTest {
+class TlsHandshakeTest extends TcpTestBase {
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final Duration AT_ONCE = Duration.ofSeconds(5);
     private static final ConnectionOptions BASE = ConnectionOptions.DEFAULT.withConnectTimeout(Duration.ofSeconds(10));
@@ -40,23 +37,6 @@ class TlsHandshakeTest {
     private static final ConnectionOptions GOOD_CONNECTOR = BASE.withTls(TestPki.PKI.connector());
     private static final Executor PEERS = Executors.newVirtualThreadPerTaskExecutor();
 
-    private final List<AutoCloseable> toClose = new ArrayList<>();
-
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = toClose.size() - 1; i >= 0; i--) {
-            toClose.get(i).close();
-        }
-    }
-
-    private <T extends AutoCloseable> T closing(T c) {
-        toClose.add(c);
-        return c;
-    }
-
-    private Listener listen(ConnectionOptions options) {
-        return closing(Transport.listen("tcp://:0", options));
-    }
 
     private static ConnectionOptions tls(TlsConfig config) {
         return BASE.withTls(config);
@@ -90,22 +70,12 @@ class TlsHandshakeTest {
         assertEquals(Reason.AUTH, e.reason(), e.getMessage());
         assertTrue(e.getMessage().contains(connectorSays), e.getMessage());
         assertTrue(took < AT_ONCE.toNanos(), "failed after " + took / 1_000_000 + " ms: " + e.getMessage());
-        String why = rejection(before);
+        String why = rejection(before, AT_ONCE);
         assertTrue(why.contains("AUTH") && why.contains(listenerSays), why);
         assertNull(l.accept(Duration.ofMillis(100)), "the refused connector was not queued");
         if (good != null) {
             servesAGoodConnector(l, good);
         }
-    }
-
-    /** Waits until a listener has recorded a rejection after {@code before}; returns its reason. */
-    private static String rejection(long before) throws InterruptedException {
-        long deadline = System.nanoTime() + AT_ONCE.toNanos();
-        while (Rejections.count() == before) {
-            assertTrue(System.nanoTime() < deadline, "the listener recorded no rejection within " + AT_ONCE);
-            Thread.sleep(5);
-        }
-        return Rejections.last();
     }
 
     // ------------------------------------------------------------------ what connects
@@ -208,7 +178,7 @@ class TlsHandshakeTest {
         long before = Rejections.count();
         try (SocketChannel s = TcpConnectionTest.raw(l)) {
             s.write(ByteBuffer.wrap(new byte[] {0x16, 3, 1, 0, 100, 1})); // the start of a ClientHello, then nothing
-            String why = rejection(before);
+            String why = rejection(before, AT_ONCE);
             assertTrue(why.contains("TIMEOUT") && why.contains("TLS handshake"), why);
         }
         servesAGoodConnector(l, GOOD_CONNECTOR);

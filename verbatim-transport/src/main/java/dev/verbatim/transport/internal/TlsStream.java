@@ -37,7 +37,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class TlsStream implements TcpStream {
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
-    /** Key updates asked for by {@code keyUpdateBytes} in this process (tests). */
+    /** KeyUpdate messages written after {@code keyUpdateBytes} asked for them, in this process (tests). */
     private static final java.util.concurrent.atomic.AtomicLong KEY_UPDATES = new java.util.concurrent.atomic.AtomicLong();
 
     private final SocketChannel socket;
@@ -58,6 +58,7 @@ public final class TlsStream implements TcpStream {
     private final ByteBuffer[] one = new ByteBuffer[1];
     private final long keyUpdateBytes = Long.getLong("verbatim.tls.keyUpdateBytes", 0);
     private long sinceKeyUpdate;
+    private boolean keyUpdateAsked;
     private volatile boolean wrapWanted;
 
     /** A stream over {@code socket}; {@code prefix} holds bytes already read from it (the listener's peek). */
@@ -82,7 +83,7 @@ public final class TlsStream implements TcpStream {
         return engine;
     }
 
-    /** Key updates streams of this process asked for after {@code verbatim.tls.keyUpdateBytes} (tests). */
+    /** KeyUpdate messages streams of this process wrote after {@code verbatim.tls.keyUpdateBytes} asked (tests). */
     public static long keyUpdates() {
         return KEY_UPDATES.get();
     }
@@ -300,6 +301,9 @@ public final class TlsStream implements TcpStream {
         while (remaining(srcs) && netOut.remaining() >= packet) {
             SSLEngineResult r = engine.wrap(srcs, netOut);
             taken += r.bytesConsumed();
+            if (r.bytesConsumed() == 0) {
+                wroteHandshake(r);
+            }
             if (r.getStatus() == SSLEngineResult.Status.CLOSED) {
                 throw new SSLException("TLS is closed for writing");
             }
@@ -310,10 +314,18 @@ public final class TlsStream implements TcpStream {
         flushLocked();
         if (keyUpdateBytes > 0 && (sinceKeyUpdate += taken) >= keyUpdateBytes) {
             sinceKeyUpdate = 0;
-            KEY_UPDATES.incrementAndGet();
+            keyUpdateAsked = true;
             engine.beginHandshake(); // TLS 1.3: a KeyUpdate, wrapped before the next record
         }
         return taken;
+    }
+
+    /** A wrap that took no data: if it wrote a record after this side asked for a key update, that was the KeyUpdate. */
+    private void wroteHandshake(SSLEngineResult r) {
+        if (keyUpdateAsked && r.bytesProduced() > 0) {
+            keyUpdateAsked = false;
+            KEY_UPDATES.incrementAndGet();
+        }
     }
 
     private static boolean remaining(ByteBuffer[] srcs) {
@@ -362,9 +374,11 @@ public final class TlsStream implements TcpStream {
         try {
             wrapWanted = false;
             while (engine.getHandshakeStatus() == HandshakeStatus.NEED_WRAP && netOut.remaining() >= packet) {
-                if (engine.wrap(EMPTY, netOut).bytesProduced() == 0) {
+                SSLEngineResult r = engine.wrap(EMPTY, netOut);
+                if (r.bytesProduced() == 0) {
                     break;
                 }
+                wroteHandshake(r);
             }
             flushLocked();
         } catch (IOException e) {
