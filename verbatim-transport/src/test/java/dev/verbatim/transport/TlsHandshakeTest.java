@@ -196,4 +196,20 @@ class TlsHandshakeTest extends TcpTestBase {
                 "refused this side's proof of the shared secret", "did not prove the shared secret",
                 GOOD_CONNECTOR.withSharedSecret(secret));
     }
+
+    @Test
+    void unusableKeyMaterialFailsWhenTheConfigurationIsMadeNamingTheFile() throws Exception {
+        var dir = TestPki.PKI.dir();
+        IllegalArgumentException wrongPassword = assertThrows(IllegalArgumentException.class, () -> TlsConfig.fromPkcs12(
+                dir.resolve("listener.p12"), "wrong".toCharArray(), dir.resolve("trust.p12"), TestPki.password()));
+        assertTrue(wrongPassword.getMessage().contains("listener.p12"), wrongPassword.getMessage());
+        // a certificate where the key should be
+        IllegalArgumentException noKey = assertThrows(IllegalArgumentException.class, () -> TlsConfig.fromPem(
+                dir.resolve("listener.pem"), dir.resolve("listener.pem"), dir.resolve("ca.pem")));
+        assertTrue(noKey.getMessage().contains("BEGIN PRIVATE KEY"), noKey.getMessage());
+        IllegalArgumentException noCert = assertThrows(IllegalArgumentException.class, () -> TlsConfig.fromPem(
+                dir.resolve("listener.key"), dir.resolve("listener.key"), dir.resolve("ca.pem")));
+        assertTrue(noCert.getMessage().contains("listener.key"), noCert.getMessage());
+        assertTrue(GOOD_LISTENER.toString().contains("tls=TlsConfig[mutual]"), GOOD_LISTENER.toString());
+    }
 }
