@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.*;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Minimal reproducers of defects found by {@link GraphProperties} and the fuzz campaign, kept as regression
+ * Minimal reproducers of defects found by the graph properties and the fuzz campaign (verbatim-fuzz), kept as regression
  * tests. Tests that could hang on a regression run under a timeout in a separate thread.
  */
 class WireRegressionTest {
