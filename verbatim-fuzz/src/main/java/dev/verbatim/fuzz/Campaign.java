@@ -136,12 +136,12 @@ public final class Campaign {
         WireReader reader = new WireReader(MessageOracle.LIMITS);
         Stats stats = new Stats();
         List<Seed> pool = Corpus.pool(seed);
-        MessageOracle poolChecker = new MessageOracle(reader, stats, options.heap());
+        MessageOracle poolOracle = new MessageOracle(reader, stats, options.heap());
         for (Seed s : pool) { // the pool itself must read back (but for the two deliberately over the limits)
             try {
-                Outcome o = poolChecker.check(s.bytes());
+                Outcome o = poolOracle.check(s.bytes());
                 if (o == Outcome.REJECTED && !s.name().startsWith("too many")) {
-                    fail(stats, seed, -1, "a pool message is rejected: " + poolChecker.lastRule, "pool: " + s.name(), null, s.bytes(), outDir);
+                    fail(stats, seed, -1, "a pool message is rejected: " + poolOracle.lastRule, "pool: " + s.name(), null, s.bytes(), outDir);
                 }
             } catch (Throwable t) {
                 fail(stats, seed, -1, "a pool message fails: " + t, "pool: " + s.name(), stackTrace(t), s.bytes(), outDir);
@@ -214,7 +214,7 @@ public final class Campaign {
         final AtomicLong next;
         final Path outDir;
         final java.util.function.LongConsumer beforeCase;
-        final MessageOracle checker;
+        final MessageOracle oracle;
         volatile long current = -1;
         volatile long began;
         volatile byte[] bytes;
@@ -230,7 +230,7 @@ public final class Campaign {
             this.next = next;
             this.outDir = options.outDir();
             this.beforeCase = options.beforeCase();
-            this.checker = new MessageOracle(reader, stats, options.heap());
+            this.oracle = new MessageOracle(reader, stats, options.heap());
             this.thread = new Thread(this, "verbatim-fuzz");
             thread.setDaemon(true);
         }
@@ -249,7 +249,7 @@ public final class Campaign {
                 Throwable failure = null;
                 try {
                     if (beforeCase != null) beforeCase.accept(it);
-                    o = checker.check(c.bytes(), c.scribble());
+                    o = oracle.check(c.bytes(), c.scribble());
                 } catch (Throwable t) {
                     failure = t;
                 }
@@ -266,7 +266,7 @@ public final class Campaign {
                 switch (o) {
                     case REJECTED -> {
                         stats.rejected.increment();
-                        stats.rules.computeIfAbsent(checker.lastRule, k -> new LongAdder()).increment();
+                        stats.rules.computeIfAbsent(oracle.lastRule, k -> new LongAdder()).increment();
                     }
                     case ACCEPTED_NULL_ROOT -> { stats.accepted.increment(); stats.nullRoots.increment(); }
                     case ACCEPTED_UNREADABLE_ROOT -> { stats.accepted.increment(); stats.unreadableRoots.increment(); }
