@@ -9,11 +9,13 @@ import dev.verbatim.fuzz.FuzzTypes.HolderV;
 import dev.verbatim.fuzz.FuzzTypes.Node;
 import dev.verbatim.fuzz.FuzzTypes.NodeV;
 import dev.verbatim.fuzz.FuzzTypes.Prims;
+import dev.verbatim.wire.ArrayView;
 import dev.verbatim.wire.Message;
 import dev.verbatim.wire.MessageDescriptor;
 import dev.verbatim.wire.WireReader;
 import dev.verbatim.wire.WireWriter;
 
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -115,6 +117,29 @@ class GraphOracleTest {
             if (MessageLayout.getInt(cycle, p) == 1) MessageLayout.putInt(cycle, p, 0);
         }
         assertTrue(RecordCycles.in(new WireReader().validate(MessageOracle.nativeCopy(cycle)).view(ChainV.class)));
+    }
+
+    /** A char sequence or an array view that disagrees with itself fails a read, with no other graph to compare. */
+    @Test
+    void aLeafThatDisagreesWithItselfIsFound() {
+        CharSequence twoFaced = new CharSequence() {
+            @Override public int length() { return 2; }
+            @Override public char charAt(int i) { return 'a'; }
+            @Override public CharSequence subSequence(int a, int b) { return this; }
+            @Override public String toString() { return "ab"; }
+        };
+        assertTrue(difference(() -> GraphOracle.read(List.of(twoFaced))).contains("char 1 of a char sequence"));
+        MemorySegment ints = MemorySegment.ofArray(new int[] {1, 2}).asReadOnly();
+        record Ints(int[] bulk, MemorySegment segment) implements ArrayView.OfInt {
+            @Override public int length() { return 2; }
+            @Override public int get(int i) { return i + 1; }
+            @Override public int[] toArray() { return bulk.clone(); }
+        }
+        GraphOracle.read(List.of(new Ints(new int[] {1, 2}, ints)));
+        assertTrue(difference(() -> GraphOracle.read(List.of(new Ints(new int[] {1, 3}, ints)))).contains("toArray() differs"));
+        assertTrue(difference(() -> GraphOracle.read(List.of(new Ints(new int[] {1, 2}, MemorySegment.ofArray(new int[] {1, 2})))))
+                .contains("read-only"));
+        assertTrue(difference(() -> GraphOracle.assertViewsRead(new int[] {1, 2, 3}, new Ints(new int[] {1, 2}, ints))).contains("int[3]"));
     }
 
     @Test
