@@ -15,10 +15,11 @@ import static dev.verbatim.wire.MessageDescriptor.*;
  * Copies a validated graph into heap objects, in one pass over the objects it reaches and without recursion.
  *
  * <p>Each object is read with the {@link BindingMaterializer} of its binding (generated code for records and classes) and
- * remembered in a memo indexed by object index, so sharing and cycles are preserved: {@code keys[i]} is the code the
- * object was read with and {@code memo[i]} the heap object (an object read with a second binding, rare, goes to a
- * map). A class, array or list exists as soon as it is met (its identity is what cycles need) and is queued to be
- * filled later; a record is built by an explicit depth-first walk over the records it holds, after them, so a
+ * remembered in a memo, so sharing and cycles are preserved: {@code keys[s]} is the code the object of slot {@code s}
+ * was read with and {@code memo[s]} the heap object (an object read with a second binding, rare, goes to a map). The
+ * root's materialization uses the object index as the slot; a subgraph's (a field read through a view) numbers the
+ * objects it meets ({@link MemoSlots}), so that its cost is the subgraph's, not the message's. A class, array or
+ * list exists as soon as it is met (its identity is what cycles need) and is queued to be filled later; a record is built by an explicit depth-first walk over the records it holds, after them, so a
  * million-element chain of records takes a million-frame array, not a million-frame thread stack; a cycle through
  * records alone cannot be built and is refused ({@link WireSchemaException}). Queued objects are filled until the
  * queue is empty.
@@ -41,9 +42,14 @@ final class Materializer {
     private final long[] entries;
     private final Shape[] ids;
     private final int objects;
-    /** Per object: 1 + the binding id of the code it was read with, 0 if not read yet (ints: no GC barrier per store). */
-    private final int[] keys;
-    private final Object[] memo;
+    /**
+     * Per slot: 1 + the binding id of the code its object was read with, 0 if not read yet (ints: no GC barrier per
+     * store), and the heap object. An object's slot is its index ({@link #slots} null: the root's materialization), or
+     * the one {@link #slots} gives it (a subgraph's: the tables grow with the objects reached, not the message).
+     */
+    private int[] keys;
+    private Object[] memo;
+    private final MemoSlots slots;
     /** Objects read with a second code: (index {@code <<} 32 | binding id) to the object. */
     private HashMap<Long, Object> extra;
 
@@ -60,14 +66,33 @@ final class Materializer {
     private BindingMaterializer[] sCode;
     private int depth;
 
-    Materializer(Message m) {
+    /**
+     * A materializer of message {@code m}: {@code subgraph} false for the root's graph (memo tables of one slot per
+     * object of the message), true for a subgraph read through a view (memo tables that grow with the objects the
+     * materialization reaches: a read costs what it copies, however many objects the message holds).
+     */
+    Materializer(Message m, boolean subgraph) {
         this.msg = m;
         this.seg = m.seg;
         this.entries = m.entries;
         this.ids = m.ids;
         this.objects = m.objects;
-        this.keys = new int[objects];
-        this.memo = new Object[objects];
+        int slotCount = subgraph ? Math.min(objects, 8) : objects;
+        this.keys = new int[slotCount];
+        this.memo = new Object[slotCount];
+        this.slots = subgraph ? new MemoSlots() : null;
+    }
+
+    /** The memo slot of object {@code r} (in range): its index, or the next free slot of a subgraph's tables on first sight. */
+    private int slot(int r) {
+        MemoSlots t = slots;
+        if (t == null) return r;
+        int s = t.slot(r);
+        if (s == keys.length) {
+            keys = Arrays.copyOf(keys, 2 * s);
+            memo = Arrays.copyOf(memo, 2 * s);
+        }
+        return s;
     }
 
     /** Object {@code root} read with binding {@code b}, and everything it reaches. */
@@ -99,7 +124,7 @@ final class Materializer {
             c = BindingMaterializer.of(m.rootBinding(w, Schema.of(type)));
             ROOTS[h] = new Root(type, w, c);
         }
-        return new Materializer(m).run(0, c);
+        return new Materializer(m, false).run(0, c);
     }
 
     private void drain() {
@@ -141,13 +166,14 @@ final class Materializer {
     Object cls(int r, BindingMaterializer c) {
         if (r == NULL_REF) return null;
         if (Integer.compareUnsigned(r, objects) >= 0) throw outOfRange(r);
-        int k = keys[r];
-        if (k == c.key) return memo[r];
+        int s = slot(r);
+        int k = keys[s];
+        if (k == c.key) return memo[s];
         if (k != 0) return other(r, c);
         int o = offset(r, c);
         Object v = c.create();
-        keys[r] = c.key;
-        memo[r] = v;
+        keys[s] = c.key;
+        memo[s] = v;
         enqueue(v, c, o, 0);
         return v;
     }
@@ -164,13 +190,14 @@ final class Materializer {
     Object chain(int r, BindingMaterializer c) {
         if (r == NULL_REF) return null;
         if (Integer.compareUnsigned(r, objects) >= 0) throw outOfRange(r);
-        int k = keys[r];
-        if (k == c.key) return memo[r];
+        int s = slot(r);
+        int k = keys[s];
+        if (k == c.key) return memo[s];
         if (k != 0) return other(r, c);
         int o = offset(r, c);
         Object v = c.create();
-        keys[r] = c.key; // remembered at once: a cycle back to it (a ring of nodes) must end the chain
-        memo[r] = v;
+        keys[s] = c.key; // remembered at once: a cycle back to it (a ring of nodes) must end the chain
+        memo[s] = v;
         chained = o;
         return v;
     }
@@ -190,9 +217,10 @@ final class Materializer {
     Object rec(int r, BindingMaterializer c) {
         if (r == NULL_REF) return null;
         if (Integer.compareUnsigned(r, objects) >= 0) throw outOfRange(r);
-        int k = keys[r];
+        int s = slot(r);
+        int k = keys[s];
         if (k == c.key) {
-            Object v = memo[r];
+            Object v = memo[s];
             if (v != PENDING) return v;
             throw Message.changed(-1, "reference to record " + r + " that is not built");
         }
@@ -201,8 +229,8 @@ final class Materializer {
         if (depth > 0) throw Message.changed(-1, "reference to record " + r + " that is not built");
         if (!c.recordChildren) {
             Object v = c.construct(this, o);
-            keys[r] = c.key;
-            memo[r] = v;
+            keys[s] = c.key;
+            memo[s] = v;
             return v;
         }
         return build(r, c, o);
@@ -212,12 +240,13 @@ final class Materializer {
     Object str(int r, BindingMaterializer c) {
         if (r == NULL_REF) return null;
         if (Integer.compareUnsigned(r, objects) >= 0) throw outOfRange(r);
-        int k = keys[r];
-        if (k == c.key) return memo[r];
+        int s = slot(r);
+        int k = keys[s];
+        if (k == c.key) return memo[s];
         if (k != 0) return other(r, c);
         String v = readString(msg, offset(r, c));
-        keys[r] = c.key;
-        memo[r] = v;
+        keys[s] = c.key;
+        memo[s] = v;
         return v;
     }
 
@@ -272,21 +301,22 @@ final class Materializer {
             if (v.kind != BindingMaterializer.RECORD) return false;
             c = v;
         }
-        int k = keys[r];
+        int s = slot(r);
+        int k = keys[s];
         if (k != c.key && k != 0) return descendOther(r, c);
         if (k != 0) {
-            if (memo[r] == PENDING) throw cycle(c);
+            if (memo[s] == PENDING) throw cycle(c);
             return false;
         }
         int o = offset(r, c);
         if (!c.recordChildren) {
             Object v = c.construct(this, o);
-            keys[r] = c.key;
-            memo[r] = v;
+            keys[s] = c.key;
+            memo[s] = v;
             return false;
         }
-        keys[r] = c.key;
-        memo[r] = PENDING;
+        keys[s] = c.key;
+        memo[s] = PENDING;
         push(r, c);
         return true;
     }
@@ -334,7 +364,7 @@ final class Materializer {
 
     private void push(int r, BindingMaterializer c) {
         if (sIdx == null) {
-            int cap = Math.min(objects, 1024);
+            int cap = Math.min(objects, slots == null ? 1024 : 16);
             sIdx = new int[cap];
             sCode = new BindingMaterializer[cap];
         } else if (depth == sIdx.length) {
@@ -420,17 +450,19 @@ final class Materializer {
 
     /** The object (or PENDING) read from {@code r} with code {@code c}, or null. */
     private Object get(int r, BindingMaterializer c) {
-        int k = keys[r];
-        if (k == c.key) return memo[r];
+        int s = slot(r);
+        int k = keys[s];
+        if (k == c.key) return memo[s];
         if (k == 0 || extra == null) return null;
         return extra.get(key(r, c));
     }
 
     private void put(int r, BindingMaterializer c, Object v) {
-        int k = keys[r];
+        int s = slot(r);
+        int k = keys[s];
         if (k == 0 || k == c.key) {
-            keys[r] = c.key;
-            memo[r] = v;
+            keys[s] = c.key;
+            memo[s] = v;
         } else {
             if (extra == null) extra = new HashMap<>();
             extra.put(key(r, c), v);

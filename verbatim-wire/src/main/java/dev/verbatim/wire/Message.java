@@ -187,7 +187,7 @@ public final class Message {
                 Binding vb = b.variantFor(shapeOf(r));
                 if (vb == null) throw changed(objTable + 8L * r + 4, "object of the wrong type");
                 if (vb.r.jkind == JType.IFACE) return newView(vb, objectOffset(r, vb.w));
-                return new Materializer(this).run(r, vb);
+                return new Materializer(this, true).run(r, vb);
             }
             case JType.CHARSEQ -> {
                 long o = objectOffset(r, Shape.STRING_SHAPE);
@@ -201,7 +201,7 @@ public final class Message {
             }
             case JType.LIST -> {
                 if (b.element.r.jkind == JType.IFACE || b.element.r.jkind == JType.CHARSEQ) return listView(r, b);
-                return new Materializer(this).run(r, b);
+                return new Materializer(this, true).run(r, b);
             }
             case JType.REF_ARRAY -> {
                 if (b.element.r.jkind == JType.IFACE) {
@@ -210,13 +210,13 @@ public final class Message {
                     for (int i = 0; i < a.length; i++) a[i] = l.get(i);
                     return a;
                 }
-                return new Materializer(this).run(r, b);
+                return new Materializer(this, true).run(r, b);
             }
             case JType.STRING, JType.BOXED, JType.PRIM_ARRAY -> {
                 return Materializer.readValue(this, r, b); // no graph to copy: no materializer state
             }
             default -> {
-                return new Materializer(this).run(r, b);
+                return new Materializer(this, true).run(r, b);
             }
         }
     }
