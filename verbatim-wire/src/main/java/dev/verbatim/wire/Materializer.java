@@ -21,7 +21,8 @@ import static dev.verbatim.wire.MessageDescriptor.*;
  * objects it meets ({@link MemoSlots}), so that its cost is the subgraph's, not the message's. A class, array or
  * list exists as soon as it is met (its identity is what cycles need) and is queued to be filled later; a record is built by an explicit depth-first walk over the records it holds, after them, so a
  * million-element chain of records takes a million-frame array, not a million-frame thread stack; a cycle through
- * records alone cannot be built and is refused ({@link WireSchemaException}). Queued objects are filled until the
+ * records alone cannot be built and is refused ({@link WireSchemaException}; a {@link WireFormatException} if the
+ * validator saw no cycle: the memory changed since). Queued objects are filled until the
  * queue is empty.
  *
  * <p>Every reference is read from the message once (a record's record fields twice: when walking, and when
@@ -375,7 +376,13 @@ final class Materializer {
         sCode[depth++] = c;
     }
 
-    private static WireSchemaException cycle(BindingMaterializer c) {
+    /**
+     * A cycle through records, which cannot be built: a property of the sender's graph ({@link WireSchemaException}),
+     * unless the message had no cycle when it was validated ({@link Message#forwardOnly}): then its memory changed
+     * since ({@link WireFormatException}).
+     */
+    private RuntimeException cycle(BindingMaterializer c) {
+        if (msg.forwardOnly) return Message.changed(-1, "a cycle through record " + c.b.r.raw.getName() + " the validated message did not have");
         return new WireSchemaException("the graph has a cycle through record " + c.b.r.raw.getName()
                 + ", which cannot be built (a record needs its fields first); read it through a view or use a class");
     }

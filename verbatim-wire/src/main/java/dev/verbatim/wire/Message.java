@@ -43,10 +43,17 @@ public final class Message {
     private final int runFirst;
     private final int runCount;
     private final long runBase;
+    /**
+     * True if, when the message was validated, every reference named an object after the one holding it: the graph had
+     * no cycle then. A cycle met later (a record cycle the materializer cannot build) is then a change made after
+     * validation ({@link WireFormatException}), not a property of the sender's graph ({@link WireSchemaException}).
+     */
+    final boolean forwardOnly;
 
     /** A message whose objects {@code runFirst .. runFirst + runCount - 1} are a run of {@code runShape} from {@code runBase}. */
     Message(MemorySegment seg, int objects, long tail, long objTable, long[] entries, Shape[] ids,
-            Shape runShape, int runFirst, int runCount, long runBase) {
+            Shape runShape, int runFirst, int runCount, long runBase, boolean forwardOnly) {
+        this.forwardOnly = forwardOnly;
         this.runShape = runShape;
         this.runFirst = runFirst;
         this.runCount = runShape == null ? 0 : runCount;

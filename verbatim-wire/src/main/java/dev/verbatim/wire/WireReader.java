@@ -76,6 +76,7 @@ public final class WireReader {
         int runFirst = 0, runCount = 0;
         long runBase = 0;
         Shape runShape = null;
+        boolean forwardOnly = true; // no reference names the object holding it or an earlier one
         for (int i = 0; i < objects; ) {
             long entry = entries[i];
             long at = objTable + 8L * i;
@@ -84,11 +85,20 @@ public final class WireReader {
             Shape s = shapeOf(tid, ids);
             if (s == null) throw new WireFormatException(at + 4, "unknown type id", "id " + tid);
             if (s.kind != Shape.STRUCT) {
-                pos = align8(pos + validateObject(message, s, pos, tail, entries, ids));
+                long size = validateObject(message, s, pos, tail, entries, ids, i);
+                if (size < 0) {
+                    forwardOnly = false;
+                    size &= Long.MAX_VALUE;
+                }
+                pos = align8(pos + size);
                 i++;
                 continue;
             }
             int next = validatorOf(s).validateRun(message, entries, ids, i, pos, tail, (long) tid << 32);
+            if (next < 0) {
+                forwardOnly = false;
+                next &= Integer.MAX_VALUE;
+            }
             if (next - i > runCount) {
                 runFirst = i;
                 runCount = next - i;
@@ -99,7 +109,7 @@ public final class WireReader {
             i = next;
         }
         if (objects > 0 && pos != tail) throw new WireFormatException(pos, "bytes between the last object and the tables", (tail - pos) + " bytes");
-        return new Message(message, objects, tail, objTable, entries, ids, runShape, runFirst, runCount, runBase);
+        return new Message(message, objects, tail, objTable, entries, ids, runShape, runFirst, runCount, runBase, forwardOnly);
     }
 
     private static WireFormatException badEntry(long at, int i, long entry, long pos) {
@@ -181,8 +191,11 @@ public final class WireReader {
         return ids;
     }
 
-    /** Checks one object that is not a struct (structs are checked in the main loop); returns its size in bytes (unpadded). */
-    private static long validateObject(MemorySegment m, Shape s, long pos, long tail, long[] entries, Shape[] ids) {
+    /**
+     * Checks object {@code i}, which is not a struct (structs are checked in the main loop); returns its size in bytes
+     * (unpadded), with bit 63 set if one of its references names it or an earlier object.
+     */
+    private static long validateObject(MemorySegment m, Shape s, long pos, long tail, long[] entries, Shape[] ids, int i) {
         switch (s.kind) {
             case Shape.ARRAY, Shape.LIST -> {
                 if (pos + 4 > tail) throw new WireFormatException(pos, "array length overruns the tables", null);
@@ -196,9 +209,11 @@ public final class WireReader {
                     int count = e.constants.length;
                     for (long p = pos + data, stop = pos + size; p < stop; p += 4) checkOrdinal(m, p, count);
                 } else if (!e.isPrimitive()) {
+                    boolean forward = true;
                     for (long p = pos + data, stop = pos + size; p < stop; p += 4) {
-                        checkRef(m, p, e, entries, ids);
+                        forward &= checkRef(m, p, e, entries, ids, i);
                     }
+                    if (!forward) return size | Long.MIN_VALUE;
                 }
                 return size;
             }
@@ -245,13 +260,17 @@ public final class WireReader {
      * A reference is null or the index of an object whose type (read from its object table entry) the
      * declared type accepts. The target's offset is checked when the linear walk reaches it. Failures
      * leave through methods of their own so that this one stays small enough to be inlined.
+     *
+     * @param holder the index of the object holding the reference
+     * @return false if the reference names the holder or an earlier object (a back reference), true otherwise
      */
-    static void checkRef(MemorySegment m, long at, Shape declared, long[] entries, Shape[] ids) {
+    static boolean checkRef(MemorySegment m, long at, Shape declared, long[] entries, Shape[] ids, int holder) {
         int r = m.get(I32, at);
-        if (r == NULL_REF) return;
+        if (r == NULL_REF) return true;
         if (Integer.compareUnsigned(r, entries.length) >= 0) throw refOutOfRange(at, r, entries.length);
         Shape actual = shapeOf(entryType(entries[r]), ids);
         if (actual != declared && !acceptsSlow(declared, actual)) throw wrongType(at, declared, actual);
+        return r > holder;
     }
 
     private static boolean acceptsSlow(Shape declared, Shape actual) {
