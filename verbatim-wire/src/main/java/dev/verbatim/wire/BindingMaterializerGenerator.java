@@ -85,7 +85,9 @@ final class BindingMaterializerGenerator {
         List<Object> data = new ArrayList<>();
         MethodHandles.Lookup lookup = Schema.lookupFor(t.raw);
         try {
-            if (isRecord) {
+            if (t.factory != null) {
+                data.add(t.factory);
+            } else if (isRecord) {
                 var rc = t.raw.getRecordComponents();
                 Class<?>[] types = new Class<?>[rc.length];
                 Class<?>[] erased = new Class<?>[rc.length];

@@ -97,6 +97,10 @@ final class Fingerprints {
     }
 
     private static void describeType(Shape t, List<Shape> stack, int scc, Map<Shape, Integer> sccOf, StringBuilder sb) {
+        if (t.builtinId != 0) {
+            sb.append(t.canonical);
+            return;
+        }
         switch (t.kind) {
             case Shape.ARRAY -> { sb.append("array("); describeType(t.element, stack, scc, sccOf, sb); sb.append(')'); }
             case Shape.LIST -> { sb.append("list("); describeType(t.element, stack, scc, sccOf, sb); sb.append(')'); }

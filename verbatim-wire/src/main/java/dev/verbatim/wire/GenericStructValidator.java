@@ -37,6 +37,7 @@ final class GenericStructValidator extends StructValidator {
             }
             for (int b : s.boolOffsets) WireReader.checkBoolean(m, pos + b);
             for (int j = 0; j < s.enumOffsets.length; j++) WireReader.checkOrdinal(m, pos + s.enumOffsets[j], s.enumCounts[j]);
+            if (ValueTypes.isValue(s)) ValueTypes.check(s, m, pos, entries, tail);
             pos += step;
             i++;
         } while (i < n && entries[i] == (tidBits | pos));

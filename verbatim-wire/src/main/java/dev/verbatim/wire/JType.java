@@ -44,6 +44,11 @@ final class JType {
     JType[] variants;
     /** ENUM: the constants in ordinal order. */
     Object[] enumConstants;
+    /**
+     * RECORD of a value class ({@link JavaValues}): builds the value from its fields in name order (instead of a
+     * record's canonical constructor); null for records.
+     */
+    MethodHandle factory;
 
     // Generated code, created on first use.
     volatile StructWriter writer;

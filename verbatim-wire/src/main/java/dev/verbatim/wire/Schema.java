@@ -68,6 +68,16 @@ public final class Schema {
         JType cs = new JType(JType.CHARSEQ, CharSequence.class);
         cs.shape = Shape.STRING_SHAPE;
         TYPES.put(CharSequence.class, cs);
+        for (int id = ValueTypes.FIRST; id <= ValueTypes.LAST; id++) {
+            Shape.Field[] fs = ValueTypes.shape(id).fields;
+            JType[] fieldTypes = new JType[fs.length];
+            for (int i = 0; i < fs.length; i++) {
+                Shape f = fs[i].type;
+                fieldTypes[i] = f.isPrimitive() ? PRIM_JTYPES[f.kind] : f == Shape.STRING_SHAPE ? s : TYPES.get(byte[].class);
+            }
+            JType v = JavaValues.javaType(id, fieldTypes);
+            TYPES.put(v.raw, v);
+        }
     }
 
     /** The structural fingerprint of a type: equal for every JVM, and for a record and an interface of one structure. */

@@ -24,7 +24,7 @@ final class Shape {
     static final Shape STRING_SHAPE;
     static final Shape[] PRIM_ARRAYS = new Shape[8];
     static final Shape[] BOXES = new Shape[8];
-    /** Built-in shapes by type id (index 1..17), null elsewhere. */
+    /** Built-in shapes by type id (index 1..17, and the value types 18..27 of {@link ValueTypes}), null elsewhere. */
     static final Shape[] BUILTINS = new Shape[MessageDescriptor.FIRST_TABLE_TYPE_ID];
 
     static {
@@ -51,6 +51,7 @@ final class Shape {
             BOXES[k] = b;
             BUILTINS[b.builtinId] = b;
         }
+        ValueTypes.define(BUILTINS);
         for (Shape s : BUILTINS) {
             if (s != null) s.freezeBuiltin();
         }
@@ -117,7 +118,8 @@ final class Shape {
     /** True if a field of this type holds a reference (u32 object index) rather than a value. */
     boolean isReference() { return kind != ENUM && kind > F64; }
 
-    boolean isComposite() { return kind == STRUCT || kind == SEALED; }
+    /** A struct or sealed type of the type table (the built-in value structs are leaves, like strings). */
+    boolean isComposite() { return kind == STRUCT && builtinId == 0 || kind == SEALED; }
 
     boolean isPrimitiveArray() { return kind == ARRAY && element.isPrimitive(); }
 

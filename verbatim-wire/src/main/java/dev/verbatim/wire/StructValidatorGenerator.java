@@ -28,6 +28,7 @@ final class StructValidatorGenerator {
     static final ClassDesc CD_StructValidator = ClassDesc.of(StructValidator.class.getName());
     static final ClassDesc CD_WireReader = ClassDesc.of(WireReader.class.getName());
     static final ClassDesc CD_WireFormatException = ClassDesc.of(WireFormatException.class.getName());
+    static final ClassDesc CD_ValueTypes = ClassDesc.of(ValueTypes.class.getName());
     /** References whose last accepted target type a generated validator keeps in a local (the rest check every time). */
     private static final int CACHED_REFS = 16;
 
@@ -57,6 +58,7 @@ final class StructValidatorGenerator {
      *         if (t != ok) ok = checkTarget(m, at + o, D, t, ids);
      *     }
      *     // booleans: checkBoolean(m, at + b); enum ordinals: checkOrdinal(m, at + e, count)
+     *     // a value type's rule: ValueTypes.check(shape, m, at, entries, tail)
      * }
      * return j | back;
      * }</pre>
@@ -161,6 +163,10 @@ final class StructValidatorGenerator {
                 for (int j = 0; j < s.enumOffsets.length; j++) {
                     code.aload(1).lload(20).ldc((long) s.enumOffsets[j]).ladd().ldc(s.enumCounts[j])
                             .invokestatic(CD_WireReader, "checkOrdinal", MethodTypeDesc.of(CD_void, CD_MemorySegment, CD_long, CD_int));
+                }
+                if (ValueTypes.isValue(s)) {
+                    code.ldc(classDataAt(CD_Shape, 0)).aload(1).lload(20).aload(2).lload(7)
+                            .invokestatic(CD_ValueTypes, "check", MethodTypeDesc.of(CD_void, CD_Shape, CD_MemorySegment, CD_long, CD_long_array, CD_long));
                 }
                 code.lload(20).ldc(aligned).ladd().lstore(20);
                 code.iinc(19, 1);

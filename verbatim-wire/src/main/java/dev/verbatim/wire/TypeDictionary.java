@@ -175,6 +175,10 @@ public final class TypeDictionary {
                     return Shape.PRIMS[java.util.Arrays.asList(Shape.PRIM_NAMES).indexOf(word)];
                 }
                 case "string" -> { return Shape.STRING_SHAPE; }
+                case "instant", "duration", "localdate", "localtime", "localdatetime", "offsetdatetime", "zoneddatetime",
+                     "uuid", "biginteger", "bigdecimal" -> {
+                    return ValueTypes.shape(ValueTypes.FIRST + java.util.Arrays.asList(ValueTypes.NAMES).indexOf(word));
+                }
                 case "box", "array", "list" -> {
                     expect('(');
                     Shape e = type(depth + 1);

@@ -494,7 +494,7 @@ public final class WireWriter {
         Class<?> c = value.getClass();
         switch (declared.jkind) {
             case JType.RECORD, JType.CLASS -> {
-                if (c == declared.raw) return declared;
+                if (c == declared.raw || declared.factory != null && declared.raw.isInstance(value)) return declared;
                 throw new IllegalArgumentException("a reference declared " + declared.raw.getName() + " holds a "
                         + c.getName() + ": only sealed hierarchies are polymorphic on the wire");
             }
