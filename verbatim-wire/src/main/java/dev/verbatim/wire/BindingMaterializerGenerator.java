@@ -221,7 +221,8 @@ final class BindingMaterializerGenerator {
             params[k] = ft.jkind == JType.PRIM ? PRIM_CD[ft.shape.kind] : CD_Object;
             Shape.Field src = b.source[i];
             if (src == null) { // a field the writer lacks: its default
-                if (ft.jkind != JType.PRIM) code.aconst_null();
+                if (ft.jkind == JType.OPTIONAL) code.invokestatic(CD_Optional, "empty", MethodTypeDesc.of(CD_Optional), false);
+                else if (ft.jkind != JType.PRIM) code.aconst_null();
                 else switch (ft.shape.kind) {
                     case Shape.I64 -> code.lconst_0();
                     case Shape.F32 -> code.fconst_0();
@@ -297,6 +298,7 @@ final class BindingMaterializerGenerator {
             case BindingMaterializer.CLASS -> "cls";
             case BindingMaterializer.RECORD -> "rec";
             case BindingMaterializer.STRING -> "str";
+            case BindingMaterializer.OPTIONAL -> "opt";
             default -> "ref";
         };
     }

@@ -1,9 +1,7 @@
 package dev.verbatim.wire;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.lang.reflect.Array;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -104,6 +102,7 @@ final class Materializer {
     private Object run(int root, BindingMaterializer c) {
         Object v = ref(root, c);
         drain();
+        insertKeyed();
         return v;
     }
 
@@ -136,6 +135,7 @@ final class Materializer {
             switch (c.kind) {
                 case BindingMaterializer.CLASS -> c.fill(this, target, qInt[j]);
                 case BindingMaterializer.REF_ARRAY -> fillArray((Object[]) target, c.element, qInt[j], qInt[j + 1]);
+                case BindingMaterializer.MAP, BindingMaterializer.SET -> resolveKeyed(target, c, qInt[j], qInt[j + 1]);
                 default -> fillList(target, c.element, qInt[j], qInt[j + 1]);
             }
         }
@@ -245,16 +245,22 @@ final class Materializer {
         int k = keys[s];
         if (k == c.key) return memo[s];
         if (k != 0) return other(r, c);
-        String v = readString(msg, offset(r, c));
+        String v = HeapValues.readString(msg, offset(r, c));
         keys[s] = c.key;
         memo[s] = v;
         return v;
     }
 
-    /** Any other reference (boxes, primitive arrays, views, arrays, lists, sealed types), or null. */
+    /** An {@code Optional} field: empty for null, else the value of the reference. */
+    Object opt(int r, BindingMaterializer c) {
+        return r == NULL_REF ? java.util.Optional.empty() : java.util.Optional.of(ref(r, c.element));
+    }
+
+    /** Any other reference (boxes, primitive arrays, views, arrays, lists, maps, sets, sealed types), or null. */
     Object ref(int r, BindingMaterializer c) {
         if (r == NULL_REF) return null;
         if (Integer.compareUnsigned(r, objects) >= 0) throw outOfRange(r);
+        if (c.kind == BindingMaterializer.OPTIONAL) return opt(r, c);
         if (c.kind == BindingMaterializer.SEALED) {
             BindingMaterializer v = c.variantFor(shapeOf(r));
             if (v == null) throw wrongType(r);
@@ -270,7 +276,7 @@ final class Materializer {
         if (v != null) return v;
         long o = offset(r, c);
         switch (c.kind) {
-            case BindingMaterializer.VALUE -> v = readValue(msg, r, c.b);
+            case BindingMaterializer.VALUE -> v = HeapValues.readValue(msg, r, c.b);
             case BindingMaterializer.VIEW -> v = msg.readRef(r, c.b);
             case BindingMaterializer.REF_ARRAY -> {
                 int n = msg.arrayLength(o, c.w);
@@ -280,6 +286,11 @@ final class Materializer {
             case BindingMaterializer.LIST -> {
                 int n = msg.arrayLength(o, c.w);
                 v = new ArrayList<>(n);
+                enqueue(v, c, (int) o, n);
+            }
+            case BindingMaterializer.MAP, BindingMaterializer.SET -> {
+                int n = msg.keyedLength(o, c.w);
+                v = c.kind == BindingMaterializer.MAP ? java.util.LinkedHashMap.newLinkedHashMap(n) : java.util.LinkedHashSet.newLinkedHashSet(n);
                 enqueue(v, c, (int) o, n);
             }
             default -> throw new IllegalStateException("not a reference: " + c);
@@ -296,6 +307,7 @@ final class Materializer {
     boolean descend(int r, BindingMaterializer c) {
         if (r == NULL_REF) return false;
         if (Integer.compareUnsigned(r, objects) >= 0) throw outOfRange(r);
+        if (c.kind == BindingMaterializer.OPTIONAL) c = c.element;
         if (c.kind == BindingMaterializer.SEALED) {
             BindingMaterializer v = c.variantFor(shapeOf(r));
             if (v == null) throw wrongType(r);
@@ -413,6 +425,70 @@ final class Materializer {
         }
     }
 
+    // ------------------------------------------------------------------ maps and sets
+
+    /**
+     * Maps and sets whose keys (and values) are read but not inserted yet: (collection, keys, values) at
+     * {@code 3j .. 3j + 2}. Keys are inserted once every object is filled ({@link #insertKeyed}): a key's
+     * {@code hashCode} may depend on fields that are set later (a class is filled after it is created).
+     */
+    private Object[] keyed;
+    private int keyedCount;
+
+    /** Reads the {@code n} keys (and values) of the map or set at {@code o}; they are inserted after the queue drains. */
+    private void resolveKeyed(Object target, BindingMaterializer c, int o, int n) {
+        long base = o + 4L;
+        Object[] ks = new Object[n];
+        for (int k = 0; k < n; k++) ks[k] = element(seg.get(I32, base + 4L * k), c.element);
+        Object[] vs = null;
+        if (c.kind == BindingMaterializer.MAP) {
+            vs = new Object[n];
+            for (int k = 0; k < n; k++) vs[k] = element(seg.get(I32, base + 4L * (n + k)), c.mapValue);
+        }
+        if (keyed == null) keyed = new Object[12];
+        else if (3 * keyedCount == keyed.length) keyed = Arrays.copyOf(keyed, 2 * keyed.length);
+        keyed[3 * keyedCount] = target;
+        keyed[3 * keyedCount + 1] = ks;
+        keyed[3 * keyedCount + 2] = vs;
+        keyedCount++;
+    }
+
+    private Object element(int x, BindingMaterializer e) {
+        return switch (e.kind) {
+            case BindingMaterializer.ENUM -> enm(x, e);
+            case BindingMaterializer.CLASS -> cls(x, e);
+            case BindingMaterializer.RECORD -> rec(x, e);
+            case BindingMaterializer.STRING -> str(x, e);
+            default -> ref(x, e);
+        };
+    }
+
+    /**
+     * Inserts the keys of every map and set read, the ones met last first (a map held by a key of another map is then
+     * complete before that key is hashed). Keys the validator found distinct but {@code equals} finds equal (two
+     * distinct objects of one value) are refused.
+     */
+    @SuppressWarnings("unchecked")
+    private void insertKeyed() {
+        for (int j = keyedCount - 1; j >= 0; j--) {
+            Object[] ks = (Object[]) keyed[3 * j + 1], vs = (Object[]) keyed[3 * j + 2];
+            if (vs != null) {
+                java.util.Map<Object, Object> map = (java.util.Map<Object, Object>) keyed[3 * j];
+                for (int k = 0; k < ks.length; k++) map.put(ks[k], vs[k]);
+                if (map.size() != ks.length) throw notUnique(ks.length - map.size());
+            } else {
+                java.util.Set<Object> set = (java.util.Set<Object>) keyed[3 * j];
+                for (Object k : ks) set.add(k);
+                if (set.size() != ks.length) throw notUnique(ks.length - set.size());
+            }
+        }
+        keyedCount = 0;
+    }
+
+    private static WireFormatException notUnique(int duplicates) {
+        return new WireFormatException(-1, "map keys or set elements not unique", duplicates + " equal to another by equals");
+    }
+
     private void enqueue(Object v, BindingMaterializer c, int o, int n) {
         int j = 2 * queued;
         if (qObj == null) {
@@ -495,102 +571,9 @@ final class Materializer {
                 if (!c.recordChildren) put(r, c, v = c.construct(this, o));
                 else v = build(r, c, o);
             }
-            case BindingMaterializer.STRING -> put(r, c, v = readString(msg, o));
+            case BindingMaterializer.STRING -> put(r, c, v = HeapValues.readString(msg, o));
             default -> throw new IllegalStateException("not a record, class or string: " + c);
         }
         return v;
-    }
-
-    // ------------------------------------------------------------------ values
-
-    /** Strings up to this many chars are read a word at a time (a bulk copy costs more than it saves for them). */
-    private static final int SHORT_STRING = 64;
-
-    /**
-     * The string at {@code o}, exactly as written (unpaired surrogates included), its length (read again: the memory
-     * may have changed) checked to fit before the tables.
-     *
-     * <p>Short strings are read in 8-byte words from the object's start: the object starts 8-aligned and its chars end
-     * before the tables, which start 8-aligned, so every word read lies inside the message (the first one too: the
-     * validated object holds at least its 4-byte header).
-     */
-    static String readString(Message m, long o) {
-        MemorySegment seg = m.seg;
-        long w = seg.get(I64, o);
-        int h = (int) w;
-        int n = h & ~STRING_UTF16_BIT;
-        boolean utf16 = (h & STRING_UTF16_BIT) != 0;
-        long end = o + STRING_DATA_OFFSET + (utf16 ? 2L * n : n);
-        if (end > m.tail) throw Message.changed(o, "string length out of range");
-        if (n > SHORT_STRING) {
-            long data = o + STRING_DATA_OFFSET;
-            if (utf16) {
-                char[] c = new char[n];
-                MemorySegment.copy(seg, U16, data, c, 0, n);
-                return new String(c);
-            }
-            byte[] a = new byte[n];
-            MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, data, a, 0, n);
-            return new String(a, StandardCharsets.ISO_8859_1);
-        }
-        if (utf16) {
-            char[] c = new char[n];
-            int j = STRING_DATA_OFFSET; // the byte of the object the next char starts at
-            for (int i = 0; i < n; i++, j += 2) {
-                if ((j & 7) == 0) w = seg.get(I64, o + j);
-                c[i] = (char) (w >>> ((j & 7) << 3));
-            }
-            return new String(c);
-        }
-        byte[] a = new byte[n];
-        int j = STRING_DATA_OFFSET;
-        for (int i = 0; i < n; i++, j++) {
-            if ((j & 7) == 0) w = seg.get(I64, o + j);
-            a[i] = (byte) (w >>> ((j & 7) << 3));
-        }
-        return new String(a, StandardCharsets.ISO_8859_1);
-    }
-
-    /** A string, box or primitive array copied out of the message. */
-    static Object readValue(Message m, int r, Binding b) {
-        MemorySegment seg = m.seg;
-        switch (b.r.jkind) {
-            case JType.STRING -> {
-                return readString(m, m.objectOffset(r, Shape.STRING_SHAPE));
-            }
-            case JType.BOXED -> {
-                int k = b.w.element.kind;
-                long o = m.objectOffset(r, b.w);
-                if (o + WireWriter.boxSize(k) > m.tail) throw Message.changed(o, "box out of range");
-                return readPrim(seg, k, o);
-            }
-            case JType.PRIM_ARRAY -> {
-                int k = b.w.element.kind;
-                long o = m.objectOffset(r, b.w);
-                int n = m.arrayLength(o, b.w);
-                Object v = Array.newInstance(b.r.raw.getComponentType(), n);
-                if (k == Shape.BOOL) {
-                    boolean[] a = (boolean[]) v;
-                    for (int j = 0; j < n; j++) a[j] = seg.get(I8, o + 4 + j) != 0;
-                } else {
-                    MemorySegment.copy(seg, WireWriter.elementLayout(k), o + b.w.arrayDataOffset(), v, 0, n);
-                }
-                return v;
-            }
-            default -> throw new IllegalStateException("not a value type: " + b.r);
-        }
-    }
-
-    static Object readPrim(MemorySegment seg, int kind, long at) {
-        return switch (kind) {
-            case Shape.BOOL -> bool(seg, at);
-            case Shape.I8 -> seg.get(I8, at);
-            case Shape.U16 -> seg.get(U16, at);
-            case Shape.I16 -> seg.get(I16, at);
-            case Shape.I32 -> seg.get(I32, at);
-            case Shape.I64 -> seg.get(I64, at);
-            case Shape.F32 -> seg.get(F32, at);
-            default -> seg.get(F64, at);
-        };
     }
 }

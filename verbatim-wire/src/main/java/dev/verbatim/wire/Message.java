@@ -172,7 +172,9 @@ public final class Message {
 
     /** Called by generated views for references that are not plain struct views. */
     Object readRef(int r, int bindingId) {
-        return r == NULL_REF ? null : readRef(r, Binding.byId(bindingId));
+        Binding b = Binding.byId(bindingId);
+        if (r == NULL_REF) return b.r.jkind == JType.OPTIONAL ? java.util.Optional.empty() : null;
+        return readRef(r, b);
     }
 
     /** Called by generated views: an enum constant from its ordinal. */
@@ -219,8 +221,17 @@ public final class Message {
                 }
                 return new Materializer(this, true).run(r, b);
             }
+            case JType.MAP -> {
+                return KeyedViews.map(this, r, b);
+            }
+            case JType.SET -> {
+                return KeyedViews.set(this, r, b);
+            }
+            case JType.OPTIONAL -> {
+                return java.util.Optional.of(readRef(r, b.element));
+            }
             case JType.STRING, JType.BOXED, JType.PRIM_ARRAY -> {
-                return Materializer.readValue(this, r, b); // no graph to copy: no materializer state
+                return HeapValues.readValue(this, r, b); // no graph to copy: no materializer state
             }
             default -> {
                 return new Materializer(this, true).run(r, b);
@@ -252,6 +263,14 @@ public final class Message {
         if (o + 4 > tail) throw changed(o, "array out of range");
         int n = seg.get(I32, o + ARRAY_LENGTH_OFFSET);
         if (n < 0 || o + s.arrayDataOffset() + (long) n * s.elementSize() > tail) throw changed(o, "array length out of range");
+        return n;
+    }
+
+    /** The length of the map or set of shape {@code s} at {@code o}, checked to fit. */
+    int keyedLength(long o, Shape s) {
+        if (o + 4 > tail) throw changed(o, "map or set out of range");
+        int n = seg.get(I32, o + ARRAY_LENGTH_OFFSET);
+        if (n < 0 || o + 4 + (long) n * s.keyedEntrySize() > tail) throw changed(o, "map or set length out of range");
         return n;
     }
 

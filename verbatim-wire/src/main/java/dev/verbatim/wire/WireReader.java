@@ -15,7 +15,9 @@ import static dev.verbatim.wire.MessageDescriptor.*;
  * fingerprint is known; every object starts where the object table says, at the 8-aligned end of the
  * previous one, with a known type id, and fits before the tables; array and string lengths fit; booleans
  * are 0 or 1; enum ordinals are in range; every reference is null or the index of an object whose type is
- * the declared one (or a permitted case of a declared sealed type); the objects end exactly at the tables.
+ * the declared one (or a permitted case of a declared sealed type); value types (java.time, UUID, big numbers) keep
+ * their ranges ({@link ValueTypes#check}); the objects end exactly at the tables; then every map's keys and every
+ * set's elements are unique and listed in order by the object's order ({@link KeyOrder#check}).
  *
  * <p>Thread-safe and reusable.
  */
@@ -77,6 +79,8 @@ public final class WireReader {
         long runBase = 0;
         Shape runShape = null;
         boolean forwardOnly = true; // no reference names the object holding it or an earlier one
+        int[] keyed = null; // maps and sets, whose key order is checked once every object is known to fit
+        int keyedCount = 0;
         for (int i = 0; i < objects; ) {
             long entry = entries[i];
             long at = objTable + 8L * i;
@@ -85,6 +89,11 @@ public final class WireReader {
             Shape s = shapeOf(tid, ids);
             if (s == null) throw new WireFormatException(at + 4, "unknown type id", "id " + tid);
             if (s.kind != Shape.STRUCT) {
+                if (s.isKeyed()) {
+                    if (keyed == null) keyed = new int[8];
+                    else if (keyedCount == keyed.length) keyed = java.util.Arrays.copyOf(keyed, 2 * keyedCount);
+                    keyed[keyedCount++] = i;
+                }
                 long size = validateObject(message, s, pos, tail, entries, ids, i);
                 if (size < 0) {
                     forwardOnly = false;
@@ -109,6 +118,10 @@ public final class WireReader {
             i = next;
         }
         if (objects > 0 && pos != tail) throw new WireFormatException(pos, "bytes between the last object and the tables", (tail - pos) + " bytes");
+        for (int k = 0; k < keyedCount; k++) {
+            long entry = entries[keyed[k]];
+            KeyOrder.check(message, shapeOf(entryType(entry), ids), Integer.toUnsignedLong(entryOffset(entry)), entries);
+        }
         return new Message(message, objects, tail, objTable, entries, ids, runShape, runFirst, runCount, runBase, forwardOnly);
     }
 
@@ -176,7 +189,7 @@ public final class WireReader {
             long fp = m.get(I64, at);
             Shape s = Schema.shapeByFingerprint(fp);
             if (s == null) throw new WireFormatException(at, "unknown type fingerprint", Fingerprints.hex(fp));
-            if (s.builtinId != 0 || s.isPrimitive() || s.kind == Shape.ENUM || s.kind == Shape.SEALED) {
+            if (s.builtinId != 0 || s.isPrimitive() || s.kind == Shape.ENUM || s.kind == Shape.SEALED || s.kind == Shape.OPTIONAL) {
                 throw new WireFormatException(at, "type table names a type that is not an object type", s.toString());
             }
             for (int j = 0; j < k; j++) {
@@ -217,6 +230,16 @@ public final class WireReader {
                 }
                 return size;
             }
+            case Shape.MAP, Shape.SET -> {
+                if (pos + 4 > tail) throw new WireFormatException(pos, "map or set length overruns the tables", null);
+                int n = m.get(I32, pos + ARRAY_LENGTH_OFFSET);
+                if (n < 0) throw new WireFormatException(pos + ARRAY_LENGTH_OFFSET, "negative map or set length", Integer.toString(n));
+                long size = 4 + (long) n * s.keyedEntrySize();
+                if (size > tail - pos) throw new WireFormatException(pos + ARRAY_LENGTH_OFFSET, "map or set overruns the tables", "length " + n);
+                boolean forward = checkElements(m, pos + 4, n, s.element, entries, ids, i);
+                if (s.kind == Shape.MAP) forward &= checkElements(m, pos + 4 + 4L * n, n, s.mapValue, entries, ids, i);
+                return forward ? size : size | Long.MIN_VALUE; // the order is checked after the walk (KeyOrder.check)
+            }
             case Shape.STRING -> {
                 if (pos + 4 > tail) throw new WireFormatException(pos, "string length overruns the tables", null);
                 int n = m.get(I32, pos + STRING_LENGTH_OFFSET);
@@ -234,6 +257,17 @@ public final class WireReader {
             }
             default -> throw new WireFormatException(pos, "not an object type", s.toString());
         }
+    }
+
+    /** Checks {@code n} 4-byte elements of type {@code e} (references or enum ordinals) from {@code at}; false if one points back. */
+    private static boolean checkElements(MemorySegment m, long at, int n, Shape e, long[] entries, Shape[] ids, int holder) {
+        boolean forward = true;
+        if (e.kind == Shape.ENUM) {
+            for (long p = at, stop = at + 4L * n; p < stop; p += 4) checkOrdinal(m, p, e.constants.length);
+        } else {
+            for (long p = at, stop = at + 4L * n; p < stop; p += 4) forward &= checkRef(m, p, e, entries, ids, holder);
+        }
+        return forward;
     }
 
     static void checkBoolean(MemorySegment m, long at) {
