@@ -7,6 +7,7 @@ import dev.verbatim.examples.WireExample.Side;
 import dev.verbatim.transport.Claim;
 import dev.verbatim.transport.Connection;
 import dev.verbatim.transport.Delivery;
+import dev.verbatim.transport.DeliveryHandler;
 import dev.verbatim.transport.Listener;
 import dev.verbatim.transport.Transport;
 import dev.verbatim.wire.WireReader;
@@ -43,7 +44,8 @@ public final class ConnectionExample {
                 handled = c.poll(d -> {
                     OrderView o = reader.validate(d.payload()).view(OrderView.class);
                     System.out.println("order " + o.id() + " " + o.symbol() + " " + o.quantity());
-                }, 1);                                                 // at most one delivery (the order)
+                    return DeliveryHandler.Action.STOP;                // the order only: the rest waits for take()
+                }, 64);
             }
             Delivery kept = c.take(Duration.ofSeconds(5));             // or hold a delivery past its handling ...
             System.out.println("region of " + kept.region(0).byteSize() + " bytes, then " + kept.length() + " bytes");

@@ -1,5 +1,6 @@
 package dev.verbatim.rpc;
 
+import dev.verbatim.rpc.internal.CallContext;
 import dev.verbatim.rpc.internal.Endpoint;
 import dev.verbatim.rpc.internal.Exports;
 import dev.verbatim.rpc.internal.RemoteInterface;
@@ -297,7 +298,7 @@ public final class Node implements AutoCloseable {
      */
     public static <T> Kept<T> keep(T argument) {
         Objects.requireNonNull(argument, "argument");
-        Endpoint.InPlace p = Endpoint.inPlace(argument);
+        CallContext.InPlace p = CallContext.inPlace(argument);
         if (p == null) {
             throw new IllegalArgumentException("only a view or MemorySegment argument of a call running now can be kept"
                     + " (during the call, or until an asynchronous method's future completes), not "

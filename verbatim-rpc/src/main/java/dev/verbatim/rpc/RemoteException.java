@@ -20,26 +20,57 @@ public class RemoteException extends RuntimeException {
     @Serial
     private static final long serialVersionUID = 1L;
 
-    /** What went wrong. */
+    /**
+     * What went wrong. A reason crosses the wire (in {@code FAIL} and {@code LOOKUP_FAIL}) as its fixed
+     * {@link #code()}, never as its position in this enum: adding or reordering constants does not change
+     * the protocol. A code a peer sends that no constant has is a protocol error of that peer.
+     */
     public enum Reason {
         /** The call did not complete within its timeout (it may still run on the server). */
-        TIMEOUT,
+        TIMEOUT(0),
         /** The connection closed or the peer process died (the call may or may not have run). */
-        CONNECTION,
+        CONNECTION(1),
         /** The call was never sent (the connection was already closed, or back-pressure timed out). */
-        NOT_SENT,
+        NOT_SENT(2),
         /** Too many calls are outstanding on the connection. */
-        OVERLOADED,
+        OVERLOADED(3),
         /** No object is exported under the name looked up (or it was unexported). */
-        NOT_FOUND,
+        NOT_FOUND(4),
         /** The interface looked up does not match what the server exports under the name. */
-        INCOMPATIBLE,
+        INCOMPATIBLE(5),
         /** The peer sent a malformed message; the connection was closed. */
-        PROTOCOL,
+        PROTOCOL(6),
         /** The call was cancelled by the caller. */
-        CANCELLED,
+        CANCELLED(7),
         /** An argument or result cannot be carried (too large, or of a type RPC does not pass). */
-        ARGUMENT
+        ARGUMENT(8);
+
+        private static final Reason[] BY_CODE = new Reason[9];
+
+        static {
+            for (Reason r : values()) {
+                if (BY_CODE[r.code] != null) {
+                    throw new ExceptionInInitializerError("two reasons with code " + r.code);
+                }
+                BY_CODE[r.code] = r;
+            }
+        }
+
+        private final int code;
+
+        Reason(int code) {
+            this.code = code;
+        }
+
+        /** The number this reason has on the wire (fixed: docs/rpc.md §1). */
+        public int code() {
+            return code;
+        }
+
+        /** The reason with wire number {@code code}, or null if there is none (a peer's protocol error). */
+        public static Reason ofCode(int code) {
+            return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+        }
     }
 
     private final Reason reason;

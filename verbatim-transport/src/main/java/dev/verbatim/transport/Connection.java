@@ -94,7 +94,8 @@ public interface Connection extends AutoCloseable {
 
     /**
      * Hands up to {@code limit} arrived messages to {@code handler}, without allocating, and
-     * returns how many; {@code 0} if none had arrived.
+     * returns how many; {@code 0} if none had arrived. A handler that returns
+     * {@link DeliveryHandler.Action#STOP} ends the poll after its delivery (counted).
      *
      * @throws TransportException as {@link #poll()}
      */

@@ -1,5 +1,7 @@
 package dev.verbatim.bench.transport;
 
+import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.Session;
 import dev.verbatim.transport.Claim;
 import dev.verbatim.transport.Connection;
 import dev.verbatim.transport.ConnectionOptions;
@@ -76,9 +78,10 @@ final class VerbatimContenders {
         long size = -1;
 
         @Override
-        public void onDelivery(Delivery d) {
+        public Action onDelivery(Delivery d) {
             size = d.length();
             MemorySegment.copy(d.payload(), 0, into, 0, size);
+            return Action.CONTINUE;
         }
     }
 
@@ -138,6 +141,7 @@ final class VerbatimContenders {
                     Claim claim = c.claim((int) d.length());
                     MemorySegment.copy(d.payload(), 0, claim.segment(), 0, d.length());
                     claim.commit();
+                    return DeliveryHandler.Action.CONTINUE;
                 };
 
                 @Override

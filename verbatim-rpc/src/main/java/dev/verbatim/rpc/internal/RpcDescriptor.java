@@ -1,52 +1,75 @@
 package dev.verbatim.rpc.internal;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
 /**
  * The RPC messages carried by a {@link dev.verbatim.transport.Connection}, one message per
- * delivery, little-endian:
+ * delivery, all integers little-endian (docs/rpc.md §1). Every number that crosses the wire is a
+ * named constant here (kinds, flags, value tags, reference sides); a reason travels as
+ * {@link dev.verbatim.rpc.RemoteException.Reason#code()}, never as an ordinal.
  *
  * <pre>
  *  0      1       2        4          8          16                 24          32
- *  | kind | flags | count  | target   | call id  | method id / arg  | chain     | values ...
+ *  +------+-------+--------+----------+----------+------------------+-----------+-----------
+ *  | kind | flags | count  | target   | call id  | method id        | chain     | values ...
+ *  +------+-------+--------+----------+----------+------------------+-----------+-----------
+ *  |<---------- the head word (one u64) ---------->|
+ *  |<----------------- REPLY_HEADER (16) -------->|
+ *  |<------------------------------- HEADER (32) ------------------------------>|
  * </pre>
  *
- * A {@code REPLY}, the commonest message, has a short header: its first 16 bytes (target 0), then its
- * value: a null call's reply is 16 bytes, not 32.
+ * The first 8 bytes are the <em>head word</em>: kind (u8), flags (u8), count (u16, the number of values),
+ * target (u32), packed by {@link #head} and written as one u64. A {@code REPLY}, the commonest message,
+ * has a short header: the head word (target 0) and the call id, then its value: a null call's reply is
+ * 16 bytes, not 32. Every other kind has the full 32 bytes (method and chain 0 where unused).
  *
- * The chain (in a {@code CALL}; 0 elsewhere) names the call chain the call belongs to: a top-level
+ * <p>The chain (in a {@code CALL}; 0 elsewhere) names the call chain the call belongs to: a top-level
  * call starts a new one, a call made while handling an incoming call carries that call's chain. A
  * receiver runs an incoming call on its thread that waits in the same chain (J-RPC's delegate
  * threads), and never on a thread waiting for an unrelated call.
  *
- * A value is {@code [u32 tag][u32 length][payload, padded to 8]}: {@code NULL}; {@code PRIM} (8
- * bytes); {@code WIRE} (a wire-format message: a graph by copy, or for an accessor interface a
- * view); {@code BYTES} (raw bytes: a {@code byte[]} or {@code MemorySegment} argument, a {@code byte[]}
- * result, a string of the protocol);
- * {@code REGION} (u32: the index of a region written ahead of the message, a large array or
- * segment); {@code REMOTE} (u32 object id, u32 side: 0 the sender's object, 1 the receiver's own object, 2 the
- * receiver's named export, by export id).
+ * <p>A value, {@link #VALUE_HEADER} bytes then its payload padded to 8:
+ *
+ * <pre>
+ *  0      4         8
+ *  +------+---------+--------------------------+-- pad to 8 --+
+ *  | tag  | length  | payload (length bytes)   |              |
+ *  +------+---------+--------------------------+--------------+
+ * </pre>
+ *
+ * {@code T_NULL}; {@code T_PRIM} (8 bytes); {@code T_WIRE} (a wire-format message: a graph by copy, or
+ * for an accessor interface a view); {@code T_BYTES} (raw bytes: a {@code byte[]} or {@code MemorySegment}
+ * argument, a {@code byte[]} result, a string of the protocol); {@code T_REGION} (length 4: a u32, the index
+ * of a region written ahead of the message, a large array or segment; its padding is zero); {@code T_REMOTE} (u32
+ * object id, u32 side: {@link #SIDE_SENDER} the sender's object, {@link #SIDE_RECEIVER_OBJECT} the
+ * receiver's own object, {@link #SIDE_RECEIVER_EXPORT} the receiver's named export, by export id).
  *
  * <ul>
  *   <li>{@code LOOKUP}: values name, interface name, then the method ids as one {@code BYTES}.</li>
  *   <li>{@code LOOKUP_OK}: target the export id; no values.</li>
- *   <li>{@code LOOKUP_FAIL}: flags a {@link dev.verbatim.rpc.RemoteException.Reason} ordinal; the message;
- *       for {@code INCOMPATIBLE}, the missing method ids as {@code BYTES}.</li>
+ *   <li>{@code LOOKUP_FAIL}: flags a reason code; the message; for {@code INCOMPATIBLE}, the missing
+ *       method ids as {@code BYTES}.</li>
  *   <li>{@code CALL}: target an export id (flags 0) or an object id ({@link #TO_OBJECT}); the method id;
  *       the arguments.</li>
  *   <li>{@code REPLY}: the call id; one value (none for void).</li>
  *   <li>{@code THROWN}: the call id; for each exception of the cause chain, its class name followed by
  *       its superclasses' (comma-separated) and its message.</li>
- *   <li>{@code FAIL}: the call id; flags a reason ordinal; the message.</li>
+ *   <li>{@code FAIL}: the call id; flags a reason code; the message.</li>
  *   <li>{@code RELEASE}: target an object id of the receiver; the call id field holds the count.</li>
  *   <li>{@code CANCEL}: the call id of a call the sender no longer waits for (cancelled, timed out,
  *       interrupted); no values. Best effort: the receiver interrupts the call if it runs on a virtual
  *       thread, cancels its future if it is asynchronous, and otherwise lets it finish.</li>
  * </ul>
+ *
+ * <p>The accessors below are the header's flyweight: static, over the message's segment, allocating
+ * nothing. The {@code check*} methods are what a receiver checks before it trusts a field.
  */
 public final class RpcDescriptor {
     private RpcDescriptor() {}
 
     public static final int HEADER = 32;
-    /** The header of a {@code REPLY}: kind, flags, count, 4 bytes of zero, call id. */
+    /** The header of a {@code REPLY}: the head word (target 0) and the call id. */
     public static final int REPLY_HEADER = 16;
     public static final int KIND = 0;
     public static final int FLAGS = 1;
@@ -56,6 +79,7 @@ public final class RpcDescriptor {
     public static final int METHOD = 16;
     public static final int CHAIN = 24;
 
+    // kinds (u8 at KIND)
     public static final int LOOKUP = 1;
     public static final int LOOKUP_OK = 2;
     public static final int LOOKUP_FAIL = 3;
@@ -66,8 +90,10 @@ public final class RpcDescriptor {
     public static final int RELEASE = 8;
     public static final int CANCEL = 9;
 
+    /** Flag of a {@code CALL}: the target is an object passed by reference, not a named export. */
     public static final int TO_OBJECT = 1;
 
+    // value tags (u32 at a value's start)
     public static final int T_NULL = 0;
     public static final int T_PRIM = 1;
     public static final int T_WIRE = 2;
@@ -90,7 +116,104 @@ public final class RpcDescriptor {
         return kind == REPLY ? REPLY_HEADER : HEADER;
     }
 
+    /** The bytes a value of {@code payload} bytes takes: its header and the payload padded to 8. */
     public static long span(long payload) {
         return VALUE_HEADER + ((payload + 7) & ~7L);
+    }
+
+    // ------------------------------------------------------------------ the header's flyweight
+
+    /** The head word of a message: kind, flags, count and target packed as they lie in its first 8 bytes. */
+    public static long head(int kind, int flags, int count, int target) {
+        return (kind & 0xFFL) | (flags & 0xFFL) << 8 | (count & 0xFFFFL) << 16 | (long) target << 32;
+    }
+
+    /** The kind of a head word. */
+    public static int kindOf(long head) {
+        return (int) head & 0xFF;
+    }
+
+    /** Writes a header ({@link #headerOf} its kind bytes: a reply's is short). */
+    public static void putHeader(MemorySegment s, long head, long callId, long method, long chain) {
+        s.set(ValueLayout.JAVA_LONG_UNALIGNED, KIND, head);
+        s.set(ValueLayout.JAVA_LONG_UNALIGNED, CALL_ID, callId);
+        if (kindOf(head) != REPLY) {
+            s.set(ValueLayout.JAVA_LONG_UNALIGNED, METHOD, method);
+            s.set(ValueLayout.JAVA_LONG_UNALIGNED, CHAIN, chain);
+        }
+    }
+
+    public static int kind(MemorySegment m) {
+        return m.get(ValueLayout.JAVA_BYTE, KIND) & 0xFF;
+    }
+
+    public static int flags(MemorySegment m) {
+        return m.get(ValueLayout.JAVA_BYTE, FLAGS);
+    }
+
+    /** The number of values (u16). */
+    public static int count(MemorySegment m) {
+        return m.get(ValueLayout.JAVA_SHORT_UNALIGNED, COUNT) & 0xFFFF;
+    }
+
+    public static int target(MemorySegment m) {
+        return m.get(ValueLayout.JAVA_INT_UNALIGNED, TARGET);
+    }
+
+    public static long callId(MemorySegment m) {
+        return m.get(ValueLayout.JAVA_LONG_UNALIGNED, CALL_ID);
+    }
+
+    /** The method id of a {@code CALL} (full header only). */
+    public static long method(MemorySegment m) {
+        return m.get(ValueLayout.JAVA_LONG_UNALIGNED, METHOD);
+    }
+
+    /** The chain of a {@code CALL} (full header only). */
+    public static long chain(MemorySegment m) {
+        return m.get(ValueLayout.JAVA_LONG_UNALIGNED, CHAIN);
+    }
+
+    /** The tag of the value at {@code at}. */
+    public static int tag(MemorySegment m, long at) {
+        return m.get(ValueLayout.JAVA_INT_UNALIGNED, at);
+    }
+
+    /** The payload length of the value at {@code at} (u32). */
+    public static long length(MemorySegment m, long at) {
+        return m.get(ValueLayout.JAVA_INT_UNALIGNED, at + 4) & 0xFFFF_FFFFL;
+    }
+
+    /** Writes a value's header. */
+    public static void putValueHeader(MemorySegment s, long at, int tag, long length) {
+        s.set(ValueLayout.JAVA_INT_UNALIGNED, at, tag);
+        s.set(ValueLayout.JAVA_INT_UNALIGNED, at + 4, (int) length);
+    }
+
+    // ------------------------------------------------------------------ checks
+
+    /**
+     * The kind of a message, or -1 if it is shorter than its kind's header (malformed: the connection
+     * closes). An unknown kind is returned as is; the message switch refuses it.
+     */
+    public static int checkHeader(MemorySegment m) {
+        if (m.byteSize() < REPLY_HEADER) {
+            return -1;
+        }
+        int kind = kind(m);
+        return m.byteSize() < headerOf(kind) ? -1 : kind;
+    }
+
+    /**
+     * Where the value at {@code at} ends, after checking that it lies within the message.
+     *
+     * @throws IllegalArgumentException if it overruns the message
+     */
+    public static long checkValue(MemorySegment m, long at) {
+        long end = at + span(length(m, at));
+        if (end > m.byteSize()) {
+            throw new IllegalArgumentException("a value overruns the message");
+        }
+        return end;
     }
 }

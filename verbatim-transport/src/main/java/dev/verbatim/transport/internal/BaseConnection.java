@@ -527,12 +527,16 @@ public abstract class BaseConnection implements Connection {
             if (receiverIdle) {
                 receiverIdle = false;
             }
+            DeliveryHandler.Action action;
             try {
-                handler.onDelivery(reader.current());
+                action = handler.onDelivery(reader.current());
             } finally {
                 reader.afterCallback();
             }
             n++;
+            if (action == DeliveryHandler.Action.STOP) {
+                break;
+            }
         }
         return n;
     }

@@ -1,0 +1,111 @@
+package dev.verbatim.rpc.internal;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static dev.verbatim.rpc.internal.RpcDescriptor.HEADER;
+import static dev.verbatim.rpc.internal.RpcDescriptor.VALUE_HEADER;
+import static dev.verbatim.rpc.internal.RpcDescriptor.checkValue;
+import static dev.verbatim.rpc.internal.RpcDescriptor.length;
+
+/**
+ * What a thread knows of the incoming calls it runs (docs/rpc.md §4 and §6): the innermost call's
+ * <em>chain</em>, which the thread's own outgoing calls carry (so the peer runs their nested calls on
+ * the thread waiting in that chain), and the <em>frames</em> of running calls with in-place arguments
+ * (views and segments), which {@code Node.keep} finds with {@link #inPlace}.
+ *
+ * <p>One context per thread ({@link #current()}), confined to it; frames of asynchronous methods, whose
+ * in-place arguments stay valid until their future completes, are also in a process-wide set any thread
+ * may search.
+ */
+public final class CallContext {
+    private static final ThreadLocal<CallContext> CONTEXT = ThreadLocal.withInitial(CallContext::new);
+    /** Frames of asynchronous methods whose in-place arguments stay valid until their future completes. */
+    private static final Set<Frame> ASYNC_FRAMES = ConcurrentHashMap.newKeySet();
+
+    /** The innermost running call's chain (0: none): the thread's outgoing calls carry it. */
+    long chain;
+    /** The innermost running call with in-place arguments, or null. */
+    Frame frame;
+    /** Whether this is a virtual thread an endpoint started for a call (which a CANCEL may interrupt). */
+    boolean callThread;
+
+    private CallContext() {}
+
+    /** The calling thread's context. */
+    static CallContext current() {
+        return CONTEXT.get();
+    }
+
+    /** A running call with view or segment arguments: where {@link #inPlace} finds their bytes. */
+    static final class Frame {
+        final MemorySegment message;
+        final Object[] args;
+        final RemoteInterface.MethodInfo method;
+        final Frame outer;
+
+        Frame(MemorySegment message, Object[] args, RemoteInterface.MethodInfo method, Frame outer) {
+            this.message = message;
+            this.args = args;
+            this.method = method;
+            this.outer = outer;
+        }
+
+        /** The bytes of {@code arg}, if it is one of this call's in-place arguments. */
+        InPlace find(Object arg) {
+            for (int i = 0; i < args.length; i++) {
+                ValueKind k = method.params[i];
+                if (args[i] != arg || k.tag() != ValueKind.Tag.VIEW && k.tag() != ValueKind.Tag.SEGMENT) {
+                    continue;
+                }
+                if (k.tag() == ValueKind.Tag.SEGMENT) {
+                    return new InPlace((MemorySegment) arg, null);
+                }
+                long at = HEADER;
+                for (int j = 0; j < i; j++) {
+                    at = checkValue(message, at);
+                }
+                return new InPlace(message.asSlice(at + VALUE_HEADER, length(message, at)), k.type());
+            }
+            return null;
+        }
+    }
+
+    /** An asynchronous method's frame stays findable from any thread until its future completes. */
+    static void addAsync(Frame f) {
+        ASYNC_FRAMES.add(f);
+    }
+
+    static void removeAsync(Frame f) {
+        ASYNC_FRAMES.remove(f);
+    }
+
+    /**
+     * A view or segment argument of a call running now, as its bytes: what {@code Node.keep} copies.
+     *
+     * @param bytes the wire message of a view, or the segment itself (in place: valid only during the call)
+     * @param view  the view interface, or null for a segment
+     */
+    public record InPlace(MemorySegment bytes, Class<?> view) {}
+
+    /**
+     * {@code arg} as an in-place argument of a call this thread runs (the innermost first), or of an
+     * asynchronous method whose future has not completed; null if it is neither.
+     */
+    public static InPlace inPlace(Object arg) {
+        for (Frame f = CONTEXT.get().frame; f != null; f = f.outer) {
+            InPlace p = f.find(arg);
+            if (p != null) {
+                return p;
+            }
+        }
+        for (Frame f : ASYNC_FRAMES) {
+            InPlace p = f.find(arg);
+            if (p != null) {
+                return p;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,221 @@
+package dev.verbatim.rpc.internal;
+
+import dev.verbatim.rpc.RemoteException;
+import dev.verbatim.rpc.RemoteException.Reason;
+import dev.verbatim.transport.Connection;
+import dev.verbatim.wire.WireWriter;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import static dev.verbatim.rpc.internal.RpcDescriptor.*;
+
+/**
+ * Writes values (docs/rpc.md §1): arguments of calls and results of replies, each as a tag, a length and
+ * its payload. A value is first {@linkplain #plan planned} (its tag and size; a large array or segment
+ * argument is written ahead as a region, under the send lock), then {@linkplain #put written} into the
+ * claimed space. A remote reference is written as the receiver's own object coming back, or as an object
+ * of ours entered in the {@link ExportedObjects export table}.
+ *
+ * <p>What a message's body is comes as a {@link Writer}, a non-capturing lambda allocated once, with what
+ * it writes passed as an argument: the hot paths allocate nothing for it.
+ *
+ * <p>Thread-safe as far as its callers are: a {@link WireWriter} is passed in, guarded by the lock its
+ * caller holds (the send lock, or the outbox's).
+ */
+final class CallEncoder {
+    /** Writes the body of a message at {@code at} in the claimed segment (capturing: for the rare messages). */
+    @FunctionalInterface
+    interface Body {
+        void write(MemorySegment s, long at);
+    }
+
+    /**
+     * A body writer that takes what it writes as an argument (a non-capturing lambda, allocated once) and
+     * the wire writer to marshal graphs with (one guarded by the lock the sending thread holds).
+     */
+    @FunctionalInterface
+    interface Writer {
+        void write(CallEncoder encoder, WireWriter w, MemorySegment s, long at, Object what);
+    }
+
+    static final Writer NOTHING = (e, w, s, at, what) -> { };
+    /** A {@link Body}. */
+    static final Writer BODY = (e, w, s, at, what) -> ((Body) what).write(s, at);
+    /** The arguments of a method with only primitive parameters, an {@code Object[]} of boxes. */
+    static final Writer PRIMITIVES = (e, w, s, at, what) -> {
+        for (Object v : (Object[]) what) {
+            putPrimitive(s, at, v);
+            at += VALUE_HEADER + 8;
+        }
+    };
+    /** One primitive value (a box). */
+    static final Writer PRIMITIVE = (e, w, s, at, what) -> putPrimitive(s, at, what);
+    /** Planned values, a {@code Planned[]}. */
+    static final Writer PLANNED = (e, w, s, at, what) -> {
+        for (Planned v : (Planned[]) what) {
+            at = e.put(s, at, v, w);
+        }
+    };
+    /** One planned value. */
+    static final Writer ONE_PLANNED = (e, w, s, at, what) -> e.put(s, at, (Planned) what, w);
+    /** An exception's description ({@link ExceptionRebuilder.Described}). */
+    static final Writer THROWN_BODY = (e, w, s, at, what) -> ExceptionRebuilder.write((ExceptionRebuilder.Described) what, s, at);
+
+    /** How one value will be written: its tag, payload size, and (for WIRE) the type to write it as. */
+    record Planned(int tag, long payload, Object value, Class<?> as, int region) {}
+
+    private final Endpoint endpoint;
+    private final Connection connection;
+    private final ExportedObjects exported;
+
+    CallEncoder(Endpoint endpoint, Connection connection, ExportedObjects exported) {
+        this.endpoint = endpoint;
+        this.connection = connection;
+        this.exported = exported;
+    }
+
+    static void putPrimitive(MemorySegment s, long at, Object v) {
+        putValueHeader(s, at, T_PRIM, 8);
+        s.set(ValueLayout.JAVA_LONG_UNALIGNED, at + VALUE_HEADER, bits(v));
+    }
+
+    /** Writes a {@code BYTES} value; where it ends. */
+    static long putBytes(MemorySegment s, long at, MemorySegment bytes) {
+        putValueHeader(s, at, T_BYTES, bytes.byteSize());
+        MemorySegment.copy(bytes, 0, s, at + VALUE_HEADER, bytes.byteSize());
+        return at + span(bytes.byteSize());
+    }
+
+    /**
+     * Plans a value. With {@code regions} (arguments, under the send lock), large arrays and segments are
+     * written here as regions, ahead of the message; with {@code deferGraphs}, a graph by copy is left
+     * unsized (payload -1) for a one-pass write.
+     */
+    Planned plan(ValueKind k, Object v, RemoteInterface.MethodInfo mi, boolean deferGraphs, boolean regions,
+                 WireWriter w) {
+        if (k.primitive()) {
+            return new Planned(T_PRIM, 8, v, null, -1);
+        }
+        if (v == null) {
+            return new Planned(T_NULL, 0, null, null, -1);
+        }
+        switch (k.tag()) {
+            case SEGMENT -> {
+                MemorySegment seg = (MemorySegment) v;
+                if (regions && seg.byteSize() >= REGION_THRESHOLD) {
+                    return new Planned(T_REGION, 4, null, null, region(seg));
+                }
+                return new Planned(T_BYTES, seg.byteSize(), seg, null, -1);
+            }
+            case REMOTE -> {
+                return new Planned(T_REMOTE, 8, v, k.type(), -1);
+            }
+            case COPY, VIEW -> {
+                Class<?> c = v.getClass();
+                if (k.bytes()) { // raw, as a segment goes: no wire message around it
+                    MemorySegment seg = MemorySegment.ofArray((byte[]) v);
+                    if (regions && seg.byteSize() >= REGION_THRESHOLD) {
+                        return new Planned(T_REGION, 4, null, null, region(seg));
+                    }
+                    return new Planned(T_BYTES, seg.byteSize(), seg, null, -1);
+                }
+                if (regions && k.tag() == ValueKind.Tag.COPY && c.isArray() && c.getComponentType().isPrimitive()
+                        && c.getComponentType() != boolean.class) {
+                    MemorySegment arr = arraySegment(v);
+                    if (arr.byteSize() >= REGION_THRESHOLD) {
+                        return new Planned(T_REGION, 4, null, null, region(arr));
+                    }
+                }
+                if (deferGraphs && k.tag() == ValueKind.Tag.COPY) {
+                    return new Planned(T_WIRE, -1, v, null, -1);
+                }
+                try {
+                    long n = k.tag() == ValueKind.Tag.VIEW ? sizeAs(w, v, k.type()) : w.sizeOf(v);
+                    return new Planned(T_WIRE, n, v, k.tag() == ValueKind.Tag.VIEW ? k.type() : null, -1);
+                } catch (IllegalArgumentException e) {
+                    throw cannotPass(mi, c, e);
+                }
+            }
+            default -> throw new IllegalStateException(k.toString());
+        }
+    }
+
+    static RemoteException cannotPass(RemoteInterface.MethodInfo mi, Class<?> c, IllegalArgumentException e) {
+        return new RemoteException(Reason.ARGUMENT, mi.method.getName() + ": cannot pass a " + c.getName() + ": "
+                + e.getMessage(), e);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static long sizeAs(WireWriter w, Object v, Class<?> as) {
+        return w.sizeOf(v, (Class<Object>) as);
+    }
+
+    private int region(MemorySegment seg) {
+        if (seg.byteSize() > connection.maxMessageLength()) {
+            throw new RemoteException(Reason.ARGUMENT, "an array or segment of " + seg.byteSize()
+                    + " bytes exceeds the connection's maximum of " + connection.maxMessageLength());
+        }
+        return connection.writeRegion(seg);
+    }
+
+    private static MemorySegment arraySegment(Object array) {
+        return switch (array) {
+            case byte[] a -> MemorySegment.ofArray(a);
+            case short[] a -> MemorySegment.ofArray(a);
+            case char[] a -> MemorySegment.ofArray(a);
+            case int[] a -> MemorySegment.ofArray(a);
+            case long[] a -> MemorySegment.ofArray(a);
+            case float[] a -> MemorySegment.ofArray(a);
+            case double[] a -> MemorySegment.ofArray(a);
+            default -> throw new IllegalArgumentException(array.getClass().getName());
+        };
+    }
+
+    /** Writes a planned value at {@code at}; where it ends. */
+    @SuppressWarnings("unchecked")
+    long put(MemorySegment s, long at, Planned v, WireWriter w) {
+        putValueHeader(s, at, v.tag, v.payload);
+        long p = at + VALUE_HEADER;
+        switch (v.tag) {
+            case T_PRIM -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, bits(v.value));
+            case T_BYTES -> MemorySegment.copy((MemorySegment) v.value, 0, s, p, v.payload);
+            case T_REGION -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, v.region);
+            case T_REMOTE -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, remoteRef(v.value, v.as));
+            case T_WIRE -> {
+                long n = v.as == null ? w.write(v.value, s, p) : w.write(v.value, (Class<Object>) v.as, s, p);
+                if (n != v.payload) {
+                    throw new IllegalStateException("an argument changed while it was marshalled (" + n + " vs " + v.payload + ")");
+                }
+            }
+            default -> { }
+        }
+        return at + span(v.payload);
+    }
+
+    /** The 8 bytes of a primitive value (sign-extended, or a float's raw bits). */
+    static long bits(Object v) {
+        return switch (v) {
+            case Integer i -> i;
+            case Long l -> l;
+            case Boolean b -> b ? 1 : 0;
+            case Byte b -> b;
+            case Short sh -> sh;
+            case Character c -> c;
+            case Float f -> Float.floatToRawIntBits(f);
+            case Double d -> Double.doubleToRawLongBits(d);
+            default -> throw new IllegalArgumentException(String.valueOf(v));
+        };
+    }
+
+    /** Encodes a remote reference: the receiver's own object coming back, or one of ours (exported here). */
+    private long remoteRef(Object v, Class<?> iface) {
+        if (v instanceof ProxyObject po) {
+            Binding pb = po.verbatimBinding();
+            if (pb.callsOver(endpoint)) { // back to its exporter: it arrives as the original
+                return ((long) (pb.toObject ? SIDE_RECEIVER_OBJECT : SIDE_RECEIVER_EXPORT) << 32) | (pb.target & 0xFFFF_FFFFL);
+            }
+        }
+        return exported.export(v, iface) & 0xFFFF_FFFFL; // side 0: the sender's
+    }
+}

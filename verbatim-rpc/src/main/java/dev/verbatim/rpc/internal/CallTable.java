@@ -1,0 +1,169 @@
+package dev.verbatim.rpc.internal;
+
+import dev.verbatim.rpc.RemoteException;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The outgoing-call table of one connection (Cap'n Proto's "questions"): every call and lookup this
+ * side sent and still waits for, by call id, until its answer is read, it times out, it is cancelled or
+ * the connection closes. Exactly one thread removes an entry ({@link #take} by the reader of its answer,
+ * {@link #forget} by whoever gives up on it), and only the remover completes it.
+ *
+ * <p>One synchronous call may wait in the <em>solo slot</em> instead of the map (no boxing, no map node):
+ * the common case of one calling thread per connection. The slot is taken and cleared by CAS. A caller
+ * waiting in the slot is counted by the slot; every other waiting synchronous caller is counted in
+ * {@link #callerWaits} while it waits (the dispatcher steps aside for callers).
+ *
+ * <p>Thread-safe.
+ */
+final class CallTable {
+    /** At most this many calls wait at once (one less is the limit a new call checks). */
+    static final int MAX_OUTSTANDING = 4096;
+    private static final VarHandle SOLO;
+
+    static {
+        try {
+            SOLO = MethodHandles.lookup().findVarHandle(CallTable.class, "solo", PendingCall.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final Map<Long, PendingCall> pending = new ConcurrentHashMap<>();
+    /** The one synchronous call that waits outside the map, or null. */
+    private volatile PendingCall solo;
+    private final AtomicLong callIds = new AtomicLong();
+    /** Synchronous callers waiting outside the solo slot. */
+    private final AtomicInteger callers = new AtomicInteger();
+
+    /** The id of the next call: 1, 2, 3, ... */
+    long nextId() {
+        return callIds.incrementAndGet();
+    }
+
+    /** Whether a new call would exceed {@link #MAX_OUTSTANDING}. */
+    boolean full() {
+        return pending.size() >= MAX_OUTSTANDING - 1;
+    }
+
+    /**
+     * Enters a call: a synchronous one into the solo slot if it is free ({@code p.inSlot} then set),
+     * anything else into the map.
+     */
+    void add(PendingCall p, boolean mayTakeSlot) {
+        if (mayTakeSlot && SOLO.compareAndSet(this, (PendingCall) null, p)) {
+            p.inSlot = true;
+        } else {
+            pending.put(p.id, p);
+        }
+    }
+
+    /** Removes the call waiting for answer {@code id}, if any: the caller then completes it. */
+    PendingCall take(long id) {
+        PendingCall s1 = solo;
+        if (s1 != null && s1.id == id) {
+            return SOLO.compareAndSet(this, s1, (PendingCall) null) ? s1 : null;
+        }
+        return pending.remove(id);
+    }
+
+    /** Stops waiting for {@code p}'s answer; true if this removed it (nobody else completes it then). */
+    boolean forget(PendingCall p) {
+        if (solo == p) {
+            return SOLO.compareAndSet(this, p, (PendingCall) null);
+        }
+        return pending.remove(p.id, p);
+    }
+
+    /** Whether no call waits. */
+    boolean isEmpty() {
+        return solo == null && pending.isEmpty();
+    }
+
+    /** Whether no call waits in the map (the solo slot aside). */
+    boolean mapEmpty() {
+        return pending.isEmpty();
+    }
+
+    /** A caller not in the solo slot starts waiting. */
+    void callerWaits() {
+        callers.incrementAndGet();
+    }
+
+    /** A caller not in the solo slot stops waiting. */
+    void callerDone() {
+        callers.decrementAndGet();
+    }
+
+    /** Whether a synchronous caller waits for an answer (in the solo slot, or counted). */
+    boolean callersWait() {
+        return solo != null || callers.get() > 0;
+    }
+
+    /**
+     * After {@code p}'s caller led the reading: wakes one other parked caller, if any waits, so that
+     * answers keep being read.
+     */
+    void wakeAnotherCaller(PendingCall p) {
+        if (callers.get() - (p.inSlot ? 0 : 1) <= 0 && solo == null) {
+            return; // nobody else waits (the count may still include this caller)
+        }
+        PendingCall s1 = solo;
+        if (s1 != null && s1.waiter != null && !s1.isDone()) {
+            s1.wake();
+            return;
+        }
+        for (PendingCall q : pending.values()) {
+            if (q.waiter != null && !q.isDone()) {
+                q.wake();
+                return;
+            }
+        }
+    }
+
+    /** A synchronous caller waiting in {@code chain}, if any (its thread runs the chain's nested calls). */
+    PendingCall waitingIn(long chain) {
+        PendingCall s1 = solo;
+        if (s1 != null && s1.chain == chain && !s1.isDone()) {
+            return s1;
+        }
+        for (PendingCall p : pending.values()) {
+            if (p.chain == chain && p.caller != null && !p.isDone()) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /** The asynchronous calls whose deadline passed at {@code now} (a synchronous caller times itself out). */
+    void forEachExpired(long now, java.util.function.Consumer<PendingCall> timeOut) {
+        if (pending.isEmpty()) {
+            return;
+        }
+        for (PendingCall p : pending.values()) {
+            if (p.caller == null && now - p.deadline() >= 0) {
+                timeOut.accept(p);
+            }
+        }
+    }
+
+    /** Removes and fails every waiting call (the connection closed). */
+    void failAll(RemoteException failure) {
+        PendingCall s1 = solo;
+        if (s1 != null && forget(s1)) {
+            s1.completeExceptionally(failure);
+            s1.wake();
+        }
+        for (PendingCall p : pending.values()) {
+            pending.remove(p.id);
+            p.completeExceptionally(failure);
+            p.wake();
+        }
+    }
+}

@@ -1,0 +1,554 @@
+package dev.verbatim.rpc.internal;
+
+import dev.verbatim.rpc.RemoteException;
+import dev.verbatim.rpc.RemoteException.Reason;
+import dev.verbatim.transport.Delivery;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+
+import static dev.verbatim.rpc.internal.RpcDescriptor.*;
+
+/**
+ * The peer's calls and lookups arriving at one endpoint (Cap'n Proto's "answers"; docs/rpc.md §3 and
+ * §4): finds the target (a named export, or an object of the {@link ExportedObjects export table}) and
+ * the method, picks the thread that runs the call, reads the arguments, runs it with its chain as the
+ * thread's {@link CallContext}, and answers ({@code REPLY}, {@code THROWN} or {@code FAIL}).
+ *
+ * <p>Which thread runs a call (J-RPC's delegate threads): a call nested in a chain one of our callers
+ * waits in runs on that caller (inline if it read it, else handed to its inbox); any other runs on a
+ * virtual thread when the export asks, else on the dispatcher (inline when the dispatcher is the
+ * reader, else queued to it), never on an unrelated waiting caller. A thread running a call inline gives
+ * the read lock away for the call's duration and takes it back only if still free; if not, it stops
+ * reading. A call read in a poll's callback runs after the poll returned, never inside the callback
+ * (the poll's handler answers {@code STOP}): the transport goes on with its reader's state when a
+ * callback returns, which must not happen while another thread reads.
+ *
+ * <p>Thread-safe.
+ */
+final class IncomingCalls {
+    private static final int MAX_VIRTUAL_CALLS = 1024;
+    private static final int MAX_ASYNC_CALLS = 4096;
+    private static final Object[] NO_ARGS = {};
+
+    private final Endpoint endpoint;
+    private final Exports exports;
+    private final ExportedObjects exported;
+    private final CallTable calls;
+    private final ReadLeader leader;
+    private final Sender sender;
+    private final ValueDecoder decoder;
+    private final Semaphore virtualCalls = new Semaphore(MAX_VIRTUAL_CALLS);
+    private final AtomicInteger asyncCalls = new AtomicInteger();
+    /** Calls of the peer that can be cancelled: running on our virtual threads, or asynchronous. */
+    private final Map<Long, Running> running = new ConcurrentHashMap<>();
+
+    IncomingCalls(Endpoint endpoint, Exports exports, ExportedObjects exported, CallTable calls, ReadLeader leader,
+                  Sender sender, ValueDecoder decoder) {
+        this.endpoint = endpoint;
+        this.exports = exports;
+        this.exported = exported;
+        this.calls = calls;
+        this.leader = leader;
+        this.sender = sender;
+        this.decoder = decoder;
+    }
+
+    ValueDecoder decoder() {
+        return decoder;
+    }
+
+    /** A call a CANCEL can reach: its virtual thread (interrupted) or its future (cancelled). */
+    private static final class Running {
+        private final Thread thread;
+        private final CompletableFuture<?> future;
+        private boolean over;
+
+        Running(Thread thread, CompletableFuture<?> future) {
+            this.thread = thread;
+            this.future = future;
+        }
+
+        synchronized void cancel() {
+            if (!over) {
+                if (thread != null) {
+                    thread.interrupt();
+                } else {
+                    future.cancel(true);
+                }
+            }
+        }
+
+        /** The call is over: no interrupt comes after this returns. */
+        synchronized void end() {
+            over = true;
+        }
+    }
+
+    /** The peer no longer waits for its call {@code callId}: interrupt or cancel it if that can be done. */
+    void cancel(long callId) {
+        Running r = running.remove(callId);
+        if (r != null) {
+            r.cancel();
+        }
+    }
+
+    /**
+     * Handles a {@code CALL}. {@code owned}: {@code d} came from take and the reading thread releases it,
+     * unless this returns true (another thread runs the call and took the delivery over, or an asynchronous
+     * method still reads it). A call to run inline on a thread that took {@code d} runs now (the thread
+     * may have lost the read lock when this returns: see {@link ReadLeader#holds()}); one read in a poll's
+     * callback is {@linkplain #deferInline deferred} until the poll returned.
+     */
+    boolean onCall(Delivery d, MemorySegment m, boolean owned) {
+        long callId = callId(m);
+        long methodId = method(m);
+        int target = target(m);
+        boolean toObject = (flags(m) & TO_OBJECT) != 0;
+        RemoteInterface ri;
+        Object impl;
+        boolean virtual = false;
+        if (toObject) {
+            ExportedObjects.Entry l = exported.get(target);
+            if (l == null) {
+                endpoint.releaseUnread(m, HEADER);
+                fail(FAIL, callId, Reason.NOT_FOUND, "object #" + target + " is no longer exported by "
+                        + endpoint.description());
+                return false;
+            }
+            ri = l.remote();
+            impl = l.impl();
+        } else {
+            Exports.Export e = exports.byId(target);
+            if (e == null) {
+                endpoint.releaseUnread(m, HEADER);
+                fail(FAIL, callId, Reason.NOT_FOUND, "export #" + target + " was unexported at " + endpoint.description());
+                return false;
+            }
+            Exports.Bound bound = e.bound;
+            ri = bound.remote();
+            impl = bound.impl();
+            virtual = e.options.virtualThreads();
+        }
+        RemoteInterface.MethodInfo mi = ri.byId(methodId);
+        if (mi == null) {
+            endpoint.releaseUnread(m, HEADER);
+            fail(FAIL, callId, Reason.INCOMPATIBLE, ri.type.getName() + " has no method with id "
+                    + String.format("%016x", methodId));
+            return false;
+        }
+        int count = m.get(ValueLayout.JAVA_SHORT_UNALIGNED, COUNT);
+        if (count != mi.params.length) {
+            endpoint.protocol("a call of " + mi.signature + " with " + count + " arguments");
+            return false;
+        }
+        if (mi.async && asyncCalls.get() >= MAX_ASYNC_CALLS) {
+            endpoint.releaseUnread(m, HEADER);
+            fail(FAIL, callId, Reason.OVERLOADED, MAX_ASYNC_CALLS + " asynchronous calls are already running at "
+                    + endpoint.description());
+            return false;
+        }
+        // Which thread runs it (J-RPC's delegate threads): a nested call of a chain one of our
+        // callers waits in runs on that caller (as a local call would: its monitors are re-entered,
+        // not deadlocked on); any other call never runs on a waiting caller, but on a virtual thread
+        // (if the export asks) or on the dispatcher, inline when the dispatcher is the one reading.
+        long chain = chain(m);
+        Thread me = Thread.currentThread();
+        PendingCall delegate = chain == 0 || calls.isEmpty() ? null : calls.waitingIn(chain);
+        boolean inline = delegate != null ? delegate.caller == me
+                : !virtual && me == endpoint.dispatcher().thread() && !calls.callersWait();
+        if (inline) {
+            return owned ? runInline(d, m, callId, chain, ri, mi, impl) : deferInline(d, m, callId, chain, ri, mi, impl);
+        }
+        Delivery kept = owned ? d : d.retain(); // the arguments stay readable on the thread that runs the call
+        final RemoteInterface fri = ri;
+        final Object fimpl = impl;
+        Runnable task = () -> {
+            boolean keep = false;
+            try {
+                Object[] args = arguments(kept, kept.payload(), callId, mi);
+                if (args != null) {
+                    keep = run(kept, kept.payload(), args, callId, chain, fri, mi, fimpl);
+                }
+            } catch (IllegalStateException closed) {
+                // the connection closed before the call ran: its caller learnt that already
+            } finally {
+                if (!keep) {
+                    Endpoint.releaseQuietly(kept);
+                }
+            }
+        };
+        if (delegate != null && delegate.offer(task)) {
+            return true;
+        }
+        if (virtual) {
+            if (virtualCalls.tryAcquire()) {
+                startVirtual(task);
+            } else {
+                // back-pressure: the dispatcher waits for a running call to end, outside the read
+                // lock, so that the running calls' own nested calls still get their replies
+                endpoint.dispatcher().queue(() -> {
+                    if (acquireVirtual()) {
+                        startVirtual(task);
+                    } else {
+                        Endpoint.releaseQuietly(kept);
+                    }
+                });
+            }
+            return true;
+        }
+        endpoint.dispatcher().queue(task);
+        return true;
+    }
+
+    /**
+     * A call a poll's callback read to run inline, waiting for the poll to return ({@link #runDeferred}).
+     * Reused; written and read only by the holder of the read lock, always the same thread in between.
+     */
+    private static final class Deferred {
+        Delivery kept;
+        MemorySegment message;
+        Object[] args;
+        long callId;
+        long chain;
+        RemoteInterface remote;
+        RemoteInterface.MethodInfo method;
+        Object impl;
+
+        void clear() {
+            kept = null;
+            message = null;
+            args = null;
+            remote = null;
+            method = null;
+            impl = null;
+        }
+    }
+
+    private final Deferred deferred = new Deferred();
+
+    /**
+     * Whether a call read by the poll running now waits to run inline once the poll returned: the poll's
+     * handler then answers {@code STOP}.
+     */
+    boolean hasDeferred() {
+        return deferred.method != null;
+    }
+
+    /**
+     * Readies a call read in a poll's callback to run inline after the poll returned. Its arguments are
+     * read now, while the delivery is valid and this thread reads (views and segments keep the delivery,
+     * retained); it must not run inside the callback: it gives the read lock away, and another thread
+     * may read on before it ends, while the transport, once the callback returns, goes on with its
+     * reader's state (it invalidates the delivery it handed out) on this thread.
+     */
+    private boolean deferInline(Delivery d, MemorySegment m, long callId, long chain, RemoteInterface ri,
+                                RemoteInterface.MethodInfo mi, Object impl) {
+        assert deferred.method == null : "a second call to run inline in one poll (its handler must answer STOP)";
+        Delivery kept = mi.inPlace ? d.retain() : null;
+        Object[] args = arguments(kept == null ? d : kept, m, callId, mi);
+        if (args == null) {
+            if (kept != null) {
+                kept.release();
+            }
+            return false;
+        }
+        Deferred c = deferred;
+        c.kept = kept;
+        c.message = m;
+        c.args = args;
+        c.callId = callId;
+        c.chain = chain;
+        c.remote = ri;
+        c.method = mi;
+        c.impl = impl;
+        return false; // the transport's delivery: a retained one is the deferred call's
+    }
+
+    /**
+     * Runs the call the last poll read to run inline, if any (after the poll returned, holding the read
+     * lock): see {@link #runInline}. The calling thread may have lost the read lock when this returns.
+     */
+    void runDeferred() {
+        Deferred c = deferred;
+        RemoteInterface.MethodInfo mi = c.method;
+        if (mi == null) {
+            return;
+        }
+        Delivery kept = c.kept;
+        MemorySegment m = c.message;
+        Object[] args = c.args;
+        long callId = c.callId;
+        long chain = c.chain;
+        RemoteInterface ri = c.remote;
+        Object impl = c.impl;
+        c.clear(); // before the call: a poll inside it may defer a call of its own
+        boolean keep = false;
+        try {
+            keep = runGivingLockAway(kept, m, args, callId, chain, ri, mi, impl);
+        } finally {
+            if (kept != null && !keep) {
+                kept.release();
+            }
+        }
+    }
+
+    /**
+     * Runs a call on the thread that took its delivery ({@code owned}), giving the read lock away while it
+     * runs; the arguments are read first, while this thread still reads.
+     */
+    private boolean runInline(Delivery d, MemorySegment m, long callId, long chain, RemoteInterface ri,
+                              RemoteInterface.MethodInfo mi, Object impl) {
+        Object[] args = arguments(d, m, callId, mi); // before the read lock goes: see arguments()
+        return args != null && runGivingLockAway(d, m, args, callId, chain, ri, mi, impl);
+    }
+
+    /**
+     * Runs a call whose arguments were read, giving the read lock away while it runs (so what the call
+     * waits for can still be read) and taking it back after, only if still free: a thread that finds it
+     * taken leaves it to the new holder and stops reading ({@link ReadLeader#holds()}).
+     */
+    private boolean runGivingLockAway(Delivery d, MemorySegment m, Object[] args, long callId, long chain,
+                                      RemoteInterface ri, RemoteInterface.MethodInfo mi, Object impl) {
+        ReentrantLock recvLock = leader.lock();
+        boolean reading = recvLock.isHeldByCurrentThread();
+        if (reading) {
+            recvLock.unlock();
+        }
+        try {
+            return run(d, m, args, callId, chain, ri, mi, impl);
+        } finally {
+            if (reading) {
+                recvLock.tryLock(); // else the lock went to another thread: it reads on, this one stops
+            }
+        }
+    }
+
+    /** Answers a {@code LOOKUP}: the export's id, or why not. */
+    void onLookup(MemorySegment m) {
+        long callId = callId(m);
+        long at = HEADER;
+        String name = ValueDecoder.string(m, at);
+        at = checkValue(m, at);
+        String iface = ValueDecoder.string(m, at);
+        at = checkValue(m, at);
+        long[] ids = ValueDecoder.longs(m, at);
+        Exports.Export e = exports.byName(name);
+        if (e == null) {
+            fail(LOOKUP_FAIL, callId, Reason.NOT_FOUND, "nothing is exported as '" + ExceptionRebuilder.clip(name) + "' at "
+                    + endpoint.description());
+            return;
+        }
+        RemoteInterface server = e.bound.remote();
+        List<Long> missing = new ArrayList<>();
+        for (long id : ids) {
+            if (server.byId(id) == null) {
+                missing.add(id);
+            }
+        }
+        if (!missing.isEmpty()) {
+            byte[] msg = ("'" + ExceptionRebuilder.clip(name) + "' is exported as " + server.type.getName() + ", which lacks "
+                    + missing.size() + " method(s) of " + ExceptionRebuilder.clip(iface)).getBytes(StandardCharsets.UTF_8);
+            long[] ms = missing.stream().limit(256).mapToLong(Long::longValue).toArray();
+            MemorySegment a = MemorySegment.ofArray(msg);
+            MemorySegment b = MemorySegment.ofArray(ms);
+            sender.answer(head(LOOKUP_FAIL, Reason.INCOMPATIBLE.code(), 2, 0), callId, span(msg.length) + span(b.byteSize()),
+                    CallEncoder.BODY, (CallEncoder.Body) (s, at2) -> CallEncoder.putBytes(s, CallEncoder.putBytes(s, at2, a), b));
+            return;
+        }
+        sender.answer(head(LOOKUP_OK, 0, 0, e.id), callId, 0, CallEncoder.NOTHING, null);
+    }
+
+    /** Answers {@code FAIL} or {@code LOOKUP_FAIL} with a reason and a message. */
+    private void fail(int kind, long callId, Reason reason, String message) {
+        byte[] b = message.getBytes(StandardCharsets.UTF_8);
+        MemorySegment bytes = MemorySegment.ofArray(b);
+        sender.answer(head(kind, reason.code(), 1, 0), callId, span(b.length), CallEncoder.BODY,
+                (CallEncoder.Body) (s, at) -> CallEncoder.putBytes(s, at, bytes));
+    }
+
+    private void startVirtual(Runnable task) {
+        Thread.ofVirtual().name("verbatim-rpc-call").start(() -> {
+            try {
+                CallContext.current().callThread = true;
+                task.run();
+            } finally {
+                virtualCalls.release();
+            }
+        });
+    }
+
+    private boolean acquireVirtual() {
+        try {
+            while (endpoint.isOpen()) {
+                if (virtualCalls.tryAcquire(WaitPolicy.VIRTUAL_SLOT_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+                    return true;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return false;
+    }
+
+    /**
+     * Reads a call's arguments (views and segments in place); null when they cannot be read: the caller
+     * was told why and the connection is closed. A reading thread decodes before it gives the read lock
+     * away: once another thread reads on, a callback's delivery is gone (its area may be reused).
+     */
+    private Object[] arguments(Delivery d, MemorySegment m, long callId, RemoteInterface.MethodInfo mi) {
+        if (mi.params.length == 0) {
+            return NO_ARGS;
+        }
+        Object[] args = new Object[mi.params.length];
+        long at = HEADER;
+        try {
+            for (int i = 0; i < args.length; i++) {
+                args[i] = decoder.read(d, m, at, mi.params[i]);
+                at = checkValue(m, at);
+            }
+            return args;
+        } catch (RuntimeException e) {
+            // a malformed call: the caller learns why, then the connection is dropped (other connections go on)
+            String why = "the arguments of " + mi.signature + " could not be read: " + e.getMessage();
+            try {
+                byte[] b = why.getBytes(StandardCharsets.UTF_8);
+                MemorySegment bytes = MemorySegment.ofArray(b);
+                sender.send(head(FAIL, Reason.PROTOCOL.code(), 1, 0), callId, span(b.length),
+                        (s, a) -> CallEncoder.putBytes(s, a, bytes), null); // waits for room: nothing comes after it
+            } catch (RuntimeException ignored) {
+                // the connection failed first
+            } finally {
+                endpoint.closeWith("the peer sent " + why);
+            }
+            return null;
+        }
+    }
+
+    /**
+     * Runs a call whose arguments were read (with its chain as this thread's, so nested calls carry it)
+     * and replies. Returns true when an asynchronous method still reads its in-place arguments: {@code d}
+     * is then released when its future completes, not by the caller.
+     */
+    private boolean run(Delivery d, MemorySegment m, Object[] args, long callId, long chain, RemoteInterface ri,
+                        RemoteInterface.MethodInfo mi, Object impl) {
+        CallContext c = CallContext.current();
+        long outerChain = c.chain;
+        CallContext.Frame outerFrame = c.frame;
+        c.chain = chain;
+        CallContext.Frame f = mi.inPlace ? new CallContext.Frame(m, args, mi, outerFrame) : null;
+        if (f != null) {
+            c.frame = f;
+        }
+        try {
+            return runIn(c, d, f, args, callId, ri, mi, impl);
+        } finally {
+            c.chain = outerChain;
+            c.frame = outerFrame;
+        }
+    }
+
+    private boolean runIn(CallContext context, Delivery d, CallContext.Frame frame, Object[] args, long callId,
+                          RemoteInterface ri, RemoteInterface.MethodInfo mi, Object impl) {
+        Object result = null;
+        Throwable failure = null;
+        Running cancellable = null;
+        if (context.callThread) { // our own call thread: a CANCEL may interrupt it
+            cancellable = new Running(Thread.currentThread(), null);
+            running.put(callId, cancellable);
+        }
+        boolean asyncFrame = mi.async && frame != null;
+        if (asyncFrame) {
+            CallContext.addAsync(frame); // the method may hand its arguments to another thread before it returns
+        }
+        try {
+            result = Stubs.invoke(ri, mi.index, impl, args);
+        } catch (Throwable t) {
+            failure = t;
+        } finally {
+            if (cancellable != null) {
+                cancellable.end();
+                running.remove(callId, cancellable);
+                Thread.interrupted(); // a cancel's interrupt stops at the call: the reply still goes
+            }
+        }
+        if (asyncFrame && (failure != null || !(result instanceof CompletableFuture<?>))) {
+            CallContext.removeAsync(frame);
+        }
+        if (failure != null) {
+            thrown(callId, failure);
+            return false;
+        }
+        if (mi.async && result instanceof CompletableFuture<?> f) {
+            // views and segments among the arguments stay valid until the future completes
+            boolean keep = mi.inPlace;
+            asyncCalls.incrementAndGet();
+            Running r = new Running(null, f);
+            running.put(callId, r);
+            f.whenComplete((v, t) -> {
+                r.end();
+                running.remove(callId, r);
+                if (frame != null) {
+                    CallContext.removeAsync(frame);
+                }
+                try {
+                    if (t != null) {
+                        thrown(callId, t instanceof CompletionException && t.getCause() != null ? t.getCause() : t);
+                    } else {
+                        replyValue(callId, mi, v);
+                    }
+                } finally {
+                    asyncCalls.decrementAndGet();
+                    if (keep) {
+                        Endpoint.releaseQuietly(d);
+                    }
+                }
+            });
+            return keep;
+        }
+        replyValue(callId, mi, result);
+        return false;
+    }
+
+    private void replyValue(long callId, RemoteInterface.MethodInfo mi, Object result) {
+        try {
+            if (mi.result.tag() == ValueKind.Tag.VOID) {
+                sender.answer(head(REPLY, 0, 0, 0), callId, 0, CallEncoder.NOTHING, null);
+                return;
+            }
+            if (mi.result.primitive()) {
+                sender.answer(head(REPLY, 0, 1, 0), callId, VALUE_HEADER + 8, CallEncoder.PRIMITIVE, result);
+                return;
+            }
+            CallEncoder.Planned v = sender.planResult(mi.result, result, mi);
+            sender.answer(head(REPLY, 0, 1, 0), callId, span(v.payload()), CallEncoder.ONE_PLANNED, v);
+        } catch (RemoteException e) {
+            if (e.reason() == Reason.ARGUMENT) {
+                fail(FAIL, callId, Reason.ARGUMENT, "the result of " + mi.signature + " cannot be sent: " + e.getMessage());
+            }
+        } catch (RuntimeException e) {
+            fail(FAIL, callId, Reason.ARGUMENT, "the result of " + mi.signature + " cannot be sent: " + e);
+        }
+    }
+
+    /** Sends an exception back: class names and messages of its cause chain (never a class to load). */
+    private void thrown(long callId, Throwable t) {
+        ExceptionRebuilder.Described d = ExceptionRebuilder.describe(t);
+        try {
+            sender.answer(head(THROWN, 0, d.count(), 0), callId, d.body(), CallEncoder.THROWN_BODY, d);
+        } catch (RuntimeException ignored) {
+            // the connection is gone: the caller learns that instead
+        }
+    }
+}

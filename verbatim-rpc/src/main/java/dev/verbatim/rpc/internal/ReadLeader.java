@@ -1,0 +1,248 @@
+package dev.verbatim.rpc.internal;
+
+import dev.verbatim.rpc.RemoteException;
+import dev.verbatim.rpc.RemoteException.Reason;
+import dev.verbatim.transport.Connection;
+import dev.verbatim.transport.Delivery;
+import dev.verbatim.transport.TransportException;
+
+import java.time.Duration;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Leader/follower reading of one connection (docs/rpc.md §4). A caller waiting for its answer takes the
+ * read lock if it is free and polls the connection itself, completing other callers' calls (no thread
+ * hand-off per reply); a caller that finds the lock taken spins, then parks, and looks again; the
+ * dispatcher reads when no caller does. A thread blocking on an asynchronous call's future
+ * {@linkplain #help helps} the same way.
+ *
+ * <p>While it waits, a caller also runs its <em>delegate inbox</em>: the calls nested in its chain that
+ * another thread read and handed to it ({@link PendingCall#offer}).
+ *
+ * <p>The read lock may change hands while a reader runs an incoming call inline: it gives the lock away
+ * for the call's duration and takes it back only if still free ({@link IncomingCalls}). A call read by a
+ * poll runs once the poll returned ({@link Endpoint#poll}), never inside the transport's callback; a
+ * reader that lost the lock stops reading, and every loop here looks at {@link #holds()} before it
+ * reads on. A leader also steps down when another thread queues for the lock.
+ * How long each side spins and parks is the {@link WaitPolicy}.
+ */
+final class ReadLeader {
+    private final Endpoint endpoint;
+    private final Connection connection;
+    private final CallTable calls;
+    private final WaitPolicy policy = new WaitPolicy();
+    private final ReentrantLock recvLock = new ReentrantLock();
+
+    ReadLeader(Endpoint endpoint, Connection connection, CallTable calls) {
+        this.endpoint = endpoint;
+        this.connection = connection;
+        this.calls = calls;
+    }
+
+    /** The read lock: whoever holds it reads the connection. */
+    ReentrantLock lock() {
+        return recvLock;
+    }
+
+    /** Whether the calling thread holds the read lock (it may read on). */
+    boolean holds() {
+        return recvLock.isHeldByCurrentThread();
+    }
+
+    void unlockIfHeld() {
+        if (recvLock.isHeldByCurrentThread()) {
+            recvLock.unlock();
+        }
+    }
+
+    /** Waits for {@code p}'s answer, leading the reading when nobody does; its value, or what it failed with. */
+    Object await(PendingCall p) throws RemoteException {
+        boolean counted = !p.inSlot; // a caller waiting in the solo slot is counted by the slot: no atomic pair
+        if (counted) {
+            calls.callerWaits();
+        }
+        try {
+            return awaitReply(p);
+        } finally {
+            if (counted) {
+                calls.callerDone();
+            }
+            endpoint.dispatcher().callEnded();
+        }
+    }
+
+    private Object awaitReply(PendingCall p) throws RemoteException {
+        int spins = 0;
+        long spinUntil = 0;
+        while (!p.isDone()) {
+            if (Thread.currentThread().isInterrupted()) {
+                endpoint.cancelInterrupted(p);
+                break;
+            }
+            if (p.hasTasks) { // nested calls of this caller's chain, read by another thread: run here
+                runTasks(p, false);
+                continue;
+            }
+            if (recvLock.tryLock()) {
+                try {
+                    lead(p, 0);
+                } finally {
+                    unlockIfHeld(); // (the lock may have gone to another reader while this thread ran a nested call)
+                }
+                if (p.isDone()) {
+                    calls.wakeAnotherCaller(p);
+                }
+                continue;
+            }
+            if (++spins < WaitPolicy.SPIN_POLLS) {
+                Thread.onSpinWait();
+                continue;
+            }
+            long now = System.nanoTime();
+            if (spinUntil == 0) {
+                spinUntil = now + WaitPolicy.FOLLOW_SPIN_NANOS;
+            }
+            if (now - p.deadline() >= 0) {
+                endpoint.timeOut(p);
+                break;
+            }
+            if (now - spinUntil < 0) {
+                Thread.onSpinWait();
+            } else {
+                p.waiter = Thread.currentThread();
+                if (!p.isDone()) {
+                    LockSupport.parkNanos(Math.min(p.deadline() - now, WaitPolicy.PARK_SLICE_NANOS));
+                }
+            }
+        }
+        if (!p.answered) {
+            runTasks(p, true); // stopped waiting for another reason: close the inbox against late hand-overs
+        } else if (p.wasOffered()) {
+            runTasks(p, false); // what was handed over before the answer (nothing can come after it)
+        }
+        try {
+            return p.join();
+        } catch (CompletionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof RuntimeException r) {
+                throw sneaky(r);
+            }
+            throw sneaky(c);
+        } catch (CancellationException e) {
+            throw new RemoteException(Reason.CANCELLED, "the call was cancelled");
+        }
+    }
+
+    /** Reads the connection for an asynchronous call's future until it completes or {@code until} passes. */
+    void help(PendingCall p, long until) {
+        while (!p.isDone() && endpoint.isOpen() && System.nanoTime() - until < 0 && !Thread.currentThread().isInterrupted()) {
+            if (recvLock.tryLock()) {
+                try {
+                    lead(p, until);
+                } finally {
+                    unlockIfHeld();
+                }
+                continue;
+            }
+            p.waiter = Thread.currentThread();
+            long left = until - System.nanoTime();
+            if (!p.isDone() && left > 0) {
+                LockSupport.parkNanos(Math.min(left, WaitPolicy.PARK_SLICE_NANOS));
+            }
+        }
+    }
+
+    /** Runs the nested calls handed to {@code p}'s caller; {@code close}: it stops waiting, take no more. */
+    private static void runTasks(PendingCall p, boolean close) {
+        for (Runnable t = p.nextTask(close); t != null; t = p.nextTask(close)) {
+            t.run();
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T extends Throwable> RuntimeException sneaky(Throwable t) throws T {
+        throw (T) t;
+    }
+
+    /**
+     * As the leader (holding the read lock): polls the connection until {@code p} completes, times out
+     * ({@code p}'s deadline), {@code until} passes (0: no earlier than the deadline), nested calls were
+     * handed to its caller, another thread waits for the lock, or this thread lost the lock while it ran
+     * an incoming call. The first {@link WaitPolicy#SPIN_POLLS} polls read no clock: most replies come
+     * within them.
+     */
+    private void lead(PendingCall p, long until) {
+        int spins = 0;
+        long spinUntil = 0;
+        boolean spunOut = false;
+        Outbox outbox = endpoint.sender().outbox();
+        while (!p.isDone() && !p.hasTasks && !recvLock.hasQueuedThreads()) {
+            if (Thread.currentThread().isInterrupted()) {
+                endpoint.cancelInterrupted(p);
+                return;
+            }
+            int n;
+            try {
+                n = endpoint.poll(16);
+            } catch (TransportException e) {
+                endpoint.closeWith(e.getMessage());
+                return;
+            }
+            if (n > 0) {
+                if (!recvLock.isHeldByCurrentThread()) {
+                    return; // gave the lock away while it ran a call: the new holder reads on
+                }
+                continue;
+            }
+            if (outbox.count() != 0) {
+                endpoint.sender().tryFlush();
+            }
+            if (++spins < WaitPolicy.SPIN_POLLS) {
+                Thread.onSpinWait();
+                continue;
+            }
+            long now = System.nanoTime();
+            if (spinUntil == 0) {
+                spinUntil = now + policy.leadSpinNanos();
+            }
+            long deadline = p.deadline();
+            if (now - deadline >= 0) {
+                endpoint.timeOut(p);
+                return;
+            }
+            if (until == 0) {
+                until = deadline;
+            }
+            if (now - until >= 0) {
+                return;
+            }
+            if (now - spinUntil < 0) {
+                Thread.onSpinWait();
+                continue;
+            }
+            if (!spunOut) { // the peer is slow to answer (busy, or asleep): spin less next time
+                spunOut = true;
+                policy.spunOut();
+            }
+            try {
+                Delivery d = connection.take(Duration.ofNanos(Math.min(until - now,
+                        WaitPolicy.readerWait(outbox.count() != 0, WaitPolicy.LEAD_WAIT_NANOS))));
+                if (d != null && !endpoint.handle(d, true)) {
+                    Endpoint.releaseQuietly(d);
+                }
+            } catch (TransportException e) {
+                endpoint.closeWith(e.getMessage());
+                return;
+            }
+            if (!recvLock.isHeldByCurrentThread()) {
+                return; // gave the lock away while it ran a call
+            }
+        }
+        if (!spunOut && p.isDone()) {
+            policy.answeredWithinSpin(); // answered within the spin: the peer is quick, spin long again
+        }
+    }
+}

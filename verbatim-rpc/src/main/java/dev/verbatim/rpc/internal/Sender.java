@@ -1,0 +1,344 @@
+package dev.verbatim.rpc.internal;
+
+import dev.verbatim.rpc.RemoteException;
+import dev.verbatim.rpc.RemoteException.Reason;
+import dev.verbatim.transport.Claim;
+import dev.verbatim.transport.Connection;
+import dev.verbatim.transport.TransportException;
+import dev.verbatim.wire.WireWriter;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.locks.ReentrantLock;
+
+import static dev.verbatim.rpc.internal.RpcDescriptor.*;
+
+/**
+ * Sends the messages of one endpoint (docs/rpc.md §5): calls wait for room, answers never do.
+ *
+ * <p>A caller {@linkplain #send sends} under the send lock, waiting for room in the peer's window up to
+ * the connection's send timeout; a call's regions and the call itself go in one hold of the lock (a
+ * region belongs to the next message sent). Whatever answers the peer goes by {@link #answer}, which
+ * never waits for the lock or for room: when either is missing the answer goes to the {@link Outbox},
+ * sent in order by the next thread that can (a caller before its call, the last holder of the lock as it
+ * unlocks, a reader that {@linkplain #tryFlush tries}). Beyond the outbox's limit an answering thread
+ * waits for room as a caller does.
+ *
+ * <p>Thread-safe: {@link #writer} is guarded by the send lock, the outbox by its own.
+ */
+final class Sender {
+    /**
+     * The largest estimate a one-pass call claims: a claim is contiguous space in one receive area, so a
+     * large estimate would move the sender to a fresh area for every call; larger graphs are sized first.
+     */
+    private static final long ONE_PASS_MAX = 64 * 1024;
+
+    private final Endpoint endpoint;
+    private final Connection connection;
+    private final CallEncoder encoder;
+    private final Outbox outbox;
+    /** The largest message the peer accepts (fixed at the handshake). */
+    private final int maxMessage;
+    private final ReentrantLock sendLock = new ReentrantLock();
+    /** Marshals what is written in place; guarded by {@link #sendLock}. */
+    private final WireWriter writer = new WireWriter();
+
+    Sender(Endpoint endpoint, Connection connection, CallEncoder encoder, Outbox outbox) {
+        this.endpoint = endpoint;
+        this.connection = connection;
+        this.encoder = encoder;
+        this.outbox = outbox;
+        this.maxMessage = connection.maxMessageLength();
+    }
+
+    Outbox outbox() {
+        return outbox;
+    }
+
+    /** Sends as a caller a message whose body a capturing {@link CallEncoder.Body} writes (rare messages). */
+    void send(long head, long callId, long bodyBytes, CallEncoder.Body body, PendingCall failIfNotSent) {
+        send(head, callId, 0, 0, bodyBytes, CallEncoder.BODY, body, failIfNotSent);
+    }
+
+    /**
+     * Sends as a caller: waits for the send lock and for room in the peer's window (flow control), up to
+     * the send timeout. Only threads that are not answering the peer send this way (calls, lookups); what
+     * answers the peer goes by {@link #answer}.
+     *
+     * @param failIfNotSent the call forgotten if the message cannot be sent, or null
+     */
+    void send(long head, long callId, long method, long chain, long bodyBytes, CallEncoder.Writer body, Object what,
+              PendingCall failIfNotSent) {
+        long total = checkLength(headerOf(kindOf(head)) + bodyBytes);
+        sendLock.lock();
+        try {
+            if (outbox.count() != 0 && sendLock.getHoldCount() == 1) { // (held more: regions of this message are out)
+                flushOutbox(true); // answers waiting for room go first
+            }
+            fill(connection.claim((int) total), head, callId, method, chain, body, what, writer);
+        } catch (TransportException e) {
+            throw sendFailed(e, failIfNotSent);
+        } catch (RuntimeException | Error e) {
+            if (failIfNotSent != null) {
+                endpoint.calls().forget(failIfNotSent);
+            }
+            throw e;
+        } finally {
+            unlockSend();
+        }
+    }
+
+    private long checkLength(long total) {
+        if (total > maxMessage) {
+            throw new RemoteException(Reason.ARGUMENT, "a message of " + total + " bytes exceeds the connection's maximum of "
+                    + maxMessage);
+        }
+        return total;
+    }
+
+    /** Writes a message into claimed space and commits it (aborts the claim if the body cannot be written). */
+    private void fill(Claim c, long head, long callId, long method, long chain, CallEncoder.Writer body, Object what,
+                      WireWriter w) {
+        MemorySegment s = c.segment();
+        putHeader(s, head, callId, method, chain);
+        try {
+            body.write(encoder, w, s, headerOf(kindOf(head)), what);
+        } catch (RuntimeException | Error e) {
+            c.abort();
+            throw e;
+        }
+        c.commit();
+    }
+
+    /** Unlocks the send lock; the last holder first sends what the outbox holds, if the window has room. */
+    private void unlockSend() {
+        boolean last = sendLock.getHoldCount() == 1;
+        try {
+            if (outbox.count() != 0 && last && endpoint.isOpen()) {
+                flushOutbox(false);
+            }
+        } catch (TransportException e) {
+            endpoint.closeWith(e.getMessage());
+        } finally {
+            sendLock.unlock();
+        }
+        if (last && outbox.count() != 0) {
+            // an answer stashed while we held the lock (its own tryFlush found the lock taken) must not wait for the
+            // next message or the dispatcher's next look: count first, lock second on its side; unlock first,
+            // count second on ours, so one of the two sees the other
+            tryFlush();
+        }
+    }
+
+    /**
+     * Sends an answer to the peer (a reply, a failure, a lookup's answer, a release, a cancel) from a thread
+     * that may be handling the peer's messages. It never waits for the send lock or for room in the peer's
+     * window: when another thread is sending (perhaps waiting for room itself) or the window is full, the
+     * answer is encoded into the outbox and sent by the next thread that can (a caller's send, the dispatcher,
+     * a leading caller). So the thread that drains this side's window never stops because the peer's is full:
+     * two peers calling each other with full windows would otherwise wait on each other until the send
+     * timeout. Beyond {@link Outbox#LIMIT} the answering thread waits for room as a caller does.
+     */
+    void answer(long head, long callId, long bodyBytes, CallEncoder.Writer body, Object what) {
+        long total = checkLength(headerOf(kindOf(head)) + bodyBytes);
+        if (outbox.count() == 0 && sendLock.tryLock()) {
+            try {
+                Claim c = connection.tryClaim((int) total);
+                if (c != null) {
+                    fill(c, head, callId, 0, 0, body, what, writer);
+                    return;
+                }
+            } catch (TransportException e) {
+                endpoint.closeWith(e.getMessage()); // the peer learns nothing more; its calls fail with the connection
+                return;
+            } finally {
+                unlockSend();
+            }
+        }
+        if (outbox.stash(total, head, callId, body, encoder, what)) {
+            endpoint.dispatcher().ensureStarted(); // someone must send it if nobody else does
+            tryFlush();
+            if (outbox.count() != 0) {
+                endpoint.dispatcher().rouse(); // the peer's window is full: the dispatcher retries
+            }
+            return;
+        }
+        try {
+            send(head, callId, 0, 0, bodyBytes, body, what, null); // over the limit: wait for room
+        } catch (RemoteException e) {
+            // the connection failed: the peer learns that instead
+        }
+    }
+
+    /**
+     * Sends what the outbox holds, in order (under the send lock); {@code block}: waits for room as a
+     * caller does, else stops at the first message the peer's window has no room for (false).
+     */
+    private boolean flushOutbox(boolean block) {
+        while (true) {
+            MemorySegment m = outbox.peek();
+            if (m == null) {
+                return true;
+            }
+            int n = (int) m.byteSize();
+            Claim c = block ? connection.claim(n) : connection.tryClaim(n);
+            if (c == null) {
+                return false;
+            }
+            MemorySegment.copy(m, 0, c.segment(), 0, n);
+            c.commit();
+            outbox.removeFirst();
+        }
+    }
+
+    /** Sends what the outbox holds if the send lock is free and the peer's window has room. */
+    void tryFlush() {
+        while (outbox.count() != 0 && sendLock.tryLock()) {
+            boolean emptied;
+            try {
+                if (!endpoint.isOpen()) {
+                    return;
+                }
+                emptied = flushOutbox(false);
+            } catch (TransportException e) {
+                endpoint.closeWith(e.getMessage());
+                return;
+            } finally {
+                sendLock.unlock();
+            }
+            if (!emptied) {
+                return; // the peer's window is full: the dispatcher retries (waitNanos)
+            }
+            // else look again: an answer stashed while we held the lock found it taken
+        }
+    }
+
+    /** A send that failed in the transport: the connection is closed, the call (if any) forgotten. */
+    private RemoteException sendFailed(TransportException e, PendingCall failIfNotSent) {
+        if (failIfNotSent != null) {
+            endpoint.calls().forget(failIfNotSent);
+        }
+        endpoint.closeWith(e.getMessage());
+        return new RemoteException(e.reason() == TransportException.Reason.TIMEOUT ? Reason.NOT_SENT : Reason.CONNECTION,
+                "sending on " + endpoint.description() + " failed: " + e.getMessage(), e);
+    }
+
+    // ------------------------------------------------------------------ calls
+
+    /** Sends call {@code p} of {@code mi} on {@code b} with {@code args}: planned, regions first, then the call. */
+    void sendCall(Binding b, RemoteInterface.MethodInfo mi, Object[] args, PendingCall p) {
+        int flags = b.toObject ? TO_OBJECT : 0;
+        if (mi.primitivesOnly) { // nothing to plan, no regions
+            send(head(CALL, flags, args.length, b.target), p.id, mi.id, p.chain,
+                    (long) args.length * (VALUE_HEADER + 8), CallEncoder.PRIMITIVES, args, p);
+            return;
+        }
+        sendLock.lock(); // held across planning and regions, so the regions precede this very message
+        try {
+            if (outbox.count() != 0 && sendLock.getHoldCount() == 1) {
+                flushOutbox(true); // before any region: a region belongs to the next message sent
+            }
+            CallEncoder.Planned[] plan = new CallEncoder.Planned[mi.params.length];
+            long body = 0;
+            boolean unsized = false;
+            for (int i = 0; i < plan.length; i++) {
+                plan[i] = encoder.plan(mi.params[i], args[i], mi, true, true, writer);
+                if (plan[i].payload() < 0) {
+                    unsized = true;
+                } else {
+                    body += span(plan[i].payload());
+                }
+            }
+            long head = head(CALL, flags, plan.length, b.target);
+            if (unsized) {
+                if (onePass(head, mi, p, plan, body)) {
+                    return;
+                }
+                long graphs = 0; // the graphs did not fit the space the last calls needed: size them first
+                for (int i = 0; i < plan.length; i++) {
+                    if (plan[i].payload() < 0) {
+                        plan[i] = encoder.plan(mi.params[i], args[i], mi, false, true, writer);
+                        graphs += span(plan[i].payload());
+                    }
+                }
+                body += graphs;
+                mi.graphBytes = (int) Math.min(Integer.MAX_VALUE, graphs);
+            }
+            send(head, p.id, mi.id, p.chain, body, CallEncoder.PLANNED, plan, p);
+        } catch (TransportException e) {
+            throw sendFailed(e, p);
+        } catch (RuntimeException | Error e) {
+            endpoint.calls().forget(p); // whatever failed (an accessor of a view argument, say), nothing waits for a reply
+            throw e;
+        } finally {
+            unlockSend();
+        }
+    }
+
+    /**
+     * Writes a call whose graphs were not sized, in one pass: claims the space the method's graphs took
+     * last time and a half more, writes them with {@link WireWriter#tryWrite}, and commits what was used.
+     * False (nothing sent) when a graph did not fit, on a method's first call, or when the estimate is
+     * large: the caller then sizes the graphs and sends in two passes.
+     */
+    private boolean onePass(long head, RemoteInterface.MethodInfo mi, PendingCall p, CallEncoder.Planned[] plan,
+                            long sized) {
+        long last = mi.graphBytes;
+        if (last <= 0 || last + (last >> 1) > ONE_PASS_MAX) {
+            return false;
+        }
+        long total = Math.min(connection.maxMessageLength(), HEADER + sized + last + (last >> 1) + 64);
+        Claim c;
+        try {
+            c = connection.claim((int) total);
+        } catch (TransportException e) {
+            throw sendFailed(e, p);
+        }
+        boolean committed = false;
+        try {
+            MemorySegment s = c.segment();
+            putHeader(s, head, p.id, mi.id, p.chain);
+            long at = HEADER;
+            long graphs = 0;
+            for (CallEncoder.Planned v : plan) {
+                if (v.payload() >= 0) {
+                    at = encoder.put(s, at, v, writer);
+                    continue;
+                }
+                long n;
+                try {
+                    n = writer.tryWrite(v.value(), s, at + VALUE_HEADER);
+                } catch (IllegalArgumentException e) {
+                    throw CallEncoder.cannotPass(mi, v.value().getClass(), e);
+                }
+                long end = at + span(n);
+                if (n < 0 || end > s.byteSize()) {
+                    return false;
+                }
+                putValueHeader(s, at, T_WIRE, n);
+                s.asSlice(at + VALUE_HEADER + n, end - at - VALUE_HEADER - n).fill((byte) 0);
+                graphs += span(n);
+                at = end;
+            }
+            committed = true;
+            c.commit((int) at);
+            mi.graphBytes = (int) graphs; // the latest size, not the largest: one big call does not inflate every later claim
+            return true;
+        } catch (TransportException e) {
+            throw sendFailed(e, p);
+        } finally {
+            if (!committed) {
+                c.abort();
+            }
+        }
+    }
+
+    /**
+     * Plans a result: no regions (an answer never waits for room, and a region cannot be tried; large
+     * arrays go inline, which on shm and tcp is the same one copy), sized with the outbox's writer.
+     */
+    CallEncoder.Planned planResult(ValueKind k, Object v, RemoteInterface.MethodInfo mi) {
+        synchronized (outbox.lock()) {
+            return encoder.plan(k, v, mi, false, false, outbox.writer());
+        }
+    }
+}

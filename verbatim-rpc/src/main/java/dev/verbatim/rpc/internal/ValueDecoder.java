@@ -1,0 +1,150 @@
+package dev.verbatim.rpc.internal;
+
+import dev.verbatim.transport.Delivery;
+import dev.verbatim.wire.Message;
+import dev.verbatim.wire.WireReader;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+
+import static dev.verbatim.rpc.internal.RpcDescriptor.*;
+
+/**
+ * Reads values (docs/rpc.md §1 and §3) as the receiving side's own signature declares them: only the
+ * declared type (and its permitted subtypes) is ever instantiated, a wire message is validated before
+ * use, a region must have come with the message, a reference to one of this side's objects must name one
+ * it exported, as the declared interface. A malformed value is an {@link IllegalArgumentException} (or
+ * another runtime exception of a bounds check), never a value.
+ *
+ * <p>Thread-safe: each reading thread validates with its own {@link WireReader}.
+ */
+final class ValueDecoder {
+    private final ThreadLocal<WireReader> readers = ThreadLocal.withInitial(WireReader::new);
+    private final Exports exports;
+    private final ExportedObjects exported;
+    private final ImportedObjects imported;
+
+    ValueDecoder(Exports exports, ExportedObjects exported, ImportedObjects imported) {
+        this.exports = exports;
+        this.exported = exported;
+        this.imported = imported;
+    }
+
+    /** Reads one value of kind {@code k} at {@code at} of message {@code m}, delivered as {@code d}. */
+    Object read(Delivery d, MemorySegment m, long at, ValueKind k) {
+        checkValue(m, at);
+        int tag = tag(m, at);
+        long n = length(m, at);
+        long p = at + VALUE_HEADER;
+        if (k.primitive()) {
+            if (tag != T_PRIM || n != 8) {
+                throw new IllegalArgumentException("a " + k.type() + " argument of tag " + tag);
+            }
+            long b = m.get(ValueLayout.JAVA_LONG_UNALIGNED, p);
+            return switch (k.tag()) {
+                case INT -> (int) b;
+                case LONG -> b;
+                case BOOLEAN -> b != 0;
+                case BYTE -> (byte) b;
+                case SHORT -> (short) b;
+                case CHAR -> (char) b;
+                case FLOAT -> Float.intBitsToFloat((int) b);
+                case DOUBLE -> Double.longBitsToDouble(b);
+                default -> throw new IllegalStateException();
+            };
+        }
+        return switch (tag) {
+            case T_NULL -> null;
+            case T_BYTES -> {
+                if (!k.bytes()) {
+                    throw new IllegalArgumentException("bytes for a " + k.type().getName());
+                }
+                MemorySegment b = m.asSlice(p, n);
+                yield k.tag() == ValueKind.Tag.SEGMENT ? b : b.toArray(ValueLayout.JAVA_BYTE);
+            }
+            case T_REGION -> {
+                MemorySegment r = d.region((int) m.get(ValueLayout.JAVA_LONG_UNALIGNED, p));
+                if (k.tag() == ValueKind.Tag.SEGMENT) {
+                    yield r;
+                }
+                Class<?> c = k.type();
+                if (!c.isArray() || !c.getComponentType().isPrimitive()) {
+                    throw new IllegalArgumentException("a region for a " + c.getName());
+                }
+                yield toArray(r, c.getComponentType());
+            }
+            case T_WIRE -> {
+                if (k.tag() != ValueKind.Tag.COPY && k.tag() != ValueKind.Tag.VIEW) {
+                    throw new IllegalArgumentException("a graph for a " + k.type().getName());
+                }
+                Message msg = readers.get().validate(m.asSlice(p, n));
+                yield k.tag() == ValueKind.Tag.VIEW ? msg.view(k.type()) : msg.materialize(k.type());
+            }
+            case T_REMOTE -> {
+                if (k.tag() != ValueKind.Tag.REMOTE) {
+                    throw new IllegalArgumentException("a remote reference for a " + k.type().getName());
+                }
+                long ref = m.get(ValueLayout.JAVA_LONG_UNALIGNED, p);
+                yield resolve((int) ref, (int) (ref >>> 32), k.type());
+            }
+            default -> throw new IllegalArgumentException("an unknown value tag " + tag);
+        };
+    }
+
+    private static Object toArray(MemorySegment r, Class<?> component) {
+        if (component == byte.class) return r.toArray(ValueLayout.JAVA_BYTE);
+        if (component == int.class) return r.toArray(ValueLayout.JAVA_INT);
+        if (component == long.class) return r.toArray(ValueLayout.JAVA_LONG);
+        if (component == double.class) return r.toArray(ValueLayout.JAVA_DOUBLE);
+        if (component == float.class) return r.toArray(ValueLayout.JAVA_FLOAT);
+        if (component == short.class) return r.toArray(ValueLayout.JAVA_SHORT);
+        if (component == char.class) return r.toArray(ValueLayout.JAVA_CHAR);
+        throw new IllegalArgumentException("a region for a " + component + "[]");
+    }
+
+    /** A remote reference arriving: our own object coming back, or a proxy of one of the peer's. */
+    private Object resolve(int id, int side, Class<?> iface) {
+        if (side == SIDE_RECEIVER_EXPORT) {
+            Exports.Export e = exports.byId(id);
+            Object impl = e == null ? null : e.bound.impl();
+            if (impl == null || !iface.isInstance(impl)) {
+                throw new IllegalArgumentException("a reference to export #" + id + ", which this side does not export as "
+                        + iface.getName());
+            }
+            return impl;
+        }
+        if (side == SIDE_RECEIVER_OBJECT) {
+            ExportedObjects.Entry l = exported.get(id);
+            if (l == null || !iface.isInstance(l.impl())) {
+                throw new IllegalArgumentException("a reference to object #" + id + ", which this side does not export as "
+                        + iface.getName());
+            }
+            return l.impl();
+        }
+        if (side != SIDE_SENDER) {
+            throw new IllegalArgumentException("a reference of unknown side " + side);
+        }
+        return imported.resolve(id, iface);
+    }
+
+    /** A {@code BYTES} value at {@code at} read as UTF-8 (a {@code NULL} as null): a string of the protocol. */
+    static String string(MemorySegment m, long at) {
+        int tag = tag(m, at);
+        if (tag == T_NULL) {
+            return null;
+        }
+        if (tag != T_BYTES) {
+            throw new IllegalArgumentException("a string value of tag " + tag);
+        }
+        int n = m.get(ValueLayout.JAVA_INT_UNALIGNED, at + 4);
+        return new String(m.asSlice(at + VALUE_HEADER, n).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
+    }
+
+    /** A {@code BYTES} value at {@code at} read as u64s (method ids). */
+    static long[] longs(MemorySegment m, long at) {
+        int n = m.get(ValueLayout.JAVA_INT_UNALIGNED, at + 4);
+        checkValue(m, at); // bounds-checks the value against the message
+        return m.asSlice(at + VALUE_HEADER, n & ~7L).toArray(ValueLayout.JAVA_LONG_UNALIGNED);
+    }
+}

@@ -1,0 +1,82 @@
+package dev.verbatim.rpc.internal;
+
+/**
+ * How the threads of an endpoint wait: spin first, then park (docs/rpc.md §4). Every timing constant of
+ * the endpoint is here, so the whole policy reads in one place.
+ *
+ * <ul>
+ *   <li>A waiting caller polls (or looks) {@link #SPIN_POLLS} times without reading the clock: most
+ *       replies come within them, and a clock read costs a tenth of a call.</li>
+ *   <li>A leading caller then spins {@link #leadSpinNanos()}: up to {@link #LEAD_SPIN_MAX_NANOS} while the
+ *       peer answers quickly, halved each time a reply outlasts the spin down to {@link #LEAD_SPIN_MIN_NANOS}
+ *       (a peer that parked makes every call pay its wake-up; a peer that works long per call should not cost
+ *       its callers a spinning core). Then it lets the transport park it, at most {@link #LEAD_WAIT_NANOS}.</li>
+ *   <li>A caller that is not leading spins {@link #FOLLOW_SPIN_NANOS}, then parks at most
+ *       {@link #PARK_SLICE_NANOS} at a time, looking again for the read lock each time.</li>
+ *   <li>The dispatcher glances at the connection every {@link #PEEK_NANOS} while callers lead, and
+ *       until {@link #STEP_ASIDE_NANOS} after one last stopped waiting; otherwise it spins
+ *       {@link #DISPATCH_SPIN_NANOS} and sleeps in the transport ({@link #BUSY_WAIT_NANOS} while
+ *       asynchronous calls are pending, {@link #IDLE_WAIT_NANOS} when idle, {@link #OUTBOX_RETRY_NANOS}
+ *       while the outbox waits for room).</li>
+ *   <li>With every virtual call thread busy, the dispatcher waits for one {@link #VIRTUAL_SLOT_WAIT_MILLIS} at a
+ *       time; closing waits {@link #CLOSE_JOIN_MILLIS} for the dispatcher to end.</li>
+ * </ul>
+ *
+ * <p>One instance per endpoint holds the adaptive part (the leader's spin), a hint that leading threads
+ * read and write racily on purpose.
+ */
+final class WaitPolicy {
+    /** Polls (or looks) a waiting caller makes before it reads the clock. */
+    static final int SPIN_POLLS = 128;
+    /** How long a caller that is not leading spins before it parks. */
+    static final long FOLLOW_SPIN_NANOS = 20_000;
+    /** The longest park of a caller or helper that is not leading: it then looks for the read lock again. */
+    static final long PARK_SLICE_NANOS = 200_000;
+    /** The longest a leader spins after its first polls, while the peer answers within it. */
+    static final long LEAD_SPIN_MAX_NANOS = 1_000_000;
+    /** The shortest a leader spins, after replies outlasted its spin. */
+    static final long LEAD_SPIN_MIN_NANOS = 20_000;
+    /** How long a leader sleeps in the transport before it looks whether it should step down. */
+    static final long LEAD_WAIT_NANOS = 5_000_000;
+    /** How often the dispatcher glances at the connection while callers lead; how often it expires asynchronous calls. */
+    static final long PEEK_NANOS = 100_000;
+    /** How long after a caller last stopped waiting the dispatcher still only glances (callers may come back). */
+    static final long STEP_ASIDE_NANOS = 2_000_000;
+    /** How long the dispatcher spins with the allocation-free poll before it sleeps in the transport. */
+    static final long DISPATCH_SPIN_NANOS = 200_000;
+    /** How long the dispatcher sleeps in the transport while asynchronous calls or answers are pending. */
+    static final long BUSY_WAIT_NANOS = 100_000_000;
+    /** How long an idle dispatcher sleeps in the transport when nothing needs it sooner. */
+    static final long IDLE_WAIT_NANOS = 10_000_000_000L;
+    /** How often a reader retries sending the outbox (nothing tells it when the peer's window has room). */
+    static final long OUTBOX_RETRY_NANOS = 50_000;
+    /** How long the dispatcher waits at a time for a virtual call thread to end (all are busy), looking at close between. */
+    static final long VIRTUAL_SLOT_WAIT_MILLIS = 100;
+    /** How long {@code close} waits for the dispatcher thread to end. */
+    static final long CLOSE_JOIN_MILLIS = 2000;
+
+    /** The leader's current spin; racy on purpose (a hint). */
+    private long leadSpinNanos = LEAD_SPIN_MAX_NANOS;
+
+    /** How long a leader spins after its first {@link #SPIN_POLLS} polls before the transport may park it. */
+    long leadSpinNanos() {
+        return leadSpinNanos;
+    }
+
+    /** A reply outlasted the leader's spin: the peer is slow to answer (busy, or asleep), spin less next time. */
+    void spunOut() {
+        leadSpinNanos = Math.max(LEAD_SPIN_MIN_NANOS, leadSpinNanos >> 1);
+    }
+
+    /** A reply came within the leader's spin: the peer is quick, spin long again. */
+    void answeredWithinSpin() {
+        if (leadSpinNanos != LEAD_SPIN_MAX_NANOS) {
+            leadSpinNanos = LEAD_SPIN_MAX_NANOS;
+        }
+    }
+
+    /** How long a reader may sleep in the transport: briefly while the outbox waits for room in the peer's window. */
+    static long readerWait(boolean outboxWaits, long otherwise) {
+        return outboxWaits ? OUTBOX_RETRY_NANOS : otherwise;
+    }
+}
