@@ -173,18 +173,17 @@ final class KeyOrder {
     /**
      * Checks the map or set object at {@code pos} (of {@code n} entries, validated as an object): its order is a
      * permutation of {@code [0, n)} and lists the keys strictly ascending. Run after the walk, when every object the
-     * keys name is known to fit.
+     * keys name is known to fit. Allocates nothing: {@code n} indices in range whose keys are strictly ascending are
+     * distinct (one index twice would list one key twice), so they are a permutation.
      */
     static void check(MemorySegment m, Shape s, long pos, long[] entries, long[] budget) {
         int n = m.get(I32, pos + ARRAY_LENGTH_OFFSET);
         long keys = pos + 4, order = keys + (long) (s.keyedEntrySize() - 4) * n;
-        boolean[] seen = new boolean[n];
         int prev = -1;
         for (int i = 0; i < n; i++) {
             long at = order + 4L * i;
             int k = m.get(I32, at);
-            if (k < 0 || k >= n || seen[k]) throw new WireFormatException(at, "map or set order not a permutation", "index " + k + " of " + n);
-            seen[k] = true;
+            if (k < 0 || k >= n) throw new WireFormatException(at, "map or set order not a permutation", "index " + k + " of " + n);
             if (i > 0) {
                 int a = m.get(I32, keys + 4L * prev), b = m.get(I32, keys + 4L * k);
                 if (compareWire(m, entries, s.element, a, b, budget) >= 0) {

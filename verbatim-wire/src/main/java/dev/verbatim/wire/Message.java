@@ -111,6 +111,26 @@ public final class Message {
         return type.cast(Materializer.materialize(this, type));
     }
 
+    /**
+     * {@link #materialize(Class)} as a generic type: a {@code List<Point>}, {@code Map<String, Integer>},
+     * {@code Set<UUID>} root (an {@code ArrayList}, {@code LinkedHashMap}, {@code LinkedHashSet}), or a class.
+     */
+    public Object materialize(java.lang.reflect.Type type) {
+        if (type instanceof Class<?> c) return materialize(c);
+        if (objects == 0) return null;
+        return new Materializer(this, false).run(0, rootBinding(shapeOf(0), Schema.rootType(type)));
+    }
+
+    /**
+     * {@link #view(Class)} as a generic type: a {@code Map<String, V>} or {@code Set<T>} root read in place (lookups
+     * search the message), a {@code List<V>} of views, or a class.
+     */
+    public Object view(java.lang.reflect.Type type) {
+        if (type instanceof Class<?> c) return view(c);
+        if (objects == 0) return null;
+        return readRef(0, rootBinding(shapeOf(0), Schema.rootType(type)));
+    }
+
     Binding rootBinding(Shape w, JType r) {
         Binding b = r.lastRoot;
         if (b != null && (b.w == w || r.jkind == JType.SEALED && b.w.accepts(w))) return b;

@@ -95,6 +95,24 @@ public final class Schema {
     /** The canonical description the fingerprint is computed from (the grammar is in docs/wire-format.md). */
     public static String describe(Class<?> type) { return of(type).shape.canonical; }
 
+    /**
+     * The canonical description of a generic type ({@code List<Point>}, {@code Map<String, Integer>},
+     * {@code Set<UUID>}...), or of a class.
+     */
+    public static String describe(Type type) { return of(type, type.getTypeName()).shape.canonical; }
+
+    /** The structural fingerprint of a generic type, or of a class. */
+    public static long fingerprint(Type type) { return of(type, type.getTypeName()).shape.fingerprint; }
+
+    /** The Java type of a message root written or read as {@code type}: an object type (not an {@code Optional}). */
+    static JType rootType(Type type) {
+        JType t = of(type, type.getTypeName());
+        if (t.jkind == JType.OPTIONAL || t.jkind == JType.PRIM || t.jkind == JType.ENUM) {
+            throw new WireSchemaException("a " + type.getTypeName() + " cannot be a message root: wrap it in a record");
+        }
+        return t;
+    }
+
     /** The fingerprint of a canonical description: SHA-256 of its UTF-8 bytes, first 8 bytes little-endian. */
     public static long fingerprintOf(String canonicalDescription) { return Fingerprints.of(canonicalDescription); }
 

@@ -92,8 +92,7 @@ public final class WireReader {
         long runBase = 0;
         Shape runShape = null;
         boolean forwardOnly = true; // no reference names the object holding it or an earlier one
-        int[] keyed = null; // maps and sets, whose key order is checked once every object is known to fit
-        int keyedCount = 0;
+        boolean keyed = false; // maps or sets met: their key order is checked once every object is known to fit
         for (int i = 0; i < objects; ) {
             long entry = entries[i];
             long at = objTable + 8L * i;
@@ -102,11 +101,7 @@ public final class WireReader {
             Shape s = shapeOf(tid, ids);
             if (s == null) throw new WireFormatException(at + 4, "unknown type id", "id " + tid);
             if (s.kind != Shape.STRUCT) {
-                if (s.isKeyed()) {
-                    if (keyed == null) keyed = new int[8];
-                    else if (keyedCount == keyed.length) keyed = java.util.Arrays.copyOf(keyed, 2 * keyedCount);
-                    keyed[keyedCount++] = i;
-                }
+                keyed |= s.isKeyed();
                 long size = validateObject(message, s, pos, tail, entries, ids, i);
                 if (size < 0) {
                     forwardOnly = false;
@@ -131,12 +126,17 @@ public final class WireReader {
             i = next;
         }
         if (objects > 0 && pos != tail) throw new WireFormatException(pos, "bytes between the last object and the tables", (tail - pos) + " bytes");
-        long[] budget = {KeyOrder.CHARS_PER_BYTE * len}; // (keyedCount 0: not allocated once compiled, never used)
-        for (int k = 0; k < keyedCount; k++) {
-            long entry = entries[keyed[k]];
-            KeyOrder.check(message, shapeOf(entryType(entry), ids), Integer.toUnsignedLong(entryOffset(entry)), entries, budget);
-        }
+        if (keyed) checkKeyOrders(message, entries, ids, len);
         return new Message(message, objects, tail, objTable, entries, ids, runShape, runFirst, runCount, runBase, forwardOnly);
+    }
+
+    /** Every map's and set's key order ({@link KeyOrder#check}), found again in the object table: nothing allocated per map. */
+    private static void checkKeyOrders(MemorySegment message, long[] entries, Shape[] ids, long len) {
+        long[] budget = {KeyOrder.CHARS_PER_BYTE * len};
+        for (long entry : entries) {
+            Shape s = shapeOf(entryType(entry), ids);
+            if (s.isKeyed()) KeyOrder.check(message, s, Integer.toUnsignedLong(entryOffset(entry)), entries, budget);
+        }
     }
 
     private static WireFormatException badEntry(long at, int i, long entry, long pos) {

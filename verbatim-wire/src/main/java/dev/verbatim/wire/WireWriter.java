@@ -66,6 +66,26 @@ public final class WireWriter {
         return write(root, Schema.of(as), dst, offset);
     }
 
+    /**
+     * {@link #tryWrite(Object, MemorySegment, long)} writing {@code root} as a generic type: a {@code List<T>},
+     * {@code Collection<T>}, {@code Set<T>} or {@code Map<K, V>} root, say (its class alone does not say its elements'
+     * wire type).
+     */
+    public long tryWrite(Object root, java.lang.reflect.Type as, MemorySegment dst, long offset) {
+        return write(root, Schema.rootType(as), dst, offset);
+    }
+
+    /** {@link #write(Object, MemorySegment, long)} writing {@code root} as a generic type (see {@link #tryWrite(Object, java.lang.reflect.Type, MemorySegment, long)}). */
+    public long write(Object root, java.lang.reflect.Type as, MemorySegment dst, long offset) {
+        return fitted(write(root, Schema.rootType(as), dst, offset), dst, offset);
+    }
+
+    /** The exact number of bytes {@link #write(Object, java.lang.reflect.Type, MemorySegment, long)} produces. */
+    public long sizeOf(Object root, java.lang.reflect.Type as) {
+        if (root == null) return HEADER_LENGTH;
+        return layout(root, Schema.rootType(as));
+    }
+
     private static long fitted(long n, MemorySegment dst, long offset) {
         if (n < 0) {
             throw new IndexOutOfBoundsException("the message does not fit the " + (dst.byteSize() - offset)

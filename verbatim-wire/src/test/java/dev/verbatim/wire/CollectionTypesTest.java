@@ -168,7 +168,7 @@ class CollectionTypesTest {
             s.set(MessageDescriptor.I32, at + 16, 0);
             s.set(MessageDescriptor.I32, at + 20, 1);
         });
-        refused(new Tags(abc), "not a permutation", (s, at) -> s.set(MessageDescriptor.I32, at + 20, 1));
+        refused(new Tags(abc), "not unique and in order", (s, at) -> s.set(MessageDescriptor.I32, at + 20, 1));
         refused(new Tags(abc), "not a permutation", (s, at) -> s.set(MessageDescriptor.I32, at + 20, 3));
         refused(new Tags(abc), "negative map or set length", (s, at) -> s.set(MessageDescriptor.I32, at, -1));
         refused(new Tags(abc), "map or set overruns the tables", (s, at) -> s.set(MessageDescriptor.I32, at, 1 << 20));
@@ -249,6 +249,36 @@ class CollectionTypesTest {
     }
 
     public interface ProfileV1View { Map<String, String> attrs(); CharSequence name(); }
+
+    public interface Roots { Map<String, Integer> map(); Set<UUID> set(); List<Address> list(); Optional<String> opt(); }
+
+    static java.lang.reflect.Type rootType(String accessor) throws Exception { return Roots.class.getMethod(accessor).getGenericReturnType(); }
+
+    @Test
+    void aGenericTypeIsARoot() throws Exception {
+        Map<String, Integer> m = new LinkedHashMap<>();
+        m.put("b", 2);
+        m.put("a", 1);
+        java.lang.reflect.Type mt = rootType("map");
+        byte[] b = new byte[(int) W.sizeOf(m, mt)];
+        W.write(m, mt, MemorySegment.ofArray(b), 0);
+        Message msg = R.validate(MemorySegment.ofArray(b));
+        assertEquals(m, msg.materialize(mt));
+        assertEquals(List.of("b", "a"), List.copyOf(((Map<?, ?>) msg.materialize(mt)).keySet()));
+        assertEquals(2, ((Map<?, ?>) msg.view(mt)).get("b"));
+        assertEquals("map(string,box(i32))", Schema.describe(mt));
+        Set<UUID> ids = new LinkedHashSet<>(List.of(UUID.randomUUID(), UUID.randomUUID()));
+        java.lang.reflect.Type st = rootType("set");
+        byte[] b2 = new byte[(int) W.sizeOf(ids, st)];
+        W.write(ids, st, MemorySegment.ofArray(b2), 0);
+        assertEquals(ids, R.validate(MemorySegment.ofArray(b2)).materialize(st));
+        List<Address> as = List.of(new Address("s", "c"));
+        java.lang.reflect.Type lt = rootType("list");
+        byte[] b3 = new byte[(int) W.sizeOf(as, lt)];
+        W.write(as, lt, MemorySegment.ofArray(b3), 0);
+        assertEquals(as, R.validate(MemorySegment.ofArray(b3)).materialize(lt));
+        assertThrows(WireSchemaException.class, () -> W.sizeOf(Optional.of("x"), rootType("opt")));
+    }
 
     public record BadOptional(List<Optional<String>> xs) {}
     public record SetOfLists(Set<List<String>> xs) {}
