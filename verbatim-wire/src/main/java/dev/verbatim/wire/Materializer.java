@@ -82,6 +82,23 @@ final class Materializer {
         this.slots = subgraph ? new MemoSlots() : null;
     }
 
+    /** A materializer without memo tables, for {@link Message#readRef}'s value types that hold no reference. */
+    private Materializer(Message m) {
+        this.msg = m;
+        this.seg = m.seg;
+        this.entries = m.entries;
+        this.ids = m.ids;
+        this.objects = m.objects;
+        this.slots = null;
+    }
+
+    /**
+     * A materializer only for building value types that hold no reference ({@code Instant}, {@code UUID}, dates...)
+     * with their generated {@link BindingMaterializer#construct}, which reads {@link #seg} and nothing else of it: it
+     * keeps no state, so one per message serves every such read, from any thread.
+     */
+    static Materializer forValues(Message m) { return new Materializer(m); }
+
     /** The memo slot of object {@code r} (in range): its index, or the next free slot of a subgraph's tables on first sight. */
     private int slot(int r) {
         MemoSlots t = slots;

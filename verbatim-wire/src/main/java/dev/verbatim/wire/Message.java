@@ -55,6 +55,8 @@ public final class Message {
      * validation ({@link WireFormatException}), not a property of the sender's graph ({@link WireSchemaException}).
      */
     final boolean forwardOnly;
+    /** Builds the value types read through views ({@link Materializer#forValues}): made on first use, a benign race. */
+    private Materializer values;
 
     /** Keeps {@code owner} reachable as long as this message or a view of it is; set once, before the message is handed out. */
     Message owned(Object owner) {
@@ -266,6 +268,11 @@ public final class Message {
                 return HeapValues.readValue(this, r, b); // no graph to copy: no materializer state
             }
             default -> {
+                if (t.factory != null && b.w.refOffsets.length == 0) { // a value type with no reference: no graph to copy
+                    Materializer v = values;
+                    if (v == null) values = v = Materializer.forValues(this);
+                    return BindingMaterializer.of(b).construct(v, objectOffset(r, b.w));
+                }
                 return new Materializer(this, true).run(r, b);
             }
         }
