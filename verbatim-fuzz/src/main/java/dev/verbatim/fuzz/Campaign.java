@@ -62,6 +62,7 @@ public final class Campaign {
         final LongAdder nullRoots = new LongAdder();
         final LongAdder unreadableRoots = new LongAdder();
         final LongAdder recordCycles = new LongAdder();
+        final LongAdder unmaterializable = new LongAdder();
         final LongAdder failures = new LongAdder();
         final LongAdder scribbled = new LongAdder();
         final LongAdder scribbledRefused = new LongAdder();
@@ -195,7 +196,7 @@ public final class Campaign {
             failures = List.copyOf(stats.reported);
         }
         return new CampaignResult(seed, stats.iterations.sum(), stats.mutated.sum(), stats.random.sum(), stats.accepted.sum(), stats.rejected.sum(),
-                stats.nullRoots.sum(), stats.unreadableRoots.sum(), stats.recordCycles.sum(), rules, stats.scribbled.sum(),
+                stats.nullRoots.sum(), stats.unreadableRoots.sum(), stats.recordCycles.sum(), stats.unmaterializable.sum(), rules, stats.scribbled.sum(),
                 stats.scribbledRefused.sum(), stats.failures.sum(), kinds, failures,
                 MessageOracle.allocationCounter() == null ? -1 : stats.maxValidateAllocation.get(), elapsed, stoppedEarly);
     }
@@ -271,6 +272,7 @@ public final class Campaign {
                     case ACCEPTED_NULL_ROOT -> { stats.accepted.increment(); stats.nullRoots.increment(); }
                     case ACCEPTED_UNREADABLE_ROOT -> { stats.accepted.increment(); stats.unreadableRoots.increment(); }
                     case ACCEPTED_RECORD_CYCLE -> { stats.accepted.increment(); stats.recordCycles.increment(); }
+                    case ACCEPTED_UNMATERIALIZABLE -> { stats.accepted.increment(); stats.unmaterializable.increment(); }
                     case ACCEPTED_READ -> stats.accepted.increment();
                 }
             }

@@ -6,7 +6,7 @@ import java.util.Map;
 
 /**
  * What a campaign came to: its counts (cases mutated and random, accepted and how they were read, rejected and by
- * which rule, changed after validation and refused), its failures by kind and the first ones in detail, the most
+ * which rule, changed after validation and refused, valid but not materializable as the reader's types), its failures by kind and the first ones in detail, the most
  * {@code validate} allocated beyond its object-table copy (-1 when not measured), and its time. {@link #ok()} when
  * nothing failed; {@link #summary()} is what {@code verbatim fuzz} prints.
  *
@@ -14,7 +14,7 @@ import java.util.Map;
  * {@code iterations == mutated + random}; {@code rejected} is the sum of {@code rejectedByRule}.
  */
 public record CampaignResult(long seed, long iterations, long mutated, long random, long accepted, long rejected,
-                             long nullRoots, long unreadableRoots, long recordCycles, Map<String, Long> rejectedByRule,
+                             long nullRoots, long unreadableRoots, long recordCycles, long unmaterializable, Map<String, Long> rejectedByRule,
                              long scribbled, long scribbledRefused, long failureCount, Map<String, Long> failureKinds, List<Failure> failures,
                              long maxValidateAllocation, long elapsedMillis, boolean stoppedEarly) {
     public boolean ok() { return failureCount == 0; }
@@ -27,8 +27,10 @@ public record CampaignResult(long seed, long iterations, long mutated, long rand
         b.append(String.format("seed %d: %d iterations in %.1f s (%.0f messages/s): %d mutated, %d random%n", seed, iterations,
                 elapsedMillis / 1000.0, messagesPerSecond(), mutated, random));
         b.append(String.format("accepted %d (%d read through views and materialized, %d null roots, %d roots no Java type names,"
-                + " %d refused by the materializer: cycle through records), rejected %d%n", accepted,
-                accepted - nullRoots - unreadableRoots - recordCycles, nullRoots, unreadableRoots, recordCycles, rejected));
+                + " %d refused by the materializer: cycle through records, %d that the reader's types cannot hold: keys equal"
+                + " by equals, a zone this JVM does not know), rejected %d%n", accepted,
+                accepted - nullRoots - unreadableRoots - recordCycles - unmaterializable, nullRoots, unreadableRoots, recordCycles,
+                unmaterializable, rejected));
         b.append(String.format("changed after validation and read again: %d (%d of them refused with WireFormatException or WireSchemaException)%n",
                 scribbled, scribbledRefused));
         b.append("rejected by rule:\n");

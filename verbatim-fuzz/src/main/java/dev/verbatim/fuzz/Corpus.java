@@ -5,6 +5,7 @@ import dev.verbatim.fuzz.FuzzTypes.Boxes;
 import dev.verbatim.fuzz.FuzzTypes.Chain;
 import dev.verbatim.fuzz.FuzzTypes.Circle;
 import dev.verbatim.fuzz.FuzzTypes.Color;
+import dev.verbatim.fuzz.FuzzTypes.Extras;
 import dev.verbatim.fuzz.FuzzTypes.Holder;
 import dev.verbatim.fuzz.FuzzTypes.Leaf;
 import dev.verbatim.fuzz.FuzzTypes.Node;
@@ -18,10 +19,12 @@ import dev.verbatim.wire.WireWriter;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
  * The corpus: the valid messages the campaign mutates, generated from a seed. Graphs of the {@link FuzzTypes}
+ * (the {@code Extras} among them: value types, maps, sets, optionals)
  * (nulls, sharing and cycles included, of three sizes), a null root, an empty holder, a chain of 1,500 records,
  * long lists, big arrays and strings, a ring of 200 nodes, nested polygons with a cycle through a list, and two
  * messages over the campaign's limits ({@link MessageOracle#LIMITS}), always rejected but whose mutations take
@@ -186,6 +189,42 @@ final class Corpus {
             return l;
         }
 
+        private static final String[] ZONES = {"UTC", "Z", "Europe/Paris", "America/New_York", "Asia/Kolkata", "+05:30", "GMT-03:00"};
+
+        /** An {@link Extras} and, {@code depth} levels down, the ones it chains to: values, maps, sets, optionals. */
+        Extras extras(int depth) {
+            java.time.LocalDateTime ldt = java.time.LocalDateTime.of(java.time.LocalDate.ofEpochDay(r.nextLong(-365243219162L, 365241780472L)),
+                    java.time.LocalTime.ofNanoOfDay(r.nextLong(86_400_000_000_000L)));
+            java.time.ZoneOffset offset = java.time.ZoneOffset.ofTotalSeconds(r.nextInt(-18 * 3600, 18 * 3600 + 1));
+            java.time.LocalDateTime near = java.time.LocalDateTime.of(1900 + r.nextInt(300), 1 + r.nextInt(12), 1 + r.nextInt(28),
+                    r.nextInt(24), r.nextInt(60), r.nextInt(60), r.nextInt(1_000_000_000));
+            byte[] mag = new byte[r.nextInt(40)];
+            r.nextBytes(mag);
+            java.math.BigInteger big = mag.length == 0 ? java.math.BigInteger.ZERO : new java.math.BigInteger(mag);
+            Map<String, Leaf> byName = new java.util.LinkedHashMap<>();
+            for (int i = r.nextInt(6); i > 0; i--) byName.put(i == 1 && r.nextInt(4) == 0 ? null : text(r, r.nextInt(6)), ref(leaves, this::leaf));
+            Map<Color, List<Integer>> byColor = new java.util.LinkedHashMap<>();
+            for (int i = r.nextInt(4); i > 0; i--) byColor.put(color(), r.nextInt(4) == 0 ? null : new ArrayList<>(List.of(r.nextInt(), r.nextInt(9))));
+            Map<Integer, String> byNumber = new java.util.LinkedHashMap<>();
+            for (int i = r.nextInt(8); i > 0; i--) byNumber.put(r.nextInt(-50, 50), string());
+            Map<Leaf, Color> byLeaf = new java.util.LinkedHashMap<>();
+            for (int i = r.nextInt(4); i > 0; i--) byLeaf.put(ref(leaves, this::leaf), color());
+            java.util.Set<String> tags = new java.util.LinkedHashSet<>();
+            for (int i = r.nextInt(6); i > 0; i--) tags.add(string());
+            java.util.Set<Leaf> leafSet = new java.util.LinkedHashSet<>();
+            for (int i = r.nextInt(4); i > 0; i--) leafSet.add(ref(leaves, this::leaf));
+            List<Long> longs = new ArrayList<>();
+            for (int i = r.nextInt(4); i > 0; i--) longs.add(r.nextInt(5) == 0 ? null : r.nextLong());
+            return new Extras(
+                    r.nextInt(5) == 0 ? null : java.time.Instant.ofEpochSecond(r.nextLong(-31557014167219200L, 31556889864403200L), r.nextInt(1_000_000_000)),
+                    java.time.Duration.ofSeconds(r.nextLong(), r.nextInt(1_000_000_000)), ldt.toLocalDate(), ldt.toLocalTime(), ldt,
+                    java.time.OffsetDateTime.of(ldt, offset), java.time.ZonedDateTime.of(near, java.time.ZoneId.of(ZONES[r.nextInt(ZONES.length)])),
+                    r.nextInt(5) == 0 ? null : new java.util.UUID(r.nextLong(), r.nextLong()), big,
+                    new java.math.BigDecimal(big, r.nextInt(-40, 40)), byName, byColor, byNumber, byLeaf, tags, leafSet, longs,
+                    java.util.Optional.ofNullable(r.nextBoolean() ? ref(leaves, this::leaf) : null), java.util.Optional.ofNullable(string()),
+                    depth > 0 && r.nextBoolean() ? extras(depth - 1) : null);
+        }
+
         Chain chain() {
             Chain c = new Chain(r.nextInt(), r.nextBoolean() ? null : ref(chains, this::chain));
             chains.add(c);
@@ -284,6 +323,10 @@ final class Corpus {
         }
         Gen g = new Gen(r.split(), 10);
         pool.add(new Seed("null root", w.toByteArray(null)));
+        SplittableRandom xr = r.split();
+        for (int i = 0; i < 12; i++) { // the types beyond the papers'
+            pool.add(new Seed("extras " + i, w.toByteArray(new Gen(xr.split(), 12).extras(i % 4))));
+        }
         pool.add(new Seed("empty holder", w.toByteArray(new Holder(null, null, null, null, null, null, null, null, null, null,
                 null, null, null, null, null, null, null, null, null))));
         Chain chain = null;

@@ -14,7 +14,7 @@ import java.util.Map;
  * fingerprint): every primitive kind, boxes, strings, enums, primitive arrays and their array views, arrays and
  * lists of references, records, a sealed hierarchy with a direct record-to-record reference (so a mutated message
  * can close a cycle through records), a mutable class (cycles), and an older version of {@link Holder} read by
- * field name (schema evolution).
+ * field name (schema evolution), and {@link Extras}: the JDK value types, maps, sets, a collection and optionals.
  *
  * <p>Invariant, checked when the class loads: a type and its twin have the same fingerprint, so every root in
  * {@link #READERS} can be materialized as its type and viewed as its twin.
@@ -117,6 +117,27 @@ public final class FuzzTypes {
      */
     public interface HolderOldV { String text(); ChainV chain(); List<LeafV> leafList(); NodeV node(); HolderOldV inner(); int added(); }
 
+    /**
+     * The types beyond the papers': the JDK value types, maps (string, enum, int and record keys), sets, a
+     * collection and optionals; {@code next} chains them (so maps and sets are shared and nested across objects).
+     */
+    public record Extras(java.time.Instant instant, java.time.Duration duration, java.time.LocalDate date, java.time.LocalTime time,
+                         java.time.LocalDateTime dateTime, java.time.OffsetDateTime offsetDateTime, java.time.ZonedDateTime zoned,
+                         java.util.UUID id, java.math.BigInteger big, java.math.BigDecimal dec, Map<String, Leaf> byName,
+                         Map<Color, List<Integer>> byColor, Map<Integer, String> byNumber, Map<Leaf, Color> byLeaf,
+                         java.util.Set<String> tags, java.util.Set<Leaf> leaves, java.util.Collection<Long> longs,
+                         java.util.Optional<Leaf> maybeLeaf, java.util.Optional<String> maybeText, Extras next) {}
+
+    /** {@link Extras} read in place: maps and sets searched in the message, leaves as views. */
+    public interface ExtrasV {
+        java.time.Instant instant(); java.time.Duration duration(); java.time.LocalDate date(); java.time.LocalTime time();
+        java.time.LocalDateTime dateTime(); java.time.OffsetDateTime offsetDateTime(); java.time.ZonedDateTime zoned();
+        java.util.UUID id(); java.math.BigInteger big(); java.math.BigDecimal dec(); Map<String, LeafV> byName();
+        Map<Color, List<Integer>> byColor(); Map<Integer, String> byNumber(); Map<Leaf, Color> byLeaf();
+        java.util.Set<String> tags(); java.util.Set<LeafV> leaves(); java.util.Collection<Long> longs();
+        java.util.Optional<LeafV> maybeLeaf(); java.util.Optional<String> maybeText(); ExtrasV next();
+    }
+
     /** How a root of some wire type is read: materialized as {@code type}, viewed as {@code view} (and {@code view2}). */
     record ReadAs(Class<?> type, Class<?> view, Class<?> view2) {}
 
@@ -129,6 +150,7 @@ public final class FuzzTypes {
         Map<Long, ReadAs> m = new HashMap<>();
         Object[][] pairs = {
                 {Holder.class, HolderV.class, null}, {Node.class, NodeV.class, null}, {Chain.class, ChainV.class, null},
+                {Extras.class, ExtrasV.class, null},
                 {Circle.class, CircleV.class, ShapeV.class}, {Rect.class, RectV.class, ShapeV.class}, {Poly.class, PolyV.class, ShapeV.class},
                 {Leaf.class, LeafV.class, null}, {Prims.class, PrimsV.class, null}, {Boxes.class, BoxesV.class, null},
                 {Arrays8.class, Arrays8V.class, null}, {Unit.class, UnitV.class, null}, {Units.class, UnitsV.class, null},

@@ -173,6 +173,21 @@ public final class GraphOracle {
                 if (!single && l != r) throw mismatch(p.path(), "expected enum " + l + " but was " + Leaves.describe(r));
                 return;
             }
+            if (Structs.isJdkValue(l)) { // a value: equal, of the same class (BigDecimal's equals counts the scale)
+                if (!single && (l.getClass() != r.getClass() || !l.equals(r))) {
+                    throw mismatch(p.path(), "expected " + Leaves.describe(l) + " " + l + " but was " + Leaves.describe(r) + " " + r);
+                }
+                return;
+            }
+            if (l instanceof java.util.Optional<?> lo) { // not an object on the wire: its value is
+                if (single) {
+                    push(lo.orElse(null), ABSENT, p.path(), p.scope(), p.l2r(), p.r2l());
+                    return;
+                }
+                if (!(r instanceof java.util.Optional<?> ro)) throw mismatch(p.path(), "expected an Optional but was " + Leaves.describe(r));
+                push(lo.orElse(null), ro.orElse(null), p.path(), p.scope(), p.l2r(), p.r2l());
+                return;
+            }
             if (Structs.isBox(l)) {
                 if (single) return;
                 if (l.getClass() != r.getClass() || !Leaves.sameValue(l, r)) {
@@ -194,6 +209,8 @@ public final class GraphOracle {
             else if (Structs.isPrimitiveArray(l) || l instanceof dev.verbatim.wire.ArrayView) array(p, l, r);
             else if (l instanceof Object[] la) objectArray(p, la, r);
             else if (l instanceof List<?> ll) list(p, ll, r);
+            else if (l instanceof java.util.Set<?> ls) set(p, ls, r);
+            else if (l instanceof Map<?, ?> lm) map(p, lm, r);
             else if (Structs.isHeapStruct(l)) heapStruct(p, l, r);
             else throw mismatch(p.path(), "an unexpected value in the graph: " + l.getClass().getName());
         }
@@ -266,6 +283,29 @@ public final class GraphOracle {
             for (int i = n - 1; i >= 0; i--) {
                 push(items[i], single ? ABSENT : others[i], new Path(p.path(), null, i), p.scope(), p.l2r(), p.r2l());
             }
+        }
+
+        /** Two sets: the same size, the same elements in the same iteration order (the sender's, kept). */
+        private void set(Pair p, java.util.Set<?> l, Object r) {
+            if (!single && !(r instanceof java.util.Set<?>)) throw mismatch(p.path(), "expected a set but was " + Leaves.describe(r));
+            list(p, new ArrayList<>(l), single ? ABSENT : new ArrayList<>((java.util.Set<?>) r));
+        }
+
+        /** Two maps: the same size, the same keys and values in the same iteration order (the sender's, kept). */
+        private void map(Pair p, Map<?, ?> l, Object r) {
+            if (!single && !(r instanceof Map<?, ?>)) throw mismatch(p.path(), "expected a map but was " + Leaves.describe(r));
+            List<Object> le = new ArrayList<>(), re = single ? null : new ArrayList<>();
+            for (Map.Entry<?, ?> e : l.entrySet()) {
+                le.add(e.getKey());
+                le.add(e.getValue());
+            }
+            if (!single) {
+                for (Map.Entry<?, ?> e : ((Map<?, ?>) r).entrySet()) {
+                    re.add(e.getKey());
+                    re.add(e.getValue());
+                }
+            }
+            list(p, le, single ? ABSENT : re); // keys at even, values at odd indices
         }
 
         /** Two heap structs (records or classes) in a heap scope: the same class, component by component. */
@@ -366,11 +406,20 @@ public final class GraphOracle {
         }
         while (!work.isEmpty()) {
             Object o = work.pop();
+            if (o instanceof java.util.Optional<?> opt) { // not an object on the wire, nor a reference of its own
+                if (opt.isPresent()) work.push(opt.get());
+                else if (references) refs--;
+                continue;
+            }
             if (o instanceof Enum<?> || seen.put(o, Boolean.TRUE) != null) continue;
             if (o instanceof String || Structs.isBox(o) || Structs.isPrimitiveArray(o)) continue;
             List<Object> children = new ArrayList<>();
             if (o instanceof Object[] arr) Collections.addAll(children, arr);
-            else if (o instanceof List<?> l) children.addAll(l);
+            else if (o instanceof java.util.Collection<?> l) children.addAll(l);
+            else if (o instanceof Map<?, ?> m) {
+                children.addAll(m.keySet());
+                children.addAll(m.values());
+            } else if (Structs.isJdkValue(o)) children.addAll(Structs.jdkValueChildren(o));
             else for (Structs.Component c : Structs.components(o)) if (!c.type().isPrimitive()) children.add(c.get(o));
             for (Object x : children) {
                 if (x == null || x instanceof Enum<?>) continue;

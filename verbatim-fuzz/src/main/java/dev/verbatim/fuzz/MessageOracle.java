@@ -66,8 +66,11 @@ final class MessageOracle {
         }
     }
 
-    /** What one case came to. */
-    enum Outcome { REJECTED, ACCEPTED_READ, ACCEPTED_NULL_ROOT, ACCEPTED_UNREADABLE_ROOT, ACCEPTED_RECORD_CYCLE }
+    /**
+     * What one case came to. ACCEPTED_UNMATERIALIZABLE: valid, but the reader's types cannot hold it, as the format allows: map keys (set
+     * elements) distinct on the wire that are equal by {@code equals}, or a well-formed zone id this JVM does not know.
+     */
+    enum Outcome { REJECTED, ACCEPTED_READ, ACCEPTED_NULL_ROOT, ACCEPTED_UNREADABLE_ROOT, ACCEPTED_RECORD_CYCLE, ACCEPTED_UNMATERIALIZABLE }
 
     final WireReader reader;
     private final WireWriter writer = new WireWriter();
@@ -226,7 +229,11 @@ final class MessageOracle {
         Object copy;
         try {
             copy = m.materialize(how.type());
+        } catch (WireFormatException e) {
+            if (e.rule().startsWith("map keys or set elements not unique")) return Outcome.ACCEPTED_UNMATERIALIZABLE;
+            throw e; // the message is not being changed: nothing else may fail after validation
         } catch (WireSchemaException e) {
+            if (e.getMessage().contains("is not known to this JVM's time-zone rules")) return Outcome.ACCEPTED_UNMATERIALIZABLE;
             GraphOracle.read(views, cycles);
             if (cycles.found()) return Outcome.ACCEPTED_RECORD_CYCLE;
             throw e; // refused without a reason a valid message can give

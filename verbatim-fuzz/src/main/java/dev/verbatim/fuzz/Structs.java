@@ -61,10 +61,29 @@ final class Structs {
 
     static boolean isPrimitiveArray(Object o) { return o.getClass().isArray() && o.getClass().getComponentType().isPrimitive(); }
 
-    /** A record or a class of the graph's own (not a JDK value, array, list, enum or char sequence). */
+    /** A record or a class of the graph's own (not a JDK value, array, collection, map, optional, enum or char sequence). */
     static boolean isHeapStruct(Object o) {
-        return !(o instanceof Enum<?>) && !(o instanceof CharSequence) && !(o instanceof List<?>) && !o.getClass().isArray()
-                && !isBox(o) && !isView(o) && !(o instanceof dev.verbatim.wire.ArrayView);
+        return !(o instanceof Enum<?>) && !(o instanceof CharSequence) && !(o instanceof java.util.Collection<?>)
+                && !(o instanceof java.util.Map<?, ?>) && !(o instanceof java.util.Optional<?>) && !o.getClass().isArray()
+                && !isBox(o) && !isView(o) && !(o instanceof dev.verbatim.wire.ArrayView) && !isJdkValue(o);
+    }
+
+    /** The JDK value types the wire carries as built-in structs (java.time, UUID, BigInteger, BigDecimal). */
+    static final Set<Class<?>> JDK_VALUES = Set.of(java.time.Instant.class, java.time.Duration.class, java.time.LocalDate.class,
+            java.time.LocalTime.class, java.time.LocalDateTime.class, java.time.OffsetDateTime.class, java.time.ZonedDateTime.class,
+            java.util.UUID.class, java.math.BigInteger.class, java.math.BigDecimal.class);
+
+    static boolean isJdkValue(Object o) { return JDK_VALUES.contains(o.getClass()); }
+
+    /**
+     * The objects a JDK value's struct refers to on the wire, as the writer makes them: a zoned date-time's zone id
+     * (the zone's own string), a big number's two's-complement bytes (a new array each time).
+     */
+    static List<Object> jdkValueChildren(Object v) {
+        if (v instanceof java.time.ZonedDateTime z) return List.of(z.getZone().getId());
+        if (v instanceof java.math.BigInteger b) return List.of(b.toByteArray());
+        if (v instanceof java.math.BigDecimal d) return List.of(d.unscaledValue().toByteArray());
+        return List.of();
     }
 
     /** The offset of the object a view reads, from its {@code toString()}'s {@code "(offset N)"}. */

@@ -30,6 +30,28 @@ class ViewAllocationTest {
         assertTrue(after - before < 64 * 1024, (after - before) + " bytes allocated by " + calls + " rounds of 5 reads");
     }
 
+    public record Stamped(java.time.Instant at, java.util.UUID id, java.time.LocalDate day) {}
+    public interface StampedView { java.time.Instant at(); java.util.UUID id(); java.time.LocalDate day(); }
+
+    /** A value type read through a view allocates the value and nothing else (no materializer tables per read). */
+    @Test
+    void valueTypeAccessorsAllocateOnlyTheirValues() {
+        LongSupplier allocated = allocationCounter();
+        assumeTrue(allocated != null, "per-thread allocation counters (com.sun.management)");
+        byte[] bytes = new WireWriter().toByteArray(new Stamped(java.time.Instant.ofEpochSecond(5, 6), new java.util.UUID(7, 8),
+                java.time.LocalDate.of(2026, 11, 25)));
+        StampedView v = new WireReader().validate(MemorySegment.ofArray(bytes)).view(StampedView.class);
+        long sink = 0;
+        for (int i = 0; i < 200_000; i++) sink += v.at().getNano() + v.id().getLeastSignificantBits() + v.day().getDayOfMonth();
+        int calls = 100_000;
+        long before = allocated.getAsLong();
+        for (int i = 0; i < calls; i++) sink += v.at().getNano() + v.id().getLeastSignificantBits() + v.day().getDayOfMonth();
+        long perRound = (allocated.getAsLong() - before) / calls;
+        assertEquals(39L * 300_000, sink);
+        // an Instant (24 bytes), a UUID (24) and a LocalDate (24): a materializer per read added some 300 bytes each
+        assertTrue(perRound <= 96, perRound + " bytes allocated per round of three value reads");
+    }
+
     private static long read(SampleView v) {
         return v.a() + v.b() + (long) v.c() + (v.d() ? 1 : 0) + v.e() - 4;
     }

@@ -62,8 +62,11 @@ final class CallEncoder {
     /** An exception's description ({@link ExceptionRebuilder.Described}). */
     static final Writer THROWN_BODY = (e, w, s, at, what) -> ExceptionRebuilder.write((ExceptionRebuilder.Described) what, s, at);
 
-    /** How one value will be written: its tag, payload size, and (for WIRE) the type to write it as. */
-    record Planned(int tag, long payload, Object value, Class<?> as, int region) {}
+    /**
+     * How one value will be written: its tag, payload size, and (for WIRE) the type to write it as (an accessor
+     * interface, a generic collection), or (for REMOTE) the interface it is exported as.
+     */
+    record Planned(int tag, long payload, Object value, java.lang.reflect.Type as, int region) {}
 
     private final Endpoint endpoint;
     private final Connection connection;
@@ -97,6 +100,7 @@ final class CallEncoder {
         if (k.primitive()) {
             return new Planned(T_PRIM, 8, v, null, -1);
         }
+        if (k.optional() && v != null) v = ((java.util.Optional<?>) v).orElse(null); // an Optional crosses as its value
         if (v == null) {
             return new Planned(T_NULL, 0, null, null, -1);
         }
@@ -127,10 +131,11 @@ final class CallEncoder {
                         return new Planned(T_REGION, 4, null, null, region(arr));
                     }
                 }
-                if (deferGraphs && k.tag() == ValueKind.Tag.COPY) {
+                if (deferGraphs && k.tag() == ValueKind.Tag.COPY && !k.collection()) {
                     return new Planned(T_WIRE, -1, v, null, -1);
                 }
                 try {
+                    if (k.collection()) return new Planned(T_WIRE, w.sizeOf(v, k.generic()), v, k.generic(), -1);
                     long n = k.tag() == ValueKind.Tag.VIEW ? sizeAs(w, v, k.type()) : w.sizeOf(v);
                     return new Planned(T_WIRE, n, v, k.tag() == ValueKind.Tag.VIEW ? k.type() : null, -1);
                 } catch (IllegalArgumentException e) {
@@ -181,9 +186,9 @@ final class CallEncoder {
             case T_PRIM -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, bits(v.value));
             case T_BYTES -> MemorySegment.copy((MemorySegment) v.value, 0, s, p, v.payload);
             case T_REGION -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, v.region);
-            case T_REMOTE -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, remoteRef(v.value, v.as));
+            case T_REMOTE -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, remoteRef(v.value, (Class<?>) v.as));
             case T_WIRE -> {
-                long n = v.as == null ? w.write(v.value, s, p) : w.write(v.value, (Class<Object>) v.as, s, p);
+                long n = v.as == null ? w.write(v.value, s, p) : w.write(v.value, v.as, s, p);
                 if (n != v.payload) {
                     throw new IllegalStateException("an argument changed while it was marshalled (" + n + " vs " + v.payload + ")");
                 }

@@ -54,6 +54,11 @@ final class ValueDecoder {
                 default -> throw new IllegalStateException();
             };
         }
+        if (k.optional()) return java.util.Optional.ofNullable(decode(tag, n, m, p, k, d));
+        return decode(tag, n, m, p, k, d);
+    }
+
+    private Object decode(int tag, long n, MemorySegment m, long p, ValueKind k, Delivery d) {
         return switch (tag) {
             case T_NULL -> null;
             case T_BYTES -> {
@@ -79,7 +84,7 @@ final class ValueDecoder {
                     throw new IllegalArgumentException("a graph for a " + k.type().getName());
                 }
                 Message msg = readers.get().validate(m.asSlice(p, n));
-                yield k.tag() == ValueKind.Tag.VIEW ? msg.view(k.type()) : msg.materialize(k.type());
+                yield k.tag() == ValueKind.Tag.VIEW ? msg.view(k.type()) : k.collection() ? msg.materialize(k.generic()) : msg.materialize(k.type());
             }
             case T_REMOTE -> {
                 if (k.tag() != ValueKind.Tag.REMOTE) {

@@ -18,9 +18,28 @@ import java.util.concurrent.CompletableFuture;
  * extending {@link Remote} by reference. A {@code byte[]} and a {@link MemorySegment} are the same on the
  * wire (raw bytes, the same description): one side may declare the array where the other declares the
  * segment, as a record on one side matches an accessor interface on the other.
+ *
+ * <p>Generic types by copy too: {@code List<T>}, {@code Collection<T>}, {@code Set<T>} and {@code Map<K, V>} are
+ * wire messages of that root type ({@code generic}, materialized as {@code ArrayList}, {@code LinkedHashSet},
+ * {@code LinkedHashMap}); an {@code Optional<T>} of a non-generic {@code T} crosses as {@code T} would, empty as null
+ * ({@code generic} is the {@code Optional} type, {@code tag} and {@code type} are {@code T}'s).
  */
-public record ValueKind(Tag tag, Class<?> type, String description) {
+public record ValueKind(Tag tag, Class<?> type, String description, Type generic) {
     public enum Tag { VOID, BOOLEAN, BYTE, CHAR, SHORT, INT, LONG, FLOAT, DOUBLE, COPY, VIEW, SEGMENT, REMOTE }
+
+    ValueKind(Tag tag, Class<?> type, String description) {
+        this(tag, type, description, null);
+    }
+
+    /** An {@code Optional<T>}: empty crosses as null, a value as {@code T}'s. */
+    boolean optional() {
+        return generic instanceof ParameterizedType p && p.getRawType() == java.util.Optional.class;
+    }
+
+    /** A {@code List}, {@code Collection}, {@code Set} or {@code Map}: written and read as {@link #generic}. */
+    boolean collection() {
+        return generic != null && !optional();
+    }
 
     static ValueKind of(Type declared, Method where) {
         if (declared instanceof Class<?> c) {
@@ -52,8 +71,26 @@ public record ValueKind(Tag tag, Class<?> type, String description) {
         if (declared instanceof ParameterizedType p && p.getRawType() == CompletableFuture.class) {
             throw unsupported(where, declared, "CompletableFuture is only allowed as a return type");
         }
-        throw unsupported(where, declared, "generic types cannot be a parameter or result on their own: wrap a List<T>"
-                + " in a record");
+        if (declared instanceof ParameterizedType p && p.getRawType() == java.util.Optional.class) {
+            if (!(p.getActualTypeArguments()[0] instanceof Class<?> e) || e.isPrimitive()) {
+                throw unsupported(where, declared, "an Optional crosses as its value: give it a class (wrap a generic value in a record)");
+            }
+            ValueKind k = of(e, where);
+            if (k.tag() == Tag.VOID || k.tag() == Tag.SEGMENT || k.tag() == Tag.REMOTE || k.bytes()) {
+                throw unsupported(where, declared, "an Optional crosses as a copy of its value: not of a " + e.getName());
+            }
+            return new ValueKind(k.tag(), k.type(), "optional(" + k.description() + ")", p);
+        }
+        if (declared instanceof ParameterizedType p && p.getRawType() instanceof Class<?> raw
+                && (raw == java.util.List.class || raw == java.util.Collection.class || raw == java.util.Set.class || raw == java.util.Map.class)) {
+            try {
+                return new ValueKind(Tag.COPY, raw, Schema.describe(p), p);
+            } catch (RuntimeException e) {
+                throw unsupported(where, declared, e.getMessage());
+            }
+        }
+        throw unsupported(where, declared, "the generic types that cross are List, Collection, Set, Map and Optional of a "
+                + "class; wrap others in a record");
     }
 
     static RemoteException unsupported(Method where, Type t, String why) {
