@@ -18,7 +18,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -275,25 +274,16 @@ public final class RpcBench {
                 maxWarmMillis(plan.quick(), true)) + plan.rounds() * (plan.warmMillis() + plan.measureMillis() + 200);
         long deadline = perCase * RpcCase.values().length * Math.max(1, contenders.size())
                 + 2 * READY_TIMEOUT.toMillis() * contenders.size() + 120_000;
-        Map<String, String> runProps = new LinkedHashMap<>();
-        RuntimeException noPki = null;
-        try {
-            RunPki.addIfNeeded(contenders, base, runProps); // the tls contenders' certificates, once per run
-        } catch (RuntimeException e) {
-            noPki = e;
-        }
+        RunPki pki = RunPki.forRun(contenders, base); // the tls contenders' certificates, once per run
         List<Live> all = new ArrayList<>();
         for (RpcContender c : contenders) {
             Live l = new Live(c);
             all.add(l);
             err.printf(Locale.ROOT, "verbatim bench rpc: %s: starting ...%n", l.id);
             try {
-                if (noPki != null && c.medium() == Medium.TLS) {
-                    throw noPki;
-                }
                 l.dir = ScratchDir.sessionDir(base, l.id);
                 Map<String, String> common = common(l.dir, deadline);
-                common.putAll(runProps);
+                pki.addTo(c, common);
                 l.start(c, RpcPeer.class, "server", "client", common, READY_TIMEOUT);
                 l.pause();
             } catch (Exception e) {

@@ -49,6 +49,15 @@ class RpcContendersTest {
 
     /** Runs {@code perCase} calls of every case of {@code id} against its server in a child; returns the calls made. */
     private static long callEveryCase(String id, int perCase, Set<RpcCase> expectedCases) throws Exception {
+        return callEveryCase(id, perCase, expectedCases, session -> { });
+    }
+
+    interface WithServer {
+        void check(Session session) throws Exception;
+    }
+
+    /** As above, then {@code then} with the client's session while the server is still up. */
+    private static long callEveryCase(String id, int perCase, Set<RpcCase> expectedCases, WithServer then) throws Exception {
         RpcContender c = RpcContenders.get(id);
         assertEquals(expectedCases, c.cases());
         Path base = ScratchDir.privateDir();
@@ -56,7 +65,7 @@ class RpcContendersTest {
         try {
             Path dir = ScratchDir.sessionDir(base, id);
             Map<String, String> common = RpcBench.common(dir, 60_000);
-            RunPki.addIfNeeded(List.of(c), base, common); // a tls contender: the run's throwaway CA
+            RunPki.forRun(List.of(c), base).addTo(c, common); // a tls contender: the run's throwaway CA
             assertEquals(c.medium() == Medium.TLS, common.containsKey(RunPki.KEY), common.toString());
             Map<String, String> session = new LinkedHashMap<>();
             try (ChildProcess server = RpcBench.startServer(c, common, session)) {
@@ -71,6 +80,7 @@ class RpcContendersTest {
                         made += perCase + 3;
                     }
                 }
+                then.check(new Session(session));
                 RpcBench.stopServer(server); // the server said DONE: it closed cleanly
                 assertTrue(server.awaitExit(java.time.Duration.ofSeconds(10)));
                 assertEquals(0, server.process().exitValue());
@@ -129,13 +139,31 @@ class RpcContendersTest {
     @Test
     @Timeout(60)
     void verbatimOverTlsAnswersTheNullCallAndTheEightKiBArgument() throws Exception {
-        assertEquals(2 * 303, callEveryCase("tls/verbatim", 300, EnumSet.of(RpcCase.NULL, RpcCase.BYTES_8192)));
+        assertEquals(2 * 303, callEveryCase("tls/verbatim", 300, EnumSet.of(RpcCase.NULL, RpcCase.BYTES_8192), session -> {
+            // the server really requires TLS: a plaintext client is refused
+            try (dev.verbatim.rpc.Node plain = dev.verbatim.rpc.Node.create(dev.verbatim.rpc.Node.DEFAULT_OPTIONS, 1)) {
+                RuntimeException e = assertThrows(RuntimeException.class, () -> plain.lookup(session.require("address"), "bench",
+                        VerbatimRpcContender.Service.class).nullCall());
+                assertTrue(String.valueOf(e.getMessage()).contains("requires TLS"), String.valueOf(e));
+            }
+        }));
     }
 
     @Test
     @Timeout(60)
     void grpcOverTlsAnswersTheNullCallAndTheEightKiBArgument() throws Exception {
-        assertEquals(2 * 303, callEveryCase("tls/grpc", 300, EnumSet.of(RpcCase.NULL, RpcCase.BYTES_8192)));
+        assertEquals(2 * 303, callEveryCase("tls/grpc", 300, EnumSet.of(RpcCase.NULL, RpcCase.BYTES_8192), session -> {
+            // the server really requires TLS: a plaintext channel gets no answer
+            io.grpc.ManagedChannel plain = GrpcContender.channel(Integer.parseInt(session.require(GrpcContender.PORT)), null);
+            try {
+                assertThrows(io.grpc.StatusRuntimeException.class, () -> io.grpc.stub.ClientCalls.blockingUnaryCall(plain,
+                        GrpcContender.NULL, io.grpc.CallOptions.DEFAULT.withDeadlineAfter(10, java.util.concurrent.TimeUnit.SECONDS),
+                        new byte[0]));
+            } finally {
+                plain.shutdownNow();
+                GrpcContender.awaitTermination(() -> plain.awaitTermination(5, java.util.concurrent.TimeUnit.SECONDS));
+            }
+        }));
     }
 
     @Test
