@@ -5,9 +5,14 @@ public enum Medium {
     /** Shared memory between two processes on this host (cases {@code shm/...}). */
     SHM,
     /** TCP over loopback (cases {@code tcp/...}). */
-    TCP;
+    TCP,
+    /**
+     * TCP over loopback inside mutual TLS 1.3 (cases {@code tls/...}): certificates of a throwaway
+     * CA made once per run ({@link RunPki}).
+     */
+    TLS;
 
-    /** The JSON case prefix: {@code shm} or {@code tcp}. */
+    /** The JSON case prefix: {@code shm}, {@code tcp} or {@code tls}. */
     public String key() {
         return name().toLowerCase(java.util.Locale.ROOT);
     }

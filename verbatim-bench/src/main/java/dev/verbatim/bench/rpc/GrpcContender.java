@@ -1,6 +1,7 @@
 package dev.verbatim.bench.rpc;
 
 import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.RunPki;
 import dev.verbatim.bench.harness.Session;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
@@ -9,6 +10,7 @@ import io.grpc.ServerCallHandler;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCalls;
 
@@ -27,7 +29,8 @@ import java.util.function.UnaryOperator;
 
 /**
  * gRPC-java on loopback ({@code tcp/grpc}, column {@code grpc}, shown with the shm and the tcp
- * cases): unary calls over HTTP/2 (grpc-netty-shaded, plaintext), each method a hand-built
+ * cases): unary calls over HTTP/2 (grpc-netty-shaded, plaintext; {@code tls/grpc}: inside mutual TLS
+ * 1.3 on the JDK's provider, {@link GrpcTls}, the null call and the 8 KiB argument), each method a hand-built
  * {@link MethodDescriptor} with a plain {@code byte[]} {@link MethodDescriptor.Marshaller} (no
  * protobuf, no protoc), the service a hand-built {@link ServerServiceDefinition}. The server runs
  * its handlers on the Netty event loop ({@code directExecutor()}, gRPC's advice for handlers that
@@ -100,6 +103,18 @@ final class GrpcContender implements RpcContender {
         });
     }
 
+    private final boolean tls;
+
+    /** Plaintext HTTP/2 ({@code tcp/grpc}). */
+    GrpcContender() {
+        this(false);
+    }
+
+    /** {@code tls}: HTTP/2 inside mutual TLS 1.3 ({@code tls/grpc}), else plaintext ({@code tcp/grpc}). */
+    GrpcContender(boolean tls) {
+        this.tls = tls;
+    }
+
     @Override
     public String name() {
         return "grpc";
@@ -107,22 +122,27 @@ final class GrpcContender implements RpcContender {
 
     @Override
     public Medium medium() {
-        return Medium.TCP;
+        return tls ? Medium.TLS : Medium.TCP;
     }
 
+    /** Plaintext: in the shm and tcp tables, as the RPC of this host to compare with; with TLS in the tls tables. */
     @Override
     public Set<Medium> shownIn() {
-        return EnumSet.allOf(Medium.class);
+        return tls ? EnumSet.of(Medium.TLS) : EnumSet.of(Medium.SHM, Medium.TCP);
     }
 
     @Override
     public Set<RpcCase> cases() {
-        return EnumSet.of(RpcCase.NULL, RpcCase.INTS4, RpcCase.BYTES_8192);
+        return tls ? EnumSet.of(RpcCase.NULL, RpcCase.BYTES_8192) : EnumSet.of(RpcCase.NULL, RpcCase.INTS4, RpcCase.BYTES_8192);
     }
 
     @Override
     public Server server(Session session) throws Exception {
-        io.grpc.Server server = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+        NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        if (tls) {
+            builder.sslContext(GrpcTls.server(RunPki.of(session)));
+        }
+        io.grpc.Server server = builder
                 .directExecutor()
                 .addService(service())
                 .build()
@@ -155,17 +175,21 @@ final class GrpcContender implements RpcContender {
         }
     }
 
-    /** A plaintext channel to the server at {@code port} on 127.0.0.1. */
-    static ManagedChannel channel(int port) {
-        return NettyChannelBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), port))
-                .usePlaintext()
-                .directExecutor()
-                .build();
+    /** A channel to the server at {@code port} on 127.0.0.1: plaintext, or with {@code ssl} TLS. */
+    static ManagedChannel channel(int port, SslContext ssl) {
+        NettyChannelBuilder b = NettyChannelBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+        if (ssl == null) {
+            b.usePlaintext();
+        } else {
+            b.sslContext(ssl);
+        }
+        return b.directExecutor().build();
     }
 
     @Override
-    public Client client(Session session) {
-        ManagedChannel channel = channel(Integer.parseInt(session.require(PORT)));
+    public Client client(Session session) throws Exception {
+        ManagedChannel channel = channel(Integer.parseInt(session.require(PORT)),
+                tls ? GrpcTls.client(RunPki.of(session)) : null);
         return new Client() {
             @Override
             public Call call(RpcCase c) {

@@ -5,6 +5,7 @@ import dev.verbatim.bench.harness.ChildProcess;
 import dev.verbatim.bench.harness.Host;
 import dev.verbatim.bench.harness.LatencyHistogram;
 import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.RunPki;
 import dev.verbatim.bench.harness.ScratchDir;
 import dev.verbatim.bench.harness.Session;
 import dev.verbatim.bench.harness.Stats;
@@ -67,7 +68,19 @@ public final class RpcBench {
      * that stopped it; {@code cpu}: per case, the mean over turns of the measuring thread's CPU share.
      */
     public record Result(String id, String name, Medium medium, Set<Medium> shownIn, boolean spins,
-                         Map<RpcCase, List<LatencyHistogram>> byCase, Map<RpcCase, Double> cpu, String error) {
+                         Map<RpcCase, List<LatencyHistogram>> byCase, Map<RpcCase, Double> cpu, String error,
+                         Map<Medium, String> names) {
+        /** A result shown under its own name wherever it is shown. */
+        public Result(String id, String name, Medium medium, Set<Medium> shownIn, boolean spins,
+                      Map<RpcCase, List<LatencyHistogram>> byCase, Map<RpcCase, Double> cpu, String error) {
+            this(id, name, medium, shownIn, spins, byCase, cpu, error, Map.of());
+        }
+
+        /** Its column and JSON key in {@code m}'s tables ({@link RpcContender#nameIn}). */
+        public String nameIn(Medium m) {
+            return names.getOrDefault(m, name);
+        }
+
         public boolean ok() {
             return error == null;
         }
@@ -242,8 +255,10 @@ public final class RpcBench {
         }
 
         Result result() {
+            Map<Medium, String> names = new EnumMap<>(Medium.class);
+            c.shownIn().forEach(m -> names.put(m, c.nameIn(m)));
             return new Result(id, c.name(), c.medium(), c.shownIn(), c.spins(), byCase,
-                    meanShares(cpu, new EnumMap<>(RpcCase.class)), error);
+                    meanShares(cpu, new EnumMap<>(RpcCase.class)), error, names);
         }
     }
 
@@ -259,6 +274,7 @@ public final class RpcBench {
                 maxWarmMillis(plan.quick(), true)) + plan.rounds() * (plan.warmMillis() + plan.measureMillis() + 200);
         long deadline = perCase * RpcCase.values().length * Math.max(1, contenders.size())
                 + 2 * READY_TIMEOUT.toMillis() * contenders.size() + 120_000;
+        RunPki pki = RunPki.forRun(contenders, base); // the tls contenders' certificates, once per run
         List<Live> all = new ArrayList<>();
         for (RpcContender c : contenders) {
             Live l = new Live(c);
@@ -266,7 +282,9 @@ public final class RpcBench {
             err.printf(Locale.ROOT, "verbatim bench rpc: %s: starting ...%n", l.id);
             try {
                 l.dir = ScratchDir.sessionDir(base, l.id);
-                l.start(c, RpcPeer.class, "server", "client", common(l.dir, deadline), READY_TIMEOUT);
+                Map<String, String> common = common(l.dir, deadline);
+                pki.addTo(c, common);
+                l.start(c, RpcPeer.class, "server", "client", common, READY_TIMEOUT);
                 l.pause();
             } catch (Exception e) {
                 l.fail(e, err);

@@ -24,6 +24,16 @@ public interface RpcContender extends Contender {
         return Set.of(medium());
     }
 
+    /**
+     * Its column in the tables of {@code m} (one of {@link #shownIn()}) and its key in that medium's
+     * JSON results: its {@link #name()}, but a contender shown beside another of the same name (the
+     * plaintext tcp {@code verbatim} in the tls tables, as {@code verbatim-plain}) says how it is
+     * told apart there.
+     */
+    default String nameIn(Medium m) {
+        return name();
+    }
+
     /** The cases it measures; the others are n/a ('-') in its column. */
     Set<RpcCase> cases();
 

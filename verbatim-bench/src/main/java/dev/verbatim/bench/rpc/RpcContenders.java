@@ -31,7 +31,9 @@ public final class RpcContenders {
                 new PingPongRpc("tcp/floor", EnumSet.of(NULL, INTS4, REMOTE_ARG, BYTES_8192)),
                 new VerbatimRpcContender(Medium.TCP, VerbatimRpcContender.Variant.PLAIN),
                 new RmiContender(),
-                new GrpcContender()
+                new GrpcContender(),
+                new VerbatimRpcContender(Medium.TLS, VerbatimRpcContender.Variant.PLAIN),
+                new GrpcContender(true)
         );
     }
 

@@ -34,7 +34,9 @@ import static dev.verbatim.bench.harness.Target.orMissing;
  * {@code floor}, {@code verbatim}, and where measured {@code rmi}, {@code grpc}, {@code aeron}),
  * {@code shm/null/p99} (ns, the same keys), {@code shm/bytes-8192} (MB/s of argument bytes; results
  * {@code floor}, {@code verbatim}) and {@code shm/list-128} (p50, ns; results {@code verbatim},
- * {@code jos}, and {@code floor}: the transport moving the bytes of Verbatim's call); {@code cpu} only for contenders whose client spins. The tables show more (every
+ * {@code jos}, and {@code floor}: the transport moving the bytes of Verbatim's call); issue #17's {@code tls/null} (p50, ns;
+ * results {@code verbatim} over TLS, {@code verbatim-plain} the plaintext tcp one in the same rounds, {@code grpc}
+ * with TLS) and {@code tls/bytes-8192} (MB/s; {@code verbatim}, {@code verbatim-plain}); {@code cpu} only for contenders whose client spins. The tables show more (every
  * case over both media, every contender that measured it). Then one line per target:
  * {@code {"suite":"rpc","target":...,"measured":x|null,"need":...,"pass":true|false|null}}
  * ({@code null}: a contender it needs is missing), and one line per failed contender:
@@ -49,6 +51,8 @@ final class RpcReport {
     static final String RMI = "rmi";
     static final String GRPC = "grpc";
     static final String AERON = "aeron";
+    /** The plaintext tcp Verbatim in the tls tables. */
+    static final String VERBATIM_PLAIN = VerbatimRpcContender.PLAIN_NAME;
     /** The result keys of the JSON cases in ns (issue #4). */
     static final Set<String> NS_KEYS = Set.of(FLOOR, VERBATIM, RMI, GRPC, AERON);
 
@@ -69,28 +73,36 @@ final class RpcReport {
         Map<String, Double> paired = new LinkedHashMap<>();
         Optional<RpcBench.Result> floor = result(run, m, FLOOR, c);
         for (RpcBench.Result r : run.shownIn(m)) {
-            if (r.has(c) && (keys == null || keys.contains(r.name())) && !results.containsKey(r.name())) {
-                results.put(r.name(), Stats.median(r.turns(c, f)));
-                if (floor.isPresent() && !r.name().equals(FLOOR)) {
-                    paired.put(r.name(), Stats.pairedRatio(r.turns(c, f), floor.get().turns(c, f)));
+            String name = r.nameIn(m);
+            if (r.has(c) && (keys == null || keys.contains(name)) && !results.containsKey(name)) {
+                results.put(name, Stats.median(r.turns(c, f)));
+                if (floor.isPresent() && !name.equals(FLOOR)) {
+                    paired.put(name, Stats.pairedRatio(r.turns(c, f), floor.get().turns(c, f)));
                 }
                 Double share = r.cpu().get(c);
                 if (r.spins() && share != null && !share.isNaN()) {
-                    cpu.put(r.name(), share);
+                    cpu.put(name, share);
                 }
             }
         }
         return new FloorCase(m.key() + "/" + c.key() + suffix, label, unit, results, cpu, paired);
     }
 
-    /** The contender {@code name} shown in {@code m} that measured {@code c}. */
+    /** The contender shown in {@code m} as {@code name} ({@link RpcBench.Result#nameIn}) that measured {@code c}. */
     static Optional<RpcBench.Result> result(RpcBench.Run run, Medium m, String name, RpcCase c) {
-        return run.shownIn(m).stream().filter(r -> r.name().equals(name) && r.has(c)).findFirst();
+        return run.shownIn(m).stream().filter(r -> r.nameIn(m).equals(name) && r.has(c)).findFirst();
     }
 
+    /**
+     * A row per case that a contender of {@code m} itself measured (contenders shown from another medium,
+     * such as gRPC in the shm table or the plaintext tcp Verbatim in the tls table, add no rows).
+     */
     static List<FloorCase> latency(RpcBench.Run run, Medium m, double q, String suffix) {
         List<FloorCase> cases = new ArrayList<>();
         for (RpcCase c : RpcCase.values()) {
+            if (run.results().stream().noneMatch(r -> r.ok() && r.medium() == m && r.has(c))) {
+                continue;
+            }
             FloorCase k = figure(run, m, c, suffix, c.key(), "ns", h -> h.quantile(q), null);
             if (!k.results().isEmpty()) {
                 cases.add(k);
@@ -120,7 +132,9 @@ final class RpcReport {
                 figure(run, Medium.TCP, RpcCase.NULL, "", "p50", "ns", p50, NS_KEYS),
                 figure(run, Medium.SHM, RpcCase.NULL, "/p99", "p99", "ns", h -> h.quantile(0.99), NS_KEYS),
                 figure(run, Medium.SHM, RpcCase.BYTES_8192, "", "MB/s", "MB/s", RpcReport::mbps, Set.of(FLOOR, VERBATIM, VERBATIM_COPY)),
-                figure(run, Medium.SHM, RpcCase.LIST_128, "", "p50", "ns", p50, Set.of(FLOOR, VERBATIM, JOS)));
+                figure(run, Medium.SHM, RpcCase.LIST_128, "", "p50", "ns", p50, Set.of(FLOOR, VERBATIM, JOS)),
+                figure(run, Medium.TLS, RpcCase.NULL, "", "p50", "ns", p50, Set.of(VERBATIM, VERBATIM_PLAIN, GRPC)),
+                figure(run, Medium.TLS, RpcCase.BYTES_8192, "", "MB/s", "MB/s", RpcReport::mbps, Set.of(VERBATIM, VERBATIM_PLAIN)));
     }
 
     // ---- targets --------------------------------------------------------------------------
@@ -142,7 +156,12 @@ final class RpcReport {
                 : Optional.empty();
     }
 
-    /** The issue's targets, each a ratio of two contenders' p50s measured in the same rounds (paired by round). */
+    /**
+     * The targets of issues 4 and 17, each a ratio of two contenders' p50s measured in the same rounds
+     * (paired by round). Issue 17's, over tls: the TLS null call within 1.3x the plaintext tcp one and at
+     * least 2x faster than gRPC-java with TLS; the 8 KiB argument's bandwidth with TLS at least 0.6x
+     * plaintext's.
+     */
     static List<Target> targets(RpcBench.Run run) {
         return List.of(
                 Target.atMost("shm/null p50 verbatim/floor", orMissing(ratio(run, Medium.SHM, RpcCase.NULL, VERBATIM, FLOOR)),
@@ -157,7 +176,13 @@ final class RpcReport {
                 Target.atLeast("shm/bytes-8192 MB/s verbatim/floor",
                         orMissing(ratio(run, Medium.SHM, RpcCase.BYTES_8192, FLOOR, VERBATIM)), 0.75, ">= 0.75x"),
                 Target.atLeast("shm/list-128 p50 jos/verbatim", orMissing(ratio(run, Medium.SHM, RpcCase.LIST_128, JOS, VERBATIM)),
-                        50, ">= 50x"));
+                        50, ">= 50x"),
+                Target.atMost("tls/null p50 verbatim/verbatim-plain",
+                        orMissing(ratio(run, Medium.TLS, RpcCase.NULL, VERBATIM, VERBATIM_PLAIN)), 1.3, "<= 1.30x"),
+                Target.atLeast("tls/null p50 grpc/verbatim", orMissing(ratio(run, Medium.TLS, RpcCase.NULL, GRPC, VERBATIM)),
+                        2.0, ">= 2.00x"),
+                Target.atLeast("tls/bytes-8192 MB/s verbatim/verbatim-plain",
+                        orMissing(ratio(run, Medium.TLS, RpcCase.BYTES_8192, VERBATIM_PLAIN, VERBATIM)), 0.6, ">= 0.60x"));
     }
 
     /**
@@ -224,7 +249,10 @@ final class RpcReport {
                 latency(run, Medium.TCP, 0.99, "/p99"));
         FloorTable.print(out, "Table 5. 8 KiB byte[] argument: bandwidth (MB/s of argument bytes = 8192 B / p50 call)",
                 "medium", bandwidth(run));
-        Target.print(out, targets(run), 40, FloorTable::ratio, Target.Missing.CONTENDER);
+        FloorTable.print(out, "Table 6. tls loopback (mutual TLS 1.3): call round trip, p50 (ns); verbatim-plain = tcp"
+                + " without TLS", "case", latency(run, Medium.TLS, 0.5, ""));
+        FloorTable.print(out, "Table 7. tls loopback: call round trip, p99 (ns)", "case", latency(run, Medium.TLS, 0.99, "/p99"));
+        Target.print(out, targets(run), 44, FloorTable::ratio, Target.Missing.CONTENDER);
         rmiBound(run).ifPresent(out::println);
         listBound(run).ifPresent(out::println);
         out.println();
@@ -287,6 +315,11 @@ final class RpcReport {
                         + " (grpc-netty-shaded, HTTP/2 plaintext) on loopback, unary calls"
                         + " with a byte[] marshaller (no protobuf), direct executors on both sides, blockingUnaryCall;"
                         + " null = empty request and reply, ints4 = 16 bytes, bytes-8192 = the array.",
+                "tls: the same calls over loopback TCP inside mutual TLS 1.3 (issue 17), both sides with the JDK's"
+                        + " SSLEngine and the keys of one throwaway CA made for the run (keytool, EC P-256): verbatim ="
+                        + " a Node with TlsConfig (the tcp defaults otherwise), verbatim-plain = tcp's verbatim, taking"
+                        + " turns in the same rounds, grpc = the grpc contender with NettyServerBuilder/NettyChannelBuilder"
+                        + ".sslContext(GrpcSslContexts, SslProvider.JDK). The cipher suite is the handshake's choice.",
                 "bandwidth: argument bytes over the p50 call (J-RPC Figure 7: an RPC's bandwidth at one array size).",
                 "Children run with -XX:+UseSerialGC; nothing is pinned to a CPU. Spinning clients (floors, aeron)"
                         + " take a core each side; rmi and grpc block in the kernel.");

@@ -3,9 +3,11 @@ package dev.verbatim.bench.rpc;
 import dev.verbatim.bench.fixtures.ListNode;
 import dev.verbatim.bench.fixtures.ListNodeView;
 import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.RunPki;
 import dev.verbatim.bench.harness.Session;
 import dev.verbatim.rpc.Remote;
 import dev.verbatim.transport.ConnectionOptions;
+import dev.verbatim.transport.TlsConfig;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -18,7 +20,8 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * Verbatim J-RPC ({@code shm/verbatim}, {@code tcp/verbatim}): a {@link dev.verbatim.rpc.Node} exports the
+ * Verbatim J-RPC ({@code shm/verbatim}, {@code tcp/verbatim}, {@code tls/verbatim}: the tcp transport inside
+ * mutual TLS 1.3, certificates of the run's {@link RunPki}): a {@link dev.verbatim.rpc.Node} exports the
  * service, the client looks it up and calls through the generated proxy. The client's interface
  * passes the list as the {@link ListNode} class (by copy on the wire); the server's declares it as the
  * {@link ListNodeView} accessor interface of the same structure (same method identity), so the server
@@ -49,11 +52,22 @@ final class VerbatimRpcContender implements RpcContender {
      */
     static final long SHM_SPIN_NANOS = 1_000_000;
 
-    /** The nodes' connection options: {@link dev.verbatim.rpc.Node#DEFAULT_OPTIONS}, spinning {@link #SHM_SPIN_NANOS} over shm. */
-    static ConnectionOptions options(Medium medium) {
+    /**
+     * The nodes' connection options: {@link dev.verbatim.rpc.Node#DEFAULT_OPTIONS}, spinning
+     * {@link #SHM_SPIN_NANOS} over shm; over tls the tcp defaults with mutual TLS 1.3 ({@code tls}:
+     * this side's configuration, ignored over shm and tcp).
+     */
+    static ConnectionOptions options(Medium medium, TlsConfig tls) {
         ConnectionOptions d = dev.verbatim.rpc.Node.DEFAULT_OPTIONS;
-        return medium == Medium.SHM ? d.withSpin(SHM_SPIN_NANOS, false) : d;
+        return switch (medium) {
+            case SHM -> d.withSpin(SHM_SPIN_NANOS, false);
+            case TCP -> d;
+            case TLS -> d.withTls(tls);
+        };
     }
+
+    /** The name of the plaintext tcp contender in the tls tables, beside the tls one. */
+    static final String PLAIN_NAME = "verbatim-plain";
 
     /** Which calls a Verbatim contender makes. */
     enum Variant {
@@ -178,10 +192,22 @@ final class VerbatimRpcContender implements RpcContender {
         return medium;
     }
 
+    /** The plaintext tcp contender is shown in the tls tables too, as {@value #PLAIN_NAME}: TLS's cost is the ratio of the two. */
+    @Override
+    public Set<Medium> shownIn() {
+        return medium == Medium.TCP && variant == Variant.PLAIN ? EnumSet.of(Medium.TCP, Medium.TLS) : Set.of(medium);
+    }
+
+    @Override
+    public String nameIn(Medium m) {
+        return m == Medium.TLS && medium == Medium.TCP ? PLAIN_NAME : name();
+    }
+
+    /** Every case; over tls the null call and the 8 KiB argument (issue 17's cases). */
     @Override
     public Set<RpcCase> cases() {
         return switch (variant) {
-            case PLAIN -> EnumSet.allOf(RpcCase.class);
+            case PLAIN -> medium == Medium.TLS ? EnumSet.of(RpcCase.NULL, RpcCase.BYTES_8192) : EnumSet.allOf(RpcCase.class);
             case COPY -> EnumSet.of(RpcCase.BYTES_8192);
             case JOS -> EnumSet.of(RpcCase.LIST_128);
         };
@@ -201,7 +227,8 @@ final class VerbatimRpcContender implements RpcContender {
         } else {
             address = "tcp://127.0.0.1:0";
         }
-        dev.verbatim.rpc.Node node = dev.verbatim.rpc.Node.listen(options(medium), address);
+        TlsConfig tls = medium == Medium.TLS ? RunPki.of(session).listener() : null;
+        dev.verbatim.rpc.Node node = dev.verbatim.rpc.Node.listen(options(medium, tls), address);
         node.export("bench", ServerService.class, new Impl());
         session.publish("address", node.addresses().getFirst());
         return new Server() {
@@ -222,7 +249,8 @@ final class VerbatimRpcContender implements RpcContender {
         if (medium == Medium.SHM) {
             System.setProperty("verbatim.shm.dir", session.dir().toString());
         }
-        dev.verbatim.rpc.Node node = dev.verbatim.rpc.Node.create(options(medium), 1);
+        TlsConfig tls = medium == Medium.TLS ? RunPki.of(session).connector() : null;
+        dev.verbatim.rpc.Node node = dev.verbatim.rpc.Node.create(options(medium, tls), 1);
         Service s = node.lookup(session.require("address"), "bench", Service.class);
         Token token = () -> 1;
         byte[] bytes = RpcCase.bytes();

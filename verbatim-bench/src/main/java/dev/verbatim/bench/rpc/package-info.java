@@ -21,13 +21,18 @@
  *       and {@code shm/aeron} ping-pongs, sending the call's argument bytes and getting a word back),
  *       {@code RmiContender} (Java RMI), {@code GrpcContender} (gRPC-java, byte[] marshaller).
  *   <li>{@link dev.verbatim.bench.rpc.RmiLatency}: RMI's null-call p50/p99 for the demo's table.
+ *   <li>TLS (issue 17): {@code tls/verbatim} (a Node with mutual TLS 1.3) and {@code tls/grpc}
+ *       ({@code GrpcTls}: Netty over the JDK's provider) measure the null call and the 8 KiB argument in
+ *       the same rounds as the plaintext {@code tcp/verbatim}, which the tls tables and JSON cases show
+ *       as {@code verbatim-plain} ({@link dev.verbatim.bench.rpc.RpcContender#nameIn}); their
+ *       certificates come from one throwaway CA per run ({@link dev.verbatim.bench.harness.RunPki}).
  * </ul>
  *
  * <h2>Adding a contender (Verbatim's)</h2>
  * <ol>
  *   <li>Write a class in this package implementing {@link dev.verbatim.bench.rpc.RpcContender}:
  *       {@code name()} is its column and JSON key ({@code verbatim}; {@code jos} for the list sent
- *       as a Java-serialized {@code byte[]}), {@code medium()} {@code SHM} or {@code TCP} (one
+ *       as a Java-serialized {@code byte[]}), {@code medium()} {@code SHM}, {@code TCP} or {@code TLS} (one
  *       instance per medium), {@code cases()} what it measures, {@code spins()} true when its client
  *       spins (latency mode). Between its turns it must not spin: its client waits for a command
  *       anyway; a server that spins on its main thread's echo loop says

@@ -21,7 +21,8 @@ public final class Contenders {
                 new VerbatimContenders.PingPong(Medium.SHM, VerbatimContenders.Api.COPY),
                 new AeronPingPong(),
                 new NioPingPong(),
-                new VerbatimContenders.PingPong(Medium.TCP, VerbatimContenders.Api.BUFFER)
+                new VerbatimContenders.PingPong(Medium.TCP, VerbatimContenders.Api.BUFFER),
+                new VerbatimContenders.PingPong(Medium.TLS, VerbatimContenders.Api.BUFFER)
         );
     }
 

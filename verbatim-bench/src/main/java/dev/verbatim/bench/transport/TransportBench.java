@@ -5,6 +5,7 @@ import dev.verbatim.bench.harness.ChildProcess;
 import dev.verbatim.bench.harness.Host;
 import dev.verbatim.bench.harness.LatencyHistogram;
 import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.RunPki;
 import dev.verbatim.bench.harness.ScratchDir;
 import dev.verbatim.bench.harness.Session;
 import dev.verbatim.bench.harness.Stats;
@@ -176,8 +177,10 @@ public final class TransportBench {
             List<PingPongContender> pp = Contenders.pingPong().stream().filter(c -> SuiteArgs.selected(Contenders.id(c))).toList();
             List<StreamContender> st = Contenders.stream().stream().filter(c -> SuiteArgs.selected(Contenders.id(c))).toList();
             List<RttResult> rtt = new ArrayList<>();
-            for (Medium m : Medium.values()) { // shm and tcp apart: the tcp contenders do not slow the shm ones down
-                List<PingPongContender> of = pp.stream().filter(c -> c.medium() == m).toList();
+            // shm apart from tcp: the tcp contenders do not slow the shm ones down; tls with tcp, so that TLS's
+            // cost is a ratio of turns taken in the same rounds
+            for (List<Medium> group : List.of(List.of(Medium.SHM), List.of(Medium.TCP, Medium.TLS))) {
+                List<PingPongContender> of = pp.stream().filter(c -> group.contains(c.medium())).toList();
                 if (!of.isEmpty()) {
                     rtt.addAll(runPingPongs(of, rttPlan, quick ? 1 : 2, scratch.path(), err));
                 }
@@ -233,6 +236,7 @@ public final class TransportBench {
     static List<RttResult> runPingPongs(List<PingPongContender> contenders, List<Plan.Rtt> plan, int retries,
                                         Path base, PrintStream err) {
         long deadline = (Plan.rttMillis(plan) * (1 + retries) + 20_000) * contenders.size() + 120_000;
+        RunPki pki = RunPki.forRun(contenders, base); // the tls contenders' certificates
         List<Pair> pairs = new ArrayList<>();
         for (PingPongContender c : contenders) {
             Pair p = new Pair(Contenders.id(c), c.medium(), c.name());
@@ -241,6 +245,7 @@ public final class TransportBench {
             try {
                 p.dir = ScratchDir.sessionDir(base, p.id);
                 Map<String, String> common = Session.properties(p.dir, Plan.maxRttSize(plan), deadline);
+                pki.addTo(c, common);
                 p.start(c, Peer.class, "pong", "ping", common, READY_TIMEOUT);
                 pause(p);
             } catch (Exception e) {

@@ -33,7 +33,9 @@ import static dev.verbatim.bench.harness.Target.orMissing;
  * CPU share while recording, below 0.9 marked '!' in the tables: the host was busy) for the cases {@code M/rtt-8} (p50),
  * {@code M/rtt-8/p99}, {@code M/rtt-8/p999}, {@code M/rtt-8/mean}, {@code M/rtt-N} (p50 of N-byte
  * messages), {@code M/per-byte} (ns/byte) and {@code M/rtt-fixed} (ns, the fit's intercept) for
- * {@code M} = {@code shm} and {@code tcp}, and {@code shm/bw-N} (MB/s, median of batches). Then one
+ * {@code M} = {@code shm}, {@code tcp} and {@code tls} (results {@code verbatim} over TLS and
+ * {@code verbatim-plain}, tcp's in the same rounds; no ratios, there is no floor), and {@code shm/bw-N}
+ * (MB/s, median of batches). Then one
  * line per target: {@code {"suite":"transport","target":...,"measured":x|null,"need":...,"pass":true|false|null}}
  * ({@code null}: a contender it needs is missing), and one line per failed contender:
  * {@code {"suite":"transport","failed":id,"error":...}}.
@@ -76,9 +78,28 @@ public final class TransportReport {
                 paired(rs, size, h -> h.quantile(q)));
     }
 
+    /** The name of the plaintext tcp {@code verbatim} in the tls tables and JSON cases, beside the tls one. */
+    static final String VERBATIM_PLAIN = "verbatim-plain";
+
+    /**
+     * The round trips shown in {@code m}'s tables: its contenders'; in tls's, when a tls contender measured,
+     * first the plaintext tcp {@code verbatim} too, as {@value #VERBATIM_PLAIN} (tcp and tls take turns in
+     * the same rounds, so TLS's cost is read off side by side).
+     */
+    static List<TransportBench.RttResult> shown(TransportBench.Run run, Medium m) {
+        List<TransportBench.RttResult> rs = new ArrayList<>();
+        if (m == Medium.TLS && !run.rtt(m).isEmpty()) {
+            run.rtt(Medium.TCP).stream().filter(r -> r.name().equals("verbatim"))
+                    .map(r -> new TransportBench.RttResult(r.medium(), VERBATIM_PLAIN, r.bySize(), r.cpu(), r.error()))
+                    .forEach(rs::add);
+        }
+        rs.addAll(run.rtt(m));
+        return rs;
+    }
+
     /** Table 1-2 rows of a medium: 8-byte percentiles, mean, per-byte cost, fixed cost. */
     static List<FloorCase> rtt8(TransportBench.Run run, Medium m) {
-        List<TransportBench.RttResult> rs = run.rtt(m).stream().filter(r -> r.bySize().containsKey(TransportBench.RTT_8)).toList();
+        List<TransportBench.RttResult> rs = shown(run, m).stream().filter(r -> r.bySize().containsKey(TransportBench.RTT_8)).toList();
         String p = m.key() + "/rtt-8";
         List<FloorCase> c = new ArrayList<>();
         Map<String, Double> cpu = cpu(rs, 8);
@@ -86,7 +107,7 @@ public final class TransportReport {
         c.add(quantileCase(p + "/p99", "p99", rs, 8, 0.99));
         c.add(quantileCase(p + "/p999", "p99.9", rs, 8, 0.999));
         c.add(new FloorCase(p + "/mean", "mean", "ns", per(rs, r -> r.mean(8)), cpu, paired(rs, 8, LatencyHistogram::mean)));
-        List<TransportBench.RttResult> fitted = run.rtt(m).stream().filter(r -> r.bySize().size() >= 2).toList();
+        List<TransportBench.RttResult> fitted = shown(run, m).stream().filter(r -> r.bySize().size() >= 2).toList();
         c.add(new FloorCase(m.key() + "/per-byte", "per-byte (ns/B)", "ns/byte", per(fitted, r -> r.fit().slope()), Map.of()));
         c.add(new FloorCase(m.key() + "/rtt-fixed", "fixed (ns)", "ns", per(fitted, r -> r.fit().intercept()), Map.of()));
         return c;
@@ -96,7 +117,7 @@ public final class TransportReport {
     static List<FloorCase> rttBySize(TransportBench.Run run, Medium m) {
         List<FloorCase> c = new ArrayList<>();
         for (int size : TransportBench.RTT_SIZES) {
-            List<TransportBench.RttResult> rs = run.rtt(m).stream().filter(r -> r.bySize().containsKey(size)).toList();
+            List<TransportBench.RttResult> rs = shown(run, m).stream().filter(r -> r.bySize().containsKey(size)).toList();
             if (!rs.isEmpty()) {
                 c.add(quantileCase(m.key() + "/rtt-" + size, Integer.toString(size), rs, size, 0.5));
             }
@@ -205,6 +226,9 @@ public final class TransportReport {
         FloorTable.print(out, "Table 4. tcp loopback round trip by message size (p50, ns)", "bytes", rttBySize(run, Medium.TCP));
         FloorTable.print(out, "Table 5. shm one-way streaming bandwidth (MB/s = 10^6 B/s, median batch)", "bytes",
                 bandwidth(run, Medium.SHM));
+        FloorTable.print(out, "Table 6. tls loopback round trip (mutual TLS 1.3), 8-byte messages (ns), and per-byte cost;"
+                + " verbatim-plain = tcp without TLS", "figure", rtt8(run, Medium.TLS));
+        FloorTable.print(out, "Table 7. tls loopback round trip by message size (p50, ns)", "bytes", rttBySize(run, Medium.TLS));
         Target.print(out, targets(run), 44, FloorTable::ratio, Target.Missing.CONTENDER);
         out.println();
         busyNote(run, out);
@@ -241,6 +265,10 @@ public final class TransportReport {
                         + " FragmentAssembler; default IPC MTU, so messages above ~1.4 KB are fragmented and reassembled.",
                 "tcp floor: raw Java NIO on loopback, blocking SocketChannels, TCP_NODELAY, a 4-byte length before"
                         + " each message, one write per message.",
+                "tls: Verbatim's tcp transport inside mutual TLS 1.3 (the JDK's SSLEngine; keys of one throwaway CA"
+                        + " made for the run with keytool, EC P-256), the latency mode as over tcp; it takes turns with"
+                        + " the tcp contenders in the same rounds, and its tables show tcp's verbatim beside it as"
+                        + " verbatim-plain. The per-byte cost is what the cipher adds per byte both ways.",
                 "per-byte: the slope of a least-squares line through the p50 round trips of 8 B to 64 KiB (Javia"
                         + " Tables 1-2); fixed: its intercept.",
                 "Streaming: one-way, the producer copies each message into a shared single-producer/single-consumer"

@@ -1,6 +1,7 @@
 package dev.verbatim.bench.transport;
 
 import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.RunPki;
 import dev.verbatim.bench.harness.Session;
 import dev.verbatim.transport.Claim;
 import dev.verbatim.transport.Connection;
@@ -20,7 +21,8 @@ import java.time.Duration;
  * Verbatim's own contenders: a {@link dev.verbatim.transport.Connection} over {@code shm} with the
  * buffer API ({@code buffer}: claim/commit, poll with a handler, nothing allocated) and the copying
  * API ({@code copy}: send a segment, receive a fresh {@code byte[]}), and over {@code tcp}
- * ({@code verbatim}, buffer API). They run in the latency mode ({@link ConnectionOptions#spinOnly()}),
+ * ({@code verbatim}, buffer API) and {@code tls} ({@code verbatim}: tcp inside mutual TLS 1.3 with
+ * the run's certificates, {@link RunPki}; buffer API). They run in the latency mode ({@link ConnectionOptions#spinOnly()}),
  * as the floor and Aeron spin; the default mode spins 50 µs before it parks, which a ping-pong never
  * reaches on a quiet host.
  */
@@ -47,7 +49,8 @@ final class VerbatimContenders {
             System.setProperty("verbatim.shm.dir", session.dir().toString());
             return Transport.listen("shm:" + session.name(), options);
         }
-        Listener l = Transport.listen("tcp://127.0.0.1:0", OPTIONS);
+        Listener l = Transport.listen("tcp://127.0.0.1:0",
+                medium == Medium.TLS ? OPTIONS.withTls(RunPki.of(session).listener()) : OPTIONS);
         session.publish("address", l.address());
         return l;
     }
@@ -61,7 +64,8 @@ final class VerbatimContenders {
             System.setProperty("verbatim.shm.dir", session.dir().toString());
             return Transport.connect("shm:" + session.name(), options);
         }
-        return Transport.connect(session.require("address"), OPTIONS);
+        return Transport.connect(session.require("address"),
+                medium == Medium.TLS ? OPTIONS.withTls(RunPki.of(session).connector()) : OPTIONS);
     }
 
     static Connection accept(Listener l) {
@@ -123,7 +127,7 @@ final class VerbatimContenders {
 
         @Override
         public String name() {
-            return medium == Medium.TCP ? "verbatim" : api == Api.BUFFER ? "buffer" : "copy";
+            return medium != Medium.SHM ? "verbatim" : api == Api.BUFFER ? "buffer" : "copy";
         }
 
         @Override

@@ -24,7 +24,9 @@
  *       {@link dev.verbatim.bench.transport.PingPongContender} (round trips) or
  *       {@link dev.verbatim.bench.transport.StreamContender} (streaming bandwidth):
  *       {@code name()} is its column and JSON key ({@code buffer}, {@code copy}, {@code verbatim});
- *       {@code medium()} says whether it is an {@code shm} or a {@code tcp} contender. The first
+ *       {@code medium()} says whether it is an {@code shm}, a {@code tcp} or a {@code tls} contender
+ *       (tls contenders take turns with the tcp ones and take their {@code TlsConfig} from
+ *       {@code RunPki.of(session)}, the run's throwaway CA). The first
  *       side ({@code pong(Session)} / {@code consumer(Session)}) runs first in its own process:
  *       it listens or creates its receive area, using {@code session.name()} (unique per run) or
  *       {@code session.dir()} (private, deleted afterwards), and

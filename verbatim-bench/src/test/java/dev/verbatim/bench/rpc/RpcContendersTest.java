@@ -3,6 +3,8 @@ package dev.verbatim.bench.rpc;
 import dev.verbatim.bench.fixtures.Graphs;
 import dev.verbatim.bench.harness.ChildProcess;
 import dev.verbatim.bench.harness.LatencyHistogram;
+import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.RunPki;
 import dev.verbatim.bench.harness.ScratchDir;
 import dev.verbatim.bench.harness.Session;
 import org.junit.jupiter.api.AfterEach;
@@ -47,14 +49,26 @@ class RpcContendersTest {
 
     /** Runs {@code perCase} calls of every case of {@code id} against its server in a child; returns the calls made. */
     private static long callEveryCase(String id, int perCase, Set<RpcCase> expectedCases) throws Exception {
+        return callEveryCase(id, perCase, expectedCases, session -> { });
+    }
+
+    interface WithServer {
+        void check(Session session) throws Exception;
+    }
+
+    /** As above, then {@code then} with the client's session while the server is still up. */
+    private static long callEveryCase(String id, int perCase, Set<RpcCase> expectedCases, WithServer then) throws Exception {
         RpcContender c = RpcContenders.get(id);
         assertEquals(expectedCases, c.cases());
         Path base = ScratchDir.privateDir();
         long made = 0;
         try {
             Path dir = ScratchDir.sessionDir(base, id);
+            Map<String, String> common = RpcBench.common(dir, 60_000);
+            RunPki.forRun(List.of(c), base).addTo(c, common); // a tls contender: the run's throwaway CA
+            assertEquals(c.medium() == Medium.TLS, common.containsKey(RunPki.KEY), common.toString());
             Map<String, String> session = new LinkedHashMap<>();
-            try (ChildProcess server = RpcBench.startServer(c, RpcBench.common(dir, 60_000), session)) {
+            try (ChildProcess server = RpcBench.startServer(c, common, session)) {
                 try (RpcContender.Client client = c.client(new Session(session))) {
                     long[] seq = {1000};
                     for (RpcCase rc : c.cases()) {
@@ -66,6 +80,7 @@ class RpcContendersTest {
                         made += perCase + 3;
                     }
                 }
+                then.check(new Session(session));
                 RpcBench.stopServer(server); // the server said DONE: it closed cleanly
                 assertTrue(server.awaitExit(java.time.Duration.ofSeconds(10)));
                 assertEquals(0, server.process().exitValue());
@@ -122,6 +137,54 @@ class RpcContendersTest {
     }
 
     @Test
+    @Timeout(60)
+    void verbatimOverTlsAnswersTheNullCallAndTheEightKiBArgument() throws Exception {
+        assertEquals(2 * 303, callEveryCase("tls/verbatim", 300, EnumSet.of(RpcCase.NULL, RpcCase.BYTES_8192), session -> {
+            // the server really requires TLS: a plaintext client is refused
+            try (dev.verbatim.rpc.Node plain = dev.verbatim.rpc.Node.create(dev.verbatim.rpc.Node.DEFAULT_OPTIONS, 1)) {
+                RuntimeException e = assertThrows(RuntimeException.class, () -> plain.lookup(session.require("address"), "bench",
+                        VerbatimRpcContender.Service.class).nullCall());
+                assertTrue(String.valueOf(e.getMessage()).contains("requires TLS"), String.valueOf(e));
+            }
+        }));
+    }
+
+    @Test
+    @Timeout(60)
+    void grpcOverTlsAnswersTheNullCallAndTheEightKiBArgument() throws Exception {
+        assertEquals(2 * 303, callEveryCase("tls/grpc", 300, EnumSet.of(RpcCase.NULL, RpcCase.BYTES_8192), session -> {
+            // the server really requires TLS: a plaintext channel gets no answer
+            io.grpc.ManagedChannel plain = GrpcContender.channel(Integer.parseInt(session.require(GrpcContender.PORT)), null);
+            try {
+                assertThrows(io.grpc.StatusRuntimeException.class, () -> io.grpc.stub.ClientCalls.blockingUnaryCall(plain,
+                        GrpcContender.NULL, io.grpc.CallOptions.DEFAULT.withDeadlineAfter(10, java.util.concurrent.TimeUnit.SECONDS),
+                        new byte[0]));
+            } finally {
+                plain.shutdownNow();
+                GrpcContender.awaitTermination(() -> plain.awaitTermination(5, java.util.concurrent.TimeUnit.SECONDS));
+            }
+        }));
+    }
+
+    @Test
+    void theTlsCasesHaveVerbatimWithAndWithoutTlsAndGrpcWithTls() {
+        // tls/null and tls/bytes-8192: verbatim over TLS, the plaintext tcp verbatim beside it, gRPC with TLS
+        Map<String, RpcContender> shownInTls = new LinkedHashMap<>();
+        RpcContenders.all().stream().filter(c -> c.shownIn().contains(Medium.TLS))
+                .forEach(c -> shownInTls.put(c.nameIn(Medium.TLS), c));
+        assertEquals(List.of("verbatim-plain", "verbatim", "grpc"), List.copyOf(shownInTls.keySet()));
+        assertEquals("tcp/verbatim", RpcContenders.id(shownInTls.get("verbatim-plain")));
+        assertEquals("tls/verbatim", RpcContenders.id(shownInTls.get("verbatim")));
+        assertEquals("tls/grpc", RpcContenders.id(shownInTls.get("grpc")));
+        shownInTls.values().forEach(c -> assertTrue(c.cases().containsAll(EnumSet.of(RpcCase.NULL, RpcCase.BYTES_8192)),
+                RpcContenders.id(c)));
+        // elsewhere each keeps its own name, and the plaintext peers stay out of the tls tables
+        assertEquals("verbatim", RpcContenders.get("tcp/verbatim").nameIn(Medium.TCP));
+        assertEquals(Set.of(Medium.SHM, Medium.TCP), RpcContenders.get("tcp/grpc").shownIn());
+        assertEquals(Set.of(Medium.SHM, Medium.TCP), RpcContenders.get("tcp/rmi").shownIn());
+    }
+
+    @Test
     @Timeout(20)
     void floorsAnswerWithTheFirstWordOfTheRequest() throws Exception {
         Set<RpcCase> floorCases = EnumSet.of(RpcCase.NULL, RpcCase.INTS4, RpcCase.REMOTE_ARG, RpcCase.BYTES_8192);
@@ -163,6 +226,33 @@ class RpcContendersTest {
         } finally {
             ScratchDir.deleteTree(base);
         }
+    }
+
+    @Test
+    @Timeout(120)
+    void aSuiteRunWithTlsMakesOneCaAndPairsTheTlsCallsWithThePlaintextOnes() throws Exception {
+        Path base = ScratchDir.privateDir();
+        List<RpcBench.Result> rs;
+        try {
+            List<RpcContender> cs = List.of(RpcContenders.get("tcp/verbatim"), RpcContenders.get("tls/verbatim"),
+                    RpcContenders.get("tls/grpc"));
+            rs = RpcBench.runTurns(cs, new RpcBench.Plan(true, 2, 10, 20, false), base, System.err, new java.util.ArrayList<>());
+            assertEquals(0, ChildProcess.liveCount());
+            assertTrue(Files.isRegularFile(base.resolve(RunPki.KEY).resolve("trust.p12")), "the run's CA is in its scratch directory");
+        } finally {
+            ScratchDir.deleteTree(base);
+        }
+        rs.forEach(r -> assertNull(r.error(), r.id() + ": " + r.error()));
+        RpcBench.Run run = new RpcBench.Run("quick", 2, 10, 20, rs, 1, 0, 0);
+        var cases = RpcReport.jsonCases(run);
+        var tlsNull = cases.stream().filter(c -> c.name().equals("tls/null")).findFirst().orElseThrow();
+        assertEquals(Set.of("verbatim-plain", "verbatim", "grpc"), tlsNull.results().keySet());
+        var tlsBytes = cases.stream().filter(c -> c.name().equals("tls/bytes-8192")).findFirst().orElseThrow();
+        assertEquals(Set.of("verbatim-plain", "verbatim"), tlsBytes.results().keySet());
+        List<dev.verbatim.bench.harness.Target> tls = RpcReport.targets(run).stream()
+                .filter(t -> t.what().startsWith("tls/")).toList();
+        assertEquals(3, tls.size());
+        tls.forEach(t -> assertFalse(t.missing(), t.what() + " has no figure"));
     }
 
     @Test

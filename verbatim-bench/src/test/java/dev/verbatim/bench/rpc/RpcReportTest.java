@@ -26,6 +26,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RpcReportTest {
 
     private static RpcBench.Result result(String name, Medium m, Set<Medium> shown, Map<RpcCase, Long> p50) {
+        return result(name, m, shown, Map.of(), p50);
+    }
+
+    /** {@code names}: its name in the tables of other media (the plaintext tcp verbatim is verbatim-plain in tls's). */
+    private static RpcBench.Result result(String name, Medium m, Set<Medium> shown, Map<Medium, String> names,
+                                          Map<RpcCase, Long> p50) {
         Map<RpcCase, List<LatencyHistogram>> byCase = new EnumMap<>(RpcCase.class);
         p50.forEach((c, v) -> {
             LatencyHistogram h = new LatencyHistogram();
@@ -34,19 +40,22 @@ class RpcReportTest {
             }
             byCase.put(c, List.of(h)); // one turn
         });
-        return new RpcBench.Result(m.key() + "/" + name, name, m, shown, false, byCase, Map.of(), null);
+        return new RpcBench.Result(m.key() + "/" + name, name, m, shown, false, byCase, Map.of(), null, names);
     }
 
     private static RpcBench.Run run(boolean withVerbatim) {
         List<RpcBench.Result> rs = new ArrayList<>();
-        Set<Medium> both = EnumSet.allOf(Medium.class);
+        Set<Medium> both = EnumSet.of(Medium.SHM, Medium.TCP);
         rs.add(result("floor", Medium.SHM, Set.of(Medium.SHM), Map.of(RpcCase.NULL, 400L, RpcCase.INTS4, 400L,
                 RpcCase.REMOTE_ARG, 400L, RpcCase.BYTES_8192, 800L, RpcCase.LIST_128, 500L)));
         if (withVerbatim) {
             rs.add(result("verbatim", Medium.SHM, Set.of(Medium.SHM), Map.of(RpcCase.NULL, 600L, RpcCase.INTS4, 640L,
                     RpcCase.REMOTE_ARG, 700L, RpcCase.BYTES_8192, 1000L, RpcCase.LIST_128, 2000L)));
             rs.add(result("jos", Medium.SHM, Set.of(Medium.SHM), Map.of(RpcCase.LIST_128, 200_000L)));
-            rs.add(result("verbatim", Medium.TCP, Set.of(Medium.TCP), Map.of(RpcCase.NULL, 15_000L)));
+            rs.add(result("verbatim", Medium.TCP, EnumSet.of(Medium.TCP, Medium.TLS), Map.of(Medium.TLS, "verbatim-plain"),
+                    Map.of(RpcCase.NULL, 15_000L, RpcCase.BYTES_8192, 20_000L)));
+            rs.add(result("verbatim", Medium.TLS, Set.of(Medium.TLS), Map.of(RpcCase.NULL, 18_000L, RpcCase.BYTES_8192, 40_000L)));
+            rs.add(result("grpc", Medium.TLS, Set.of(Medium.TLS), Map.of(RpcCase.NULL, 90_000L, RpcCase.BYTES_8192, 120_000L)));
         }
         rs.add(result("aeron", Medium.SHM, Set.of(Medium.SHM), Map.of(RpcCase.NULL, 500L, RpcCase.INTS4, 500L)));
         rs.add(result("floor", Medium.TCP, Set.of(Medium.TCP), Map.of(RpcCase.NULL, 20_000L)));
@@ -66,8 +75,9 @@ class RpcReportTest {
     void jsonHasTheCasesAndKeysOfTheIssue() {
         List<String> lines = json(run(true));
         List<String> cases = lines.stream().filter(l -> l.contains("\"case\":")).toList();
-        assertEquals(7, cases.size(), lines.toString());
-        String[] names = {"shm/null", "shm/ints4", "shm/remote-arg", "tcp/null", "shm/null/p99", "shm/bytes-8192", "shm/list-128"};
+        assertEquals(9, cases.size(), lines.toString());
+        String[] names = {"shm/null", "shm/ints4", "shm/remote-arg", "tcp/null", "shm/null/p99", "shm/bytes-8192", "shm/list-128",
+            "tls/null", "tls/bytes-8192"};
         for (int i = 0; i < names.length; i++) {
             assertTrue(cases.get(i).contains("\"case\":\"" + names[i] + "\""), cases.get(i));
         }
@@ -79,14 +89,46 @@ class RpcReportTest {
         assertTrue(cases.get(5).contains("\"unit\":\"MB/s\",\"results\":{\"floor\":10240.000,\"verbatim\":8192.000}"),
                 cases.get(5));
         assertTrue(cases.get(6).contains("\"results\":{\"floor\":500.000,\"verbatim\":2000.000,\"jos\":200000.000}"), cases.get(6));
+        // issue 17: the TLS call beside the plaintext tcp one (measured in the same rounds) and gRPC with TLS
+        assertTrue(cases.get(7).contains("\"unit\":\"ns\",\"results\":{\"verbatim-plain\":15000.000,\"verbatim\":18000.000,"
+                + "\"grpc\":90000.000}"), cases.get(7));
+        assertTrue(cases.get(8).contains("\"unit\":\"MB/s\",\"results\":{\"verbatim-plain\":409.600,\"verbatim\":204.800}"),
+                cases.get(8));
         List<String> targets = lines.stream().filter(l -> l.contains("\"target\":")).toList();
-        assertEquals(6, targets.size());
+        assertEquals(9, targets.size());
         assertTrue(targets.get(0).contains("\"measured\":1.500") && targets.get(0).contains("\"pass\":true"), targets.get(0));
         assertTrue(targets.get(1).contains("\"measured\":50.000") && targets.get(1).contains("\"pass\":false"), targets.get(1));
         assertTrue(targets.get(2).contains("\"measured\":0.750") && targets.get(2).contains("\"pass\":true"), targets.get(2));
         assertTrue(targets.get(3).contains("\"measured\":5.333") && targets.get(3).contains("\"pass\":true"), targets.get(3));
         assertTrue(targets.get(4).contains("\"measured\":0.800") && targets.get(4).contains("\"pass\":true"), targets.get(4));
         assertTrue(targets.get(5).contains("\"measured\":100.000") && targets.get(5).contains("\"pass\":true"), targets.get(5));
+        assertTarget(targets.get(6), "tls/null p50 verbatim/verbatim-plain", "1.200", "<= 1.30x", true);
+        assertTarget(targets.get(7), "tls/null p50 grpc/verbatim", "5.000", ">= 2.00x", true);
+        // bandwidth with TLS over plaintext's: 8192 B / 40 us against 8192 B / 20 us
+        assertTarget(targets.get(8), "tls/bytes-8192 MB/s verbatim/verbatim-plain", "0.500", ">= 0.60x", false);
+    }
+
+    private static void assertTarget(String line, String what, String measured, String need, boolean pass) {
+        assertTrue(line.contains("\"target\":\"" + what + "\",\"measured\":" + measured + ",\"need\":\"" + need
+                + "\",\"pass\":" + pass), line);
+    }
+
+    @Test
+    void theTlsTablesShowTheTlsCasesBesideThePlaintextTcpVerbatim() {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        RpcReport.printTables(run(true), new PrintStream(b, true, StandardCharsets.UTF_8));
+        String text = b.toString(StandardCharsets.UTF_8);
+        String table = text.substring(text.indexOf("Table 6. tls"), text.indexOf("Table 7. tls"));
+        List<String> rows = table.lines().skip(1).filter(l -> !l.isBlank()).toList();
+        assertEquals(3, rows.size(), table); // header, null, bytes-8192: the cases a tls contender measured
+        assertTrue(rows.get(0).matches("\\s*case\\s+verbatim-plain\\s+verbatim\\s+grpc\\s*"), rows.get(0));
+        assertTrue(rows.get(1).matches("\\s*null\\s+15000\\s+18000\\s+90000\\s*"), rows.get(1));
+        assertTrue(rows.get(2).matches("\\s*bytes-8192\\s+20000\\s+40000\\s+120000\\s*"), rows.get(2));
+        assertTrue(text.contains("MISS  tls/bytes-8192 MB/s verbatim/verbatim-plain"), text);
+        // gRPC without TLS stays out of the tls tables, gRPC with TLS out of the tcp ones
+        String tcp = text.substring(text.indexOf("Table 3. tcp"), text.indexOf("Table 4. tcp"));
+        assertTrue(tcp.lines().filter(l -> l.trim().startsWith("null")).findFirst().orElseThrow()
+                .matches("\\s*null\\s+15000\\s+20000\\s+30000\\s+80000.*"), tcp);
     }
 
     @Test
@@ -115,12 +157,12 @@ class RpcReportTest {
     @Test
     void withoutVerbatimTheTargetsAreNotApplicable() {
         List<String> targets = json(run(false)).stream().filter(l -> l.contains("\"target\":")).toList();
-        assertEquals(6, targets.size());
+        assertEquals(9, targets.size());
         targets.forEach(t -> assertTrue(t.contains("\"measured\":null") && t.contains("\"pass\":null"), t));
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         RpcReport.printTables(run(false), new PrintStream(b, true, StandardCharsets.UTF_8));
         String text = b.toString(StandardCharsets.UTF_8);
-        assertEquals(6, text.lines().filter(l -> l.contains("n/a (contender missing)")).count(), text);
+        assertEquals(9, text.lines().filter(l -> l.contains("n/a (contender missing)")).count(), text);
         assertTrue(text.contains("Table 1. shm"), text);
     }
 

@@ -2,6 +2,7 @@ package dev.verbatim.bench.transport;
 
 import dev.verbatim.bench.harness.ChildProcess;
 import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.RunPki;
 import dev.verbatim.bench.harness.ScratchDir;
 import dev.verbatim.bench.harness.Session;
 import org.junit.jupiter.api.AfterEach;
@@ -85,6 +86,35 @@ class TurnsTest {
             ScratchDir.deleteTree(base);
         }
         assertFalse(Files.exists(base), "session files left behind");
+    }
+
+    @Test
+    void tlsRoundTripsTakeTurnsWithTcpAndAreShownBesideThePlaintextOnes() throws Exception {
+        List<Plan.Rtt> plan = List.of(new Plan.Rtt(8, 2, 50, 10, 20), new Plan.Rtt(4096, 2, 20, 10, 20));
+        List<PingPongContender> contenders = List.of(Contenders.pingPong("tcp/verbatim"), Contenders.pingPong("tls/verbatim"));
+        Path base = ScratchDir.privateDir();
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        List<TransportBench.RttResult> rs;
+        try {
+            rs = TransportBench.runPingPongs(contenders, plan, 0, base, new PrintStream(log, true, StandardCharsets.UTF_8));
+            assertTrue(Files.isRegularFile(base.resolve(RunPki.KEY).resolve("trust.p12")), "the run's CA: " + log);
+        } finally {
+            ScratchDir.deleteTree(base);
+        }
+        assertFalse(Files.exists(base), "session or certificate files left behind");
+        for (TransportBench.RttResult r : rs) {
+            assertNull(r.error(), r.medium() + "/" + r.name() + ": " + log); // every echo checked
+            plan.forEach(p -> assertEquals(p.rounds(), r.bySize().get(p.size()).size()));
+        }
+        TransportBench.Run run = new TransportBench.Run("quick", plan, List.of(), rs, List.of(), 1, 0, 0);
+        List<String> tls = TransportReport.allCases(run).stream().filter(c -> c.name().startsWith("tls/"))
+                .map(c -> c.name() + " " + c.results().keySet()).toList();
+        assertEquals(List.of("tls/rtt-8 [verbatim-plain, verbatim]", "tls/rtt-8/p99 [verbatim-plain, verbatim]",
+                "tls/rtt-8/p999 [verbatim-plain, verbatim]", "tls/rtt-8/mean [verbatim-plain, verbatim]",
+                "tls/per-byte [verbatim-plain, verbatim]", "tls/rtt-fixed [verbatim-plain, verbatim]",
+                "tls/rtt-4096 [verbatim-plain, verbatim]"), tls);
+        // the tcp tables keep the plaintext contender under its own name, alone
+        assertEquals(java.util.Set.of("verbatim"), TransportReport.rtt8(run, Medium.TCP).getFirst().results().keySet());
     }
 
     @Test
