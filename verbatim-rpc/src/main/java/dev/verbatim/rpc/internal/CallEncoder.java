@@ -68,11 +68,14 @@ final class CallEncoder {
     private final Endpoint endpoint;
     private final Connection connection;
     private final ExportedObjects exported;
+    /** The node's object layer (shared references, {@code T_SHARED}), or null. */
+    private final NodeExtension extension;
 
-    CallEncoder(Endpoint endpoint, Connection connection, ExportedObjects exported) {
+    CallEncoder(Endpoint endpoint, Connection connection, ExportedObjects exported, NodeExtension extension) {
         this.endpoint = endpoint;
         this.connection = connection;
         this.exported = exported;
+        this.extension = extension;
     }
 
     static void putPrimitive(MemorySegment s, long at, Object v) {
@@ -109,6 +112,10 @@ final class CallEncoder {
                 return new Planned(T_BYTES, seg.byteSize(), seg, null, -1);
             }
             case REMOTE -> {
+                if (extension != null && extension.shares(v)) { // a node-wide reference of the object layer
+                    MemorySegment ref = MemorySegment.ofArray(extension.encode(v, k.type(), endpoint));
+                    return new Planned(T_SHARED, ref.byteSize(), ref, null, -1);
+                }
                 return new Planned(T_REMOTE, 8, v, k.type(), -1);
             }
             case COPY, VIEW -> {
@@ -179,7 +186,7 @@ final class CallEncoder {
         long p = at + VALUE_HEADER;
         switch (v.tag) {
             case T_PRIM -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, bits(v.value));
-            case T_BYTES -> MemorySegment.copy((MemorySegment) v.value, 0, s, p, v.payload);
+            case T_BYTES, T_SHARED -> MemorySegment.copy((MemorySegment) v.value, 0, s, p, v.payload);
             case T_REGION -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, v.region);
             case T_REMOTE -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, remoteRef(v.value, v.as));
             case T_WIRE -> {
