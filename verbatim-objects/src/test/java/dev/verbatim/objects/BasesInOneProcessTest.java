@@ -262,8 +262,9 @@ class BasesInOneProcessTest {
 
     @Test
     void aChainAToBToAOverTwoConnectionsRunsOnTheWaitingThread() {
-        Base a = base("tcp");
-        Base b = base("tcp");
+        BaseOptions quick = BaseOptions.DEFAULT.withTimeout(java.time.Duration.ofSeconds(5)); // a deadlock fails fast
+        Base a = base(quick, "tcp");
+        Base b = base(quick, "tcp");
         Guard ga = new Guard();
         Guard gb = new Guard();
         b.bind("guard", gb);

@@ -17,9 +17,11 @@ import java.util.Map;
  * shared interface is an RPC call ({@code TO_SHARED}) to the object's id at its owner, over the connection
  * to the owner (made on the first call: forwarding a reference costs the owner nothing until then).
  *
- * <p>A call that was not sent because the connection to the owner had closed is retried once over a new
- * connection, after the owner is checked to be the same incarnation; if it is gone, the call fails with
- * {@code RemoteException.Reason.GONE} at once.
+ * <p>When the connection to the owner is lost, the owner is looked for again at its addresses: if it is
+ * gone (nothing answers, or another incarnation does), the call fails with
+ * {@code RemoteException.Reason.GONE} at once, and so does every later call; if the same incarnation
+ * answers, a call that was never sent is sent once more over the new connection, and one that may have run
+ * fails as RPC said.
  */
 final class SharedHandler implements InvocationHandler {
     /** Where each method of a proxy class goes: the index of its interface in the proxy, and its RPC method index. */
@@ -80,10 +82,21 @@ final class SharedHandler implements InvocationHandler {
         try {
             return b.invoke(r.method, a);
         } catch (RemoteException e) {
-            if (e.reason() != RemoteException.Reason.NOT_SENT || b.endpoint().isOpen()) {
+            if (b.endpoint().isOpen() || e.reason() != RemoteException.Reason.NOT_SENT
+                    && e.reason() != RemoteException.Reason.CONNECTION) {
                 throw e;
             }
-            return binding(r.type, true).invoke(r.method, a); // never sent: once more, over a new connection
+            Binding again;
+            try {
+                again = binding(r.type, true); // the connection to the owner is lost: is the owner?
+            } catch (RemoteException gone) {
+                gone.addSuppressed(e);
+                throw gone; // GONE (if the call was sent, it may have run before the owner died)
+            }
+            if (e.reason() != RemoteException.Reason.NOT_SENT) {
+                throw e; // the owner lives on: a call that may have run is not repeated
+            }
+            return again.invoke(r.method, a); // never sent: once more, over the new connection
         }
     }
 
