@@ -18,28 +18,35 @@ import java.util.Objects;
  *
  * <h2>Lifetime</h2>
  * A buffer is a <em>lease</em> of memory. The lease ends exactly once: by {@link #release()}, by
- * the garbage collector once no view of it is reachable (the buffer, its slices, and for native
- * kinds every segment from {@link #segment()}), or by {@link BufferPool#close()}. After the end,
- * every method of every view that reads or writes memory, as well as {@link #segment()},
- * {@link #slice} and the registration methods, throws {@link IllegalStateException};
- * {@link #capacity()}, {@link #kind()}, {@link #isReleased()} and {@link #isReadOnly()} keep
- * answering. Memory is reused or freed only after the lease has ended <em>and</em> nothing can
- * observe it:
+ * the garbage collector once no view of it is reachable (the buffer and its slices, and for pooled
+ * off-heap buffers also every segment from {@link #segment()}), or by {@link BufferPool#close()}.
+ * After the end, every method of every view that reads or writes memory, as well as
+ * {@link #segment()}, {@link #slice} and the registration methods, throws
+ * {@link IllegalStateException}; {@link #capacity()}, {@link #kind()}, {@link #isReleased()} and
+ * {@link #isReadOnly()} keep answering. Memory is reused or freed only after the lease has ended
+ * <em>and</em> nothing can observe it:
  * <ul>
- *   <li><b>Off-heap and mapped:</b> each lease gets its own shared {@link java.lang.foreign.Arena}
- *       and sees the backing memory only through a segment re-scoped to that arena
- *       ({@link MemorySegment#reinterpret(long, java.lang.foreign.Arena, java.util.function.Consumer)}).
- *       Ending the lease closes the arena, so every segment ever handed out (slices included)
- *       throws {@code IllegalStateException} from then on, even one obtained before the release;
- *       the JDK's shared-arena close is safe against accesses racing on other threads. Only then
- *       does the pool reuse the memory, or the memory get freed or unmapped.
+ *   <li><b>Off-heap and mapped, unpooled ({@link Buffers}):</b> the memory lives in a shared
+ *       {@link java.lang.foreign.Arena} of its own and the buffer's segments are that arena's.
+ *       Ending the lease closes the arena: every segment ever handed out (slices included) throws
+ *       {@code IllegalStateException} from then on, even one obtained before the release, and the
+ *       memory is freed or unmapped in the same step. A segment does not keep the buffer
+ *       reachable: hold the buffer while using its segments (a segment whose buffer the collector
+ *       reclaimed throws, as after a release).
+ *   <li><b>Off-heap, pooled:</b> each lease gets its own shared arena and sees the pool's memory
+ *       only through a segment re-scoped to it; ending the lease closes that arena, with the same
+ *       effect on segments, and only then does the pool reuse the memory. These segments also
+ *       keep the lease reachable. (This takes the restricted method
+ *       {@link MemorySegment#reinterpret(long, java.lang.foreign.Arena, java.util.function.Consumer)};
+ *       see {@link BufferPool}.)
  *   <li><b>Heap:</b> the JDK cannot revoke a heap segment, so {@link Buffer} methods check the
  *       lease themselves (pooled heap buffers also count in-flight accesses, so a release waits
  *       for a racing access to finish before the array can be reused). A raw segment from
  *       {@link #segment()} stays readable after release, but only ever shows this buffer's own
  *       bytes: an array whose segment was handed out is never given to another buffer.
  * </ul>
- * A buffer that becomes unreachable without {@link #release()} is reclaimed through a
+ * The JDK's shared-arena close is safe against accesses racing on other threads. A buffer that
+ * becomes unreachable without {@link #release()} is reclaimed through a
  * {@link java.lang.ref.Cleaner} (the unRef-with-callback of Javia-II and jbufs): its memory goes
  * back to its pool, or is freed. Relying on this is a leak, not a protocol: the pool counts it in
  * {@link BufferPool.Stats#reclaimedByGc()} and {@link Buffers#reclaimedByGc()}.
@@ -134,9 +141,11 @@ public final class Buffer {
      * segments directly (the wire format writes and reads here). The segment is valid only while
      * the lease lives: for off-heap and mapped buffers every access through it, or through
      * segments derived from it, throws {@link IllegalStateException} once the lease has ended.
-     * A heap segment cannot be revoked by the JDK: it stays readable but is never reused (its
-     * array is dropped rather than recycled when the buffer ends). A segment of a mapped buffer
-     * is not itself {@link MemorySegment#isMapped() mapped}: use {@link #force()}.
+     * Keep this buffer (or a slice) reachable while using the segment: only a pooled off-heap
+     * segment keeps its lease from being reclaimed by the garbage collector (see the class
+     * comment). A heap segment cannot be revoked by the JDK: it stays readable but is never reused
+     * (its array is dropped rather than recycled when the buffer ends). To write a mapped
+     * buffer's changes to the device use {@link #force()}.
      *
      * @throws IllegalStateException if the lease has ended
      */

@@ -36,6 +36,18 @@ import java.util.concurrent.locks.ReentrantLock;
  * JDK could not revoke; otherwise it is dropped and a fresh array allocated later. Reused memory
  * is zeroed before it is handed out again.
  *
+ * <h2>Native access</h2>
+ * An off-heap pool re-scopes its reused memory to each lease with the restricted method
+ * {@link java.lang.foreign.MemorySegment#reinterpret(long, java.lang.foreign.Arena, java.util.function.Consumer)}:
+ * the only way the JDK offers to revoke a lease's segments without freeing the memory under them,
+ * and to let those segments keep their lease from the garbage collector (the reasons in full are
+ * in the module's source, {@code PooledView}). Applications that create off-heap pools run with
+ * {@code --enable-native-access=dev.verbatim.buffer} (module path) or
+ * {@code --enable-native-access=ALL-UNNAMED} (class path); without it the JDK prints a warning at
+ * the first acquisition, and under {@code --illegal-native-access=deny} acquiring throws
+ * {@link IllegalCallerException}. Heap pools, and the unpooled buffers of {@link Buffers}, call no
+ * restricted method.
+ *
  * <h2>Closing</h2>
  * {@link #close()} revokes the buffers still leased (their views throw
  * {@link IllegalStateException} from then on, their registrations are deregistered) and frees all

@@ -17,12 +17,26 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * Factories for single, unpooled buffers: each owns its memory, which is freed (or unmapped)
  * when the buffer ends: on {@link Buffer#release()}, or when the garbage collector finds the
- * buffer and all its views unreachable (counted by {@link #reclaimedByGc()}).
+ * buffer and all its slices unreachable (counted by {@link #reclaimedByGc()}).
  *
- * <p>Native access: off-heap and mapped buffers re-scope memory with the restricted method
- * {@link MemorySegment#reinterpret(long, Arena, java.util.function.Consumer)}; run with
- * {@code --enable-native-access=dev.verbatim.buffer} (or {@code ALL-UNNAMED} on the class path)
- * to avoid the JDK's warning.
+ * <h2>Segments and the garbage collector</h2>
+ * The memory of an off-heap or mapped buffer from here lives in a shared
+ * {@link java.lang.foreign.Arena} of its own (allocated in it, or mapped into it with
+ * {@link FileChannel#map(FileChannel.MapMode, long, long, java.lang.foreign.Arena)}), and the
+ * buffer's segments are that arena's. Ending the buffer closes the arena, so every segment ever
+ * handed out by {@link Buffer#segment()} throws {@link IllegalStateException} from then on, and
+ * the memory is freed in the same step. A segment keeps that arena alive but <em>not</em> the
+ * buffer: keep the buffer (or a slice) reachable while you use its segments, and release it when
+ * done. If the collector reclaims a buffer whose segment you still hold, the segment throws
+ * {@code IllegalStateException}, as after a release: it never reads freed memory and never crashes
+ * the JVM. (Pooled off-heap segments do keep their buffer alive; see {@link BufferPool}. The JDK
+ * offers that anchoring only through a restricted method, which this class does not call.)
+ *
+ * <h2>Native access</h2>
+ * Nothing here calls a restricted method: heap, off-heap and mapped buffers need no
+ * {@code --enable-native-access} and print no warning, and they work under
+ * {@code --illegal-native-access=deny}. Only {@link BufferPool#offHeap off-heap pools} do (see
+ * {@link BufferPool}).
  *
  * <p>Thread-safe: all methods may be called from any thread.
  */

@@ -1,8 +1,6 @@
 package dev.verbatim.buffer;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.util.function.Consumer;
 
 /**
  * The reachability anchor of one lease: every view of the lease keeps this object reachable, and
@@ -10,47 +8,30 @@ import java.util.function.Consumer;
  *
  * <ul>
  *   <li>{@link Buffer} objects (the buffer and its slices) hold it in a field.
- *   <li>{@link MemorySegment}s handed out for native leases hold the lease's {@link #viewArena}
- *       session, whose cleanup list holds an {@link Anchor}, which holds this object.
+ *   <li>Segments handed out for pooled off-heap leases hold the lease's {@link #viewArena} scope,
+ *       whose cleanup list holds a {@link PooledView.Anchor}, which holds this object.
+ *   <li>Segments of unpooled off-heap and mapped leases hold only their memory's own scope, which
+ *       points nowhere: they do not keep this object reachable (see {@link Buffers}).
  * </ul>
  *
- * So this object becomes unreachable only when no buffer, slice or native segment of the lease is
- * reachable. Nothing the cleaning action holds ({@link LeaseState}, {@link Slot}, the owner) may
- * point back here, except weakly.
+ * So this object becomes unreachable only when no buffer or slice of the lease, and for pooled
+ * off-heap leases no segment of it, is reachable. Nothing the cleaning action holds
+ * ({@link LeaseState}, {@link Slot}, the owner) may point back here, except weakly.
  *
  * <p>Immutable.
  */
 final class Lease {
 
     final LeaseState state;
-    /** The lease's own scope for native slots; {@code null} for heap slots. */
+    /**
+     * The scope whose closing revokes every segment of the lease: for unpooled native memory the
+     * arena that owns it (so closing it also frees or unmaps it), for pooled off-heap memory a
+     * fresh arena of this lease only; {@code null} for heap slots.
+     */
     final Arena viewArena;
 
     Lease(LeaseState state, Arena viewArena) {
         this.state = state;
         this.viewArena = viewArena;
-    }
-
-    /**
-     * Registered as the cleanup action of {@link #viewArena}: it does nothing when run, its only
-     * job is to be reachable from the arena's session and to keep the lease reachable in turn. A
-     * fresh instance per lease (a non-capturing lambda would be a shared constant).
-     */
-    static final class Anchor implements Consumer<MemorySegment> {
-        private final Lease lease;
-
-        Anchor(Lease lease) {
-            this.lease = lease;
-        }
-
-        @Override
-        public void accept(MemorySegment ignored) {
-            // Nothing to clean: the owner frees the slot after the arena is closed.
-        }
-
-        @Override
-        public String toString() {
-            return "Anchor[" + lease.state + "]";
-        }
     }
 }

@@ -16,8 +16,9 @@ import java.util.concurrent.locks.LockSupport;
  * (explicit release, reclamation by the garbage collector, revocation when the pool closes).
  *
  * <p>This is what the cleaning action holds, so it must never point strongly at the {@link Lease}
- * (it holds a {@link WeakReference}, used to close the view arena of a lease that is still
- * reachable).
+ * (it holds a {@link WeakReference}, used to close the view arena of a pooled lease that is still
+ * reachable), nor at a pooled lease's view arena, whose scope anchors the lease. It does hold an
+ * unpooled native slot's own arena (through {@link #slot}): those segments anchor nothing.
  *
  * <h2>State word</h2>
  * <pre>
@@ -88,13 +89,17 @@ final class LeaseState {
 
     /**
      * Starts a lease of the first {@code size} bytes of {@code slot} and returns its root buffer.
-     * Native slots are re-scoped to a fresh shared arena, so every segment of the lease dies when
-     * that arena closes; the arena's cleanup list anchors the {@link Lease} for the cleaner.
-     *
-     * <p>{@code reinterpret} is restricted because it could widen a segment; here it keeps the
-     * size within the slot and only narrows the lifetime, which is the point.
+     * <ul>
+     *   <li>Heap slots: the views check this state on every access (the JDK cannot revoke a heap
+     *       segment).
+     *   <li>Unpooled native slots: the slot is the lease's alone, so its own shared arena is the
+     *       lease's scope: closing it revokes every segment and frees (or unmaps) the memory in one
+     *       step, and no restricted method is needed. Its segments do not anchor the {@link Lease}.
+     *   <li>Pooled native slots: the memory outlives the lease, so it is re-scoped to a fresh
+     *       shared arena whose cleanup list anchors the {@link Lease} ({@link PooledView}, the
+     *       module's one restricted call).
+     * </ul>
      */
-    @SuppressWarnings("restricted")
     static Buffer open(Owner owner, Slot slot, long size) {
         boolean heap = slot.arena == null;
         LeaseState state = new LeaseState(owner, slot, size, heap && owner.recycles());
@@ -103,13 +108,13 @@ final class LeaseState {
         if (heap) {
             lease = new Lease(state, null);
             view = slot.memory.asSlice(0, size);
-        } else {
+        } else if (owner.recycles()) {
             Arena arena = Arena.ofShared();
             lease = new Lease(state, arena);
-            view = slot.memory.reinterpret(size, arena, new Lease.Anchor(lease));
-            if (slot.memory.isReadOnly() && !view.isReadOnly()) {
-                view = view.asReadOnly();
-            }
+            view = PooledView.of(slot, size, arena, lease);
+        } else {
+            lease = new Lease(state, slot.arena);
+            view = slot.memory.byteSize() == size ? slot.memory : slot.memory.asSlice(0, size);
         }
         state.lease = new WeakReference<>(lease);
         state.cleanable = CLEANER.register(lease, new Reclaim(state));
@@ -197,10 +202,9 @@ final class LeaseState {
         if (counted) {
             awaitNoAccess();
         }
-        WeakReference<Lease> ref = lease;
-        Lease l = ref == null ? null : ref.get();
-        if (l != null && l.viewArena != null) {
-            closeViewArena(l.viewArena);
+        Arena scope = reachableScope();
+        if (scope != null) {
+            Slot.closeWhenIdle(scope);
         }
         RuntimeException failure = deregisterAll();
         try {
@@ -217,6 +221,26 @@ final class LeaseState {
         return true;
     }
 
+    /**
+     * The arena to close so that no segment of the lease can be used any more, or {@code null} if
+     * there is none that could still be reachable: for heap slots (nothing to revoke); for an
+     * unpooled native slot its own arena, which its segments hold without keeping the
+     * {@link Lease} reachable (so it is closed even when the garbage collector ends the lease);
+     * for a pooled native slot the lease's view arena if the lease is still reachable (when it is
+     * not, no segment of that arena is either: they anchor it).
+     */
+    private Arena reachableScope() {
+        if (slot.arena == null) {
+            return null;
+        }
+        if (!owner.recycles()) {
+            return slot.arena;
+        }
+        WeakReference<Lease> ref = lease;
+        Lease l = ref == null ? null : ref.get();
+        return l == null ? null : l.viewArena;
+    }
+
     private void awaitNoAccess() {
         for (int spins = 0; ((int) STATE.getVolatile(this) & COUNT_MASK) != 0; spins++) {
             if (spins < 100) {
@@ -225,24 +249,6 @@ final class LeaseState {
                 Thread.yield();
             } else {
                 LockSupport.parkNanos(50_000L);
-            }
-        }
-    }
-
-    /**
-     * Closes a shared arena. Closing fails while a segment of it is held by a native operation
-     * (a downcall, asynchronous I/O); the memory cannot be reused before that ends, so wait.
-     */
-    private static void closeViewArena(Arena arena) {
-        for (;;) {
-            try {
-                arena.close();
-                return;
-            } catch (IllegalStateException busy) {
-                if (!arena.scope().isAlive()) {
-                    return;
-                }
-                LockSupport.parkNanos(100_000L);
             }
         }
     }

@@ -2,15 +2,17 @@ package dev.verbatim.buffer;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The backing memory of one lease: a {@code long[]} for heap memory, or a native region owned by
  * its own shared {@link Arena} (an allocation or a file mapping).
  *
- * <p>A slot outlives the leases that view it: a pool hands the same slot to one lease after
- * another. Views never see {@link #memory} directly for native slots: each lease re-scopes it to
- * its own arena (see {@link LeaseState#open}). {@link #free()} may only be called once no lease
- * can observe the slot.
+ * <p>A pooled slot outlives the leases that view it: a pool hands the same slot to one lease after
+ * another, and each lease of a native slot sees {@link #memory} re-scoped to its own arena
+ * ({@link PooledView}). An unpooled slot has exactly one lease, which sees {@link #memory} itself:
+ * the slot's arena is then the lease's scope (see {@link LeaseState#open}). {@link #free()} may
+ * only be called once no lease can observe the slot.
  *
  * <p>Immutable; {@link #free()} is idempotent and thread-safe (shared arena).
  */
@@ -66,8 +68,26 @@ final class Slot {
 
     /** Frees native memory or unmaps the file; a no-op for heap slots (the GC owns the array). */
     void free() {
-        if (arena != null && arena.scope().isAlive()) {
-            arena.close();
+        if (arena != null) {
+            closeWhenIdle(arena);
+        }
+    }
+
+    /**
+     * Closes a shared arena, unless it is closed already. Closing fails while a segment of it is
+     * held by a native operation (a downcall, asynchronous I/O); its memory cannot be revoked,
+     * reused or freed before that ends, so this waits.
+     */
+    static void closeWhenIdle(Arena arena) {
+        while (arena.scope().isAlive()) {
+            try {
+                arena.close();
+                return;
+            } catch (IllegalStateException busy) {
+                if (arena.scope().isAlive()) {
+                    LockSupport.parkNanos(100_000L);
+                }
+            }
         }
     }
 }

@@ -6,9 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -60,6 +63,51 @@ class BuffersTest {
         assertTrue(Gc.until(() -> heap.get() == 1 && offHeap.get() == 1 && mapped.get() == 1),
                 () -> "reclaimed: heap " + heap + ", off-heap " + offHeap + ", mapped " + mapped);
         assertTrue(Buffers.reclaimedByGc() >= before + 3, "reclaimed count rose by " + (Buffers.reclaimedByGc() - before));
+    }
+
+    /** A registration that, when its lease ends, records whether {@code segment} could still be read. */
+    private record RevocationProbe(MemorySegment segment, AtomicReference<String> seen) implements Registration {
+        @Override
+        public Object key() {
+            return "probe";
+        }
+
+        @Override
+        public void deregister() {
+            try {
+                segment.get(ValueLayout.JAVA_BYTE, 0);
+                seen.set("readable");
+            } catch (IllegalStateException revoked) {
+                seen.set("revoked");
+            }
+        }
+    }
+
+    /** Writes 42 into {@code b}, drops it with a {@link RevocationProbe} and returns a segment of it. */
+    private static MemorySegment leakKeepingSegment(Buffer b, AtomicReference<String> seen) {
+        b.putLong(0, 42L);
+        MemorySegment segment = b.segment().asSlice(0, 8);
+        b.register(new RevocationProbe(segment, seen));
+        return segment;
+    }
+
+    @Test
+    void aSegmentOfAnUnpooledBufferTheCollectorReclaimedThrowsInsteadOfReadingFreedMemory() throws Exception {
+        // An unpooled native segment belongs to its memory's own arena and does not keep the buffer
+        // reachable (no restricted-free way can anchor it): the collector reclaims the buffer, its
+        // arena is closed before the registration is told, and the segment is revoked, never dangling.
+        AtomicReference<String> offHeapSeen = new AtomicReference<>();
+        AtomicReference<String> mappedSeen = new AtomicReference<>();
+        MemorySegment offHeap = leakKeepingSegment(Buffers.offHeap(64), offHeapSeen);
+        MemorySegment mapped = leakKeepingSegment(Buffers.mapNew(dir.resolve("kept.bin"), 64), mappedSeen);
+        assertEquals(42L, offHeap.get(BufferContractTest.LE_LONG, 0));
+        assertEquals(42L, mapped.get(BufferContractTest.LE_LONG, 0));
+        assertTrue(Gc.until(() -> offHeapSeen.get() != null && mappedSeen.get() != null),
+                () -> "reclaimed: off-heap " + offHeapSeen + ", mapped " + mappedSeen);
+        assertEquals("revoked", offHeapSeen.get(), "off-heap segment when the registration was told");
+        assertEquals("revoked", mappedSeen.get(), "mapped segment when the registration was told");
+        assertThrows(IllegalStateException.class, () -> offHeap.get(BufferContractTest.LE_LONG, 0));
+        assertThrows(IllegalStateException.class, () -> mapped.get(BufferContractTest.LE_LONG, 0));
     }
 
     @Test

@@ -14,11 +14,17 @@ import dev.verbatim.cli.demo.DemoApi.Side;
 import dev.verbatim.cli.demo.DemoServer;
 import dev.verbatim.rpc.Node;
 import dev.verbatim.rpc.RemoteException;
+import dev.verbatim.transport.ConnectionOptions;
+import dev.verbatim.transport.ThrowawayPki;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -27,11 +33,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * {@code ./verbatim demo [--transport shm|tcp] [--wire]}: the main job. Starts a server process,
+ * {@code ./verbatim demo [--transport shm|tcp|tls] [--wire]}: the main job. Starts a server process,
  * calls it from this one through a plain Java interface, and checks every step: a null call, a
  * record by copy, an accessor-interface view of a large graph, a remote interface by reference with
  * callbacks, an exception crossing, an interface upgrade under a bound client, then a latency table
  * (Verbatim shm, Verbatim tcp, and Java RMI on loopback through the rpc bench's {@link RmiLatency}). Exits non-zero if a step misbehaves.
+ * {@code --transport tls} runs the steps over mutual TLS 1.3 on tcp, with a throwaway CA and
+ * certificates it makes first ({@link ThrowawayPki}, keytool) and removes at the end.
  * {@code --wire} runs the wire-format tour instead.
  */
 public final class DemoCommand {
@@ -49,16 +57,25 @@ public final class DemoCommand {
         if (t >= 0 && t + 1 < rest.size()) {
             transport = rest.get(t + 1);
         }
-        if (!transport.equals("shm") && !transport.equals("tcp")) {
-            out.println("verbatim demo: --transport is shm or tcp");
+        if (!transport.equals("shm") && !transport.equals("tcp") && !transport.equals("tls")) {
+            out.println("verbatim demo: --transport is shm, tcp or tls");
             return 2;
         }
         failures = 0;
         long start = System.nanoTime();
         out.println("Verbatim J-RPC demo: a server process and this client, over " + transport + "\n");
+        boolean tls = transport.equals("tls");
+        Path pki = tls ? Files.createTempDirectory("verbatim-demo-pki") : null;
+        ConnectionOptions options = Node.DEFAULT_OPTIONS;
+        if (tls) {
+            long t0 = System.nanoTime();
+            options = options.withTls(ThrowawayPki.create(pki).connector());
+            out.printf("throwaway certificates (a CA, the server's and this client's, made with keytool in %.1f s): %s%n%n",
+                    (System.nanoTime() - t0) / 1e9, pki);
+        }
         String name = "demo-" + ProcessHandle.current().pid();
-        Process server = startServer(name);
-        try (Node client = Node.create()) {
+        Process server = startServer(name, pki);
+        try (Node client = Node.create(options, 1)) {
             String[] ready = awaitReady(server, out);
             if (ready == null) {
                 return 1;
@@ -66,6 +83,7 @@ public final class DemoCommand {
             String shm = ready[1];
             String tcp = ready[2];
             String address = transport.equals("shm") ? shm : tcp;
+            tcpLabel = tls ? "Verbatim tcp + TLS (loopback)" : "Verbatim tcp (loopback)";
             out.println("server: pid " + server.pid() + ", listening at " + shm + " and " + tcp + "\n");
             steps(client, address, out);
             latency(client, shm, tcp, out);
@@ -77,18 +95,34 @@ public final class DemoCommand {
                 server.destroyForcibly();
                 step(out, "the server exited cleanly", false, "it had to be killed");
             }
+            if (pki != null) {
+                deleteTree(pki);
+            }
         }
         out.printf("%n%s in %.1f s%n", failures == 0 ? "all steps passed" : failures + " step(s) FAILED",
                 (System.nanoTime() - start) / 1e9);
         return failures == 0 ? 0 : 1;
     }
 
-    private static Process startServer(String name) throws Exception {
+    /** The server process; with {@code pki}, its tcp listener uses TLS with the certificates there. */
+    private static Process startServer(String name, Path pki) throws Exception {
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> cmd = List.of(java, "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), DemoServer.class.getName(), "shm:" + name);
+        List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
+                "-cp", System.getProperty("java.class.path"), DemoServer.class.getName(), "shm:" + name));
+        if (pki != null) {
+            cmd.add(pki.toString());
+        }
         return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     }
+
+    private static void deleteTree(Path dir) throws java.io.IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    /** How step 7 names the tcp row (with TLS or not). */
+    private static String tcpLabel = "Verbatim tcp (loopback)";
 
     private static String[] awaitReady(Process server, PrintStream out) throws Exception {
         BufferedReader r = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
@@ -201,7 +235,7 @@ public final class DemoCommand {
         out.println("\n7. null-call round trip on this host (after warm-up; ns):");
         out.printf("   %-28s %10s %10s%n", "", "p50", "p99");
         out.printf("   %-28s %10d %10d%n", "Verbatim shm", s[0], s[1]);
-        out.printf("   %-28s %10d %10d%n", "Verbatim tcp (loopback)", c[0], c[1]);
+        out.printf("   %-28s %10d %10d%n", tcpLabel, c[0], c[1]);
         out.printf("   %-28s %10d %10d%n", "Java RMI (loopback)", r[0], r[1]);
         out.printf("   Java RMI / Verbatim shm p50: %.0fx%n", (double) r[0] / s[0]);
         step(out, "7. latency measured over all three", s[0] > 0 && c[0] > 0 && r[0] > 0, "");

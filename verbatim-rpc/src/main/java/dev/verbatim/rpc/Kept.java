@@ -61,7 +61,7 @@ public final class Kept<T> implements AutoCloseable {
             }
             MemorySegment ro = s.asReadOnly();
             // validated again: the copy may differ from what was validated (a shm peer writing after it sent)
-            Object v = view == null ? ro : READERS.get().validate(ro).view(view);
+            Object v = view == null ? ro : READERS.get().validate(ro, b).view(view); // the view keeps b reachable
             b.register(new Counted(n));
             return new Kept<>((T) v, b, n);
         } catch (RuntimeException | Error e) {

@@ -39,12 +39,17 @@ abstract class RpcContract {
 
     abstract String address();
 
+    /** The options of every node of the contract: {@link Node#DEFAULT_OPTIONS}, with TLS for the TLS run. */
+    ConnectionOptions options() {
+        return Node.DEFAULT_OPTIONS;
+    }
+
     @BeforeEach
     void start() {
-        server = Node.listen(address());
+        server = Node.listen(options(), address());
         impl = new CalcImpl();
         server.export("calc", Calc.class, impl);
-        client = Node.create();
+        client = Node.create(options(), 1);
         calc = client.lookup(server.addresses().getFirst(), "calc", Calc.class);
     }
 
@@ -177,7 +182,7 @@ abstract class RpcContract {
         // Both ends of one connection call the other at once with arguments that fill the small receive
         // windows (some by one-sided writes, some inline): a side waiting for window space must never keep
         // the other from draining its own (a short send timeout turns such a stall into a failure).
-        ConnectionOptions small = Node.DEFAULT_OPTIONS.withAreas(2, 64 * 1024).withSendTimeout(Duration.ofSeconds(4));
+        ConnectionOptions small = options().withAreas(2, 64 * 1024).withSendTimeout(Duration.ofSeconds(4));
         int threads = 4; // 3 x 300 x 20 KB did not stall before the fix; this did, every time (4 s send timeout)
         int calls = 400;
         int size = 30_000;
@@ -265,7 +270,7 @@ abstract class RpcContract {
     @Test
     void keepingMoreThanTheReceiveWindowHoldsNeverStallsTheConnection() throws Exception {
         // 2 x 64 KiB of receive memory, a 2 s send timeout; 40 kept books of ~9 KB each hold none of it
-        ConnectionOptions small = Node.DEFAULT_OPTIONS.withAreas(2, 64 * 1024).withSendTimeout(Duration.ofSeconds(2));
+        ConnectionOptions small = options().withAreas(2, 64 * 1024).withSendTimeout(Duration.ofSeconds(2));
         long before = Node.keptBytes();
         try (Node s = Node.listen(small, address()); Node c = Node.create(small, 1)) {
             CalcImpl i = new CalcImpl();
@@ -532,8 +537,8 @@ abstract class RpcContract {
 
     @Test
     void aProxyCanSpreadItsThreadsOverSeveralConnections() throws Exception {
-        assertThrows(IllegalArgumentException.class, () -> Node.create(Node.DEFAULT_OPTIONS, 0));
-        try (Node many = Node.create(Node.DEFAULT_OPTIONS, 3)) {
+        assertThrows(IllegalArgumentException.class, () -> Node.create(options(), 0));
+        try (Node many = Node.create(options(), 3)) {
             Calc c = many.lookup(server.addresses().getFirst(), "calc", Calc.class);
             assertEquals(3, many.connections(), "three connections to the one address");
             java.util.Set<String> servedBy = java.util.concurrent.ConcurrentHashMap.newKeySet();

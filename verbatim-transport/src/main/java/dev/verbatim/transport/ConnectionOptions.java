@@ -25,9 +25,11 @@ import java.util.Objects;
  * @param sharedSecret    tcp only: a secret both peers must prove they hold before the connection is
  *                        handed out, or {@code null} for none (the default). See
  *                        {@link #withSharedSecret(byte[])}; the accessor returns a copy.
+ * @param tls             tcp only: mutual TLS 1.3 for every connection made or accepted with these
+ *                        options, or {@code null} for plaintext (the default). See {@link #withTls}.
  */
 public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeout, Duration connectTimeout,
-                                long spinNanos, boolean spinOnly, byte[] sharedSecret) {
+                                long spinNanos, boolean spinOnly, byte[] sharedSecret, TlsConfig tls) {
 
     public static final int MIN_AREAS = 2;
     public static final int MAX_AREAS = 64;
@@ -42,12 +44,18 @@ public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeou
 
     /** 8 areas of 2 MiB (messages up to 2 MiB - 24 B), 10 s send timeout, 5 s connect, spin 50 µs. */
     public static final ConnectionOptions DEFAULT = new ConnectionOptions(
-            8, 2 << 20, Duration.ofSeconds(10), Duration.ofSeconds(5), 50_000, false, null);
+            8, 2 << 20, Duration.ofSeconds(10), Duration.ofSeconds(5), 50_000, false, null, null);
 
     /** Options without a shared secret (the form from before secrets existed). */
     public ConnectionOptions(int areaCount, int areaSize, Duration sendTimeout, Duration connectTimeout,
                              long spinNanos, boolean spinOnly) {
-        this(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, null);
+        this(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, null, null);
+    }
+
+    /** Options without TLS (the form from before TLS existed). */
+    public ConnectionOptions(int areaCount, int areaSize, Duration sendTimeout, Duration connectTimeout,
+                             long spinNanos, boolean spinOnly, byte[] sharedSecret) {
+        this(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret, null);
     }
 
     public ConnectionOptions {
@@ -78,19 +86,19 @@ public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeou
     }
 
     public ConnectionOptions withAreas(int count, int size) {
-        return new ConnectionOptions(count, size, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret);
+        return new ConnectionOptions(count, size, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret, tls);
     }
 
     public ConnectionOptions withSendTimeout(Duration timeout) {
-        return new ConnectionOptions(areaCount, areaSize, timeout, connectTimeout, spinNanos, spinOnly, sharedSecret);
+        return new ConnectionOptions(areaCount, areaSize, timeout, connectTimeout, spinNanos, spinOnly, sharedSecret, tls);
     }
 
     public ConnectionOptions withConnectTimeout(Duration timeout) {
-        return new ConnectionOptions(areaCount, areaSize, sendTimeout, timeout, spinNanos, spinOnly, sharedSecret);
+        return new ConnectionOptions(areaCount, areaSize, sendTimeout, timeout, spinNanos, spinOnly, sharedSecret, tls);
     }
 
     public ConnectionOptions withSpin(long nanos, boolean only) {
-        return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, nanos, only, sharedSecret);
+        return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, nanos, only, sharedSecret, tls);
     }
 
     /**
@@ -115,12 +123,32 @@ public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeou
      */
     public ConnectionOptions withSharedSecret(byte[] secret) {
         Objects.requireNonNull(secret, "secret");
-        return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, secret);
+        return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, secret, tls);
     }
 
     /** These options with no shared secret. */
     public ConnectionOptions withoutSharedSecret() {
-        return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, null);
+        return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, null, tls);
+    }
+
+    /**
+     * Runs every tcp connection made or accepted with these options over mutual TLS 1.3 (the JDK's
+     * {@code SSLEngine}): the peers check each other's certificates before the connection is handed
+     * out, and every frame after is encrypted and integrity-protected, which the shared secret does
+     * not do. A TLS side and a plaintext side fail at once with
+     * {@link TransportException.Reason#AUTH}; so does every failed check of the handshake (unknown
+     * CA, expired or not yet valid certificate, wrong host name), with a message naming it. A shared
+     * secret may be set as well (it is then proved inside TLS). shm ignores it (§3.1 of
+     * docs/transport.md: only processes of the same user reach a shm listener).
+     */
+    public ConnectionOptions withTls(TlsConfig config) {
+        Objects.requireNonNull(config, "config");
+        return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret, config);
+    }
+
+    /** These options without TLS. */
+    public ConnectionOptions withoutTls() {
+        return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret, null);
     }
 
     /** A copy of the shared secret, or {@code null} if there is none. */
@@ -145,13 +173,14 @@ public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeou
                 && sendTimeout.equals(other.sendTimeout) && connectTimeout.equals(other.connectTimeout)
                 && spinNanos == other.spinNanos && spinOnly == other.spinOnly
                 && (sharedSecret == null ? other.sharedSecret == null
-                        : other.sharedSecret != null && MessageDigest.isEqual(sharedSecret, other.sharedSecret));
+                        : other.sharedSecret != null && MessageDigest.isEqual(sharedSecret, other.sharedSecret))
+                && Objects.equals(tls, other.tls);
     }
 
     /** Depends only on whether a secret is set, never on its bytes. */
     @Override
     public int hashCode() {
-        return Objects.hash(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret != null);
+        return Objects.hash(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret != null, tls);
     }
 
     /** The options, with the secret shown only as set or not: logs and exception messages must not carry it. */
@@ -159,7 +188,7 @@ public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeou
     public String toString() {
         return "ConnectionOptions[areaCount=" + areaCount + ", areaSize=" + areaSize + ", sendTimeout=" + sendTimeout
                 + ", connectTimeout=" + connectTimeout + ", spinNanos=" + spinNanos + ", spinOnly=" + spinOnly
-                + ", sharedSecret=" + (sharedSecret == null ? "none" : "(set)") + "]";
+                + ", sharedSecret=" + (sharedSecret == null ? "none" : "(set)") + ", tls=" + (tls == null ? "none" : tls) + "]";
     }
 
     /** The largest message (or region) this side can receive. */

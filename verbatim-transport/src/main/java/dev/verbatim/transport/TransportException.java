@@ -33,10 +33,12 @@ public final class TransportException extends RuntimeException {
         /** An I/O error of the operating system. */
         IO,
         /**
-         * The peers did not prove a shared secret to each other (tcp,
-         * {@link ConnectionOptions#withSharedSecret(byte[])}): the secrets differ, or only one side
-         * has one. Kept apart from {@link #CONNECT} because retrying does not help: the
-         * configuration must change.
+         * The peers did not authenticate each other (tcp): they did not prove a shared secret
+         * ({@link ConnectionOptions#withSharedSecret(byte[])}: the secrets differ, or only one side
+         * has one), or a check of the TLS handshake failed ({@link ConnectionOptions#withTls}: an
+         * unknown CA, a certificate expired or not yet valid, a wrong host name, no client
+         * certificate, only one side using TLS); the message names the check. Kept apart from
+         * {@link #CONNECT} because retrying does not help: the configuration must change.
          */
         AUTH
     }

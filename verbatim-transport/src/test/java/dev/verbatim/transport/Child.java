@@ -29,6 +29,10 @@ final class Child implements AutoCloseable {
         if (dir != null) {
             command.add("-Dverbatim.shm.dir=" + dir);
         }
+        String tls = System.getProperty(TransportPeer.TLS_PROPERTY);
+        if (tls != null) {
+            command.add("-D" + TransportPeer.TLS_PROPERTY + "=" + tls);
+        }
         command.add(TransportPeer.class.getName());
         command.addAll(List.of(args));
         process = new ProcessBuilder(command).redirectErrorStream(true).start();

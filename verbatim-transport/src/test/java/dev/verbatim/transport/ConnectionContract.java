@@ -33,12 +33,18 @@ import static org.junit.jupiter.api.Assertions.fail;
 @Timeout(60)
 abstract class ConnectionContract {
     static final Duration WAIT = Duration.ofSeconds(20);
-    static final ConnectionOptions SMALL = ConnectionOptions.DEFAULT.withAreas(2, 64 * 1024);
+    /** Small windows (2 x 64 KiB) on top of {@link #defaults()}. */
+    final ConnectionOptions SMALL = defaults().withAreas(2, 64 * 1024);
 
     private final List<AutoCloseable> toClose = new ArrayList<>();
 
     /** A fresh listening address for this transport ({@code shm:UNIQUE} or {@code tcp://:0}). */
     abstract String listenAddress();
+
+    /** The options every test starts from: {@link ConnectionOptions#DEFAULT}, with TLS for the TLS run. */
+    ConnectionOptions defaults() {
+        return ConnectionOptions.DEFAULT;
+    }
 
     /** Opens a raw connection to the listener that never says anything. */
     abstract AutoCloseable silentConnector(Listener l) throws Exception;
@@ -71,7 +77,7 @@ abstract class ConnectionContract {
     }
 
     Connection[] pair() throws Exception {
-        return pair(ConnectionOptions.DEFAULT, ConnectionOptions.DEFAULT);
+        return pair(defaults(), defaults());
     }
 
     static byte[] bytes(int n, int seed) {
@@ -466,7 +472,7 @@ abstract class ConnectionContract {
 
     @Test
     void manyConnectionsOnOneListener() throws Exception {
-        Listener l = listen(ConnectionOptions.DEFAULT.withAreas(2, 64 * 1024));
+        Listener l = listen(defaults().withAreas(2, 64 * 1024));
         int n = 12;
         List<CompletableFuture<Connection>> connectors = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -512,8 +518,8 @@ abstract class ConnectionContract {
 
     @Test
     void aReceiverSpinsAfterItReceivedNotAtEveryWait() throws Exception {
-        ConnectionOptions spinLong = ConnectionOptions.DEFAULT.withSpin(400_000_000L, false); // 0.4 s of spin
-        Connection[] c = pair(spinLong, ConnectionOptions.DEFAULT);
+        ConnectionOptions spinLong = defaults().withSpin(400_000_000L, false); // 0.4 s of spin
+        Connection[] c = pair(spinLong, defaults());
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         assertNull(c[0].take(Duration.ofMillis(450)), "nothing was sent"); // spins 0.4 s, then parks: now idle
         long cpu0 = mx.getCurrentThreadCpuTime();
@@ -551,7 +557,7 @@ abstract class ConnectionContract {
 
     @Test
     void acceptTimesOutAndClosedListenerRefuses() {
-        Listener l = listen(ConnectionOptions.DEFAULT);
+        Listener l = listen(defaults());
         assertNull(l.accept(Duration.ofMillis(100)));
         l.close();
         assertEquals(Reason.CLOSED, assertThrows(TransportException.class, () -> l.accept(Duration.ofMillis(10))).reason());
@@ -561,7 +567,7 @@ abstract class ConnectionContract {
 
     @Test
     void echoAcrossProcessesWithSeveralOnOneListener() throws Exception {
-        Listener l = listen(ConnectionOptions.DEFAULT);
+        Listener l = listen(defaults());
         int n = 3;
         List<Child> children = new ArrayList<>();
         try {
@@ -600,7 +606,7 @@ abstract class ConnectionContract {
         int count = 1500;
         long seed = 0x5EEDL;
         int max = 1 << 20;
-        ConnectionOptions options = ConnectionOptions.DEFAULT.withAreas(4, (2 << 20));
+        ConnectionOptions options = defaults().withAreas(4, (2 << 20));
         Listener l = listen(options);
         // child -> parent
         try (Child child = new Child("stream", l.address(), "" + count, "" + seed, "" + max)) {
@@ -675,7 +681,7 @@ abstract class ConnectionContract {
 
     @Test
     void aSendThatTimesOutNeverCorruptsWhatIsDelivered() throws Exception {
-        Connection[] c = pair(ConnectionOptions.DEFAULT, ConnectionOptions.DEFAULT.withSendTimeout(Duration.ofMillis(100)));
+        Connection[] c = pair(defaults(), defaults().withSendTimeout(Duration.ofMillis(100)));
         int big = 1 << 20;
         CompletableFuture<Integer> sender = CompletableFuture.supplyAsync(() -> {
             int timeouts = 0;
@@ -743,13 +749,13 @@ abstract class ConnectionContract {
 
     @Test
     void silentConnectorsDoNotBlockOthers() throws Exception {
-        Listener l = listen(ConnectionOptions.DEFAULT.withConnectTimeout(Duration.ofSeconds(50)));
+        Listener l = listen(defaults().withConnectTimeout(Duration.ofSeconds(50)));
         AutoCloseable a = closing(silentConnector(l));
         AutoCloseable b = closing(silentConnector(l));
         {
             assertNotNull(a);
             assertNotNull(b);
-            CompletableFuture<Connection> good = CompletableFuture.supplyAsync(() -> Transport.connect(l.address()));
+            CompletableFuture<Connection> good = CompletableFuture.supplyAsync(() -> Transport.connect(l.address(), defaults()));
             Connection accepted = closing(l.accept(WAIT));
             assertNotNull(accepted, "a real connector got through while two silent ones hold their handshakes");
             Connection client = closing(good.get());
@@ -760,7 +766,7 @@ abstract class ConnectionContract {
 
     @Test
     void closingAListenerWakesABlockedAccept() throws Exception {
-        Listener l = listen(ConnectionOptions.DEFAULT);
+        Listener l = listen(defaults());
         CompletableFuture<Reason> waiter = CompletableFuture.supplyAsync(() -> {
             try {
                 l.accept(Duration.ofSeconds(50));

@@ -4,7 +4,6 @@ import dev.verbatim.transport.TransportException.Reason;
 import dev.verbatim.transport.internal.Hello;
 import dev.verbatim.transport.internal.Rejections;
 import dev.verbatim.transport.internal.SecretExchange;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -16,7 +15,6 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
@@ -39,7 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * listeners; where the test plays a peer, it speaks the bytes of docs/transport.md §5.1 itself.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class TcpSharedSecretTest {
+class TcpSharedSecretTest extends TcpTestBase {
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final byte[] SECRET = "correct horse battery staple 42!".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] OTHER = "correct horse battery staple 43!".getBytes(StandardCharsets.US_ASCII);
@@ -48,23 +46,6 @@ class TcpSharedSecretTest {
     /** Not the common pool: on 2 cores it has one thread, and one stuck peer would starve the rest. */
     private static final Executor PEERS = Executors.newVirtualThreadPerTaskExecutor();
 
-    private final List<AutoCloseable> toClose = new ArrayList<>();
-
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = toClose.size() - 1; i >= 0; i--) {
-            toClose.get(i).close();
-        }
-    }
-
-    private <T extends AutoCloseable> T closing(T c) {
-        toClose.add(c);
-        return c;
-    }
-
-    private Listener listen(ConnectionOptions options) {
-        return closing(Transport.listen("tcp://:0", options));
-    }
 
     /** Connects with {@code options} while the listener accepts; [accepted, connector]. */
     private Connection[] pair(Listener l, ConnectionOptions options) throws Exception {
@@ -80,16 +61,6 @@ class TcpSharedSecretTest {
         assertArrayEquals(m, c[0].receive(WAIT));
         c[0].send(m, 0, 1);
         assertArrayEquals(new byte[] {(byte) seed}, c[1].receive(WAIT));
-    }
-
-    /** Waits until the listener has recorded a rejection after {@code before}; returns its reason. */
-    private static String rejection(long before) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (Rejections.count() == before) {
-            assertTrue(System.nanoTime() < deadline, "the listener recorded no rejection");
-            Thread.sleep(5);
-        }
-        return Rejections.last();
     }
 
     /** Connects expecting a failure; returns it after checking it came well before {@code limit}. */
@@ -118,7 +89,7 @@ class TcpSharedSecretTest {
         TransportException e = refused(l.address(), ConnectionOptions.DEFAULT.withSharedSecret(OTHER), Duration.ofSeconds(5));
         assertEquals(Reason.AUTH, e.reason(), e.getMessage());
         assertTrue(e.getMessage().contains("refused this side's proof of the shared secret"), e.getMessage());
-        String why = rejection(before);
+        String why = rejection(before, WAIT);
         assertTrue(why.contains("did not prove the shared secret (a wrong proof)"), why);
         assertNull(l.accept(Duration.ofMillis(200)), "the refused connector was not queued");
         exchange(pair(l, WITH), 7);
@@ -131,7 +102,7 @@ class TcpSharedSecretTest {
         TransportException e = refused(l.address(), ConnectionOptions.DEFAULT, Duration.ofSeconds(5));
         assertEquals(Reason.AUTH, e.reason(), e.getMessage());
         assertTrue(e.getMessage().contains("requires a shared secret and this side has none"), e.getMessage());
-        String why = rejection(before);
+        String why = rejection(before, WAIT);
         assertTrue(why.contains("the peer did not prove the shared secret: it has none"), why);
         assertNull(l.accept(Duration.ofMillis(200)));
         exchange(pair(l, WITH), 1);
@@ -144,7 +115,7 @@ class TcpSharedSecretTest {
         TransportException e = refused(l.address(), WITH.withConnectTimeout(Duration.ofSeconds(10)), Duration.ofSeconds(5));
         assertEquals(Reason.AUTH, e.reason(), e.getMessage());
         assertTrue(e.getMessage().contains("does not use a shared secret"), e.getMessage());
-        String why = rejection(before);
+        String why = rejection(before, WAIT);
         assertTrue(why.contains("the peer requires a shared secret and this listener has none"), why);
         assertNull(l.accept(Duration.ofMillis(200)));
         exchange(pair(l, ConnectionOptions.DEFAULT), 2);
@@ -261,7 +232,7 @@ class TcpSharedSecretTest {
                             "no pid for an unauthenticated peer");
                     read(s, SecretExchange.NONCE);
                 }
-                String why = rejection(before);
+                String why = rejection(before, WAIT);
                 assertTrue(why.contains(c.reason), c.name + ": " + why);
                 assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(3).toNanos(), c.name + ": dropped late");
                 assertClosedByPeer(s);
@@ -291,7 +262,7 @@ class TcpSharedSecretTest {
             assertArrayEquals(t.welcome, welcome);
             assertFalse(Arrays.equals(t.nonceL, nonceL), "the listener's nonce is fresh");
             write(s, t.proofC);
-            String why = rejection(before);
+            String why = rejection(before, WAIT);
             assertTrue(why.contains("a wrong proof"), why);
             assertClosedByPeer(s);
         }

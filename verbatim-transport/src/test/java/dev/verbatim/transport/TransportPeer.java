@@ -22,6 +22,18 @@ import java.util.concurrent.locks.LockSupport;
 public final class TransportPeer {
     private TransportPeer() {}
 
+    /**
+     * The options of this process: the default, with mutual TLS from the throwaway CA in the
+     * directory of {@code -Dverbatim.test.tls} when the parent runs its tests over TLS.
+     */
+    static ConnectionOptions defaults() {
+        String tls = System.getProperty(TLS_PROPERTY);
+        return tls == null ? ConnectionOptions.DEFAULT
+                : ConnectionOptions.DEFAULT.withTls(ThrowawayPki.at(Path.of(tls)).connector());
+    }
+
+    static final String TLS_PROPERTY = "verbatim.test.tls";
+
     public static void main(String[] args) throws Exception {
         String mode = args[0];
         String address = args[1];
@@ -33,14 +45,14 @@ public final class TransportPeer {
             case "serve-echo" -> serveEcho(address);
             case "ping" -> ping(address, Integer.parseInt(args[2]));
             case "hang" -> {
-                Connection c = Transport.connect(address);
+                Connection c = Transport.connect(address, defaults());
                 System.out.println("READY");
                 System.out.flush();
                 Thread.sleep(Long.MAX_VALUE);
                 c.close();
             }
             case "listen" -> {
-                Listener l = Transport.listen(address);
+                Listener l = Transport.listen(address, defaults());
                 System.out.println("READY");
                 System.out.flush();
                 while (true) {
@@ -87,7 +99,7 @@ public final class TransportPeer {
      * said nothing, say).
      */
     private static void listenReport(String address) {
-        Listener l = Transport.listen(address);
+        Listener l = Transport.listen(address, defaults());
         long rejections = Rejections.count();
         System.out.println("READY");
         System.out.flush();
@@ -115,7 +127,7 @@ public final class TransportPeer {
      * or {@code FAIL what}.
      */
     static String race(String address, long millis, Path witness) {
-        ConnectionOptions options = ConnectionOptions.DEFAULT.withAreas(2, 64 * 1024);
+        ConnectionOptions options = defaults().withAreas(2, 64 * 1024);
         String name = address.substring("shm:".length());
         long end = System.nanoTime() + millis * 1_000_000;
         int owned = 0;
@@ -174,7 +186,7 @@ public final class TransportPeer {
 
     /** Listens, prints {@code LISTENING address}, and echoes one connection. */
     private static void serveEcho(String address) {
-        try (Listener l = Transport.listen(address)) {
+        try (Listener l = Transport.listen(address, defaults())) {
             System.out.println("LISTENING " + l.address());
             System.out.flush();
             Connection c = l.accept(Duration.ofSeconds(60));
@@ -205,7 +217,7 @@ public final class TransportPeer {
 
     /** Connects, sends {@code count} pattern messages of random sizes and checks each echo. */
     private static void ping(String address, int count) {
-        try (Connection c = Transport.connect(address)) {
+        try (Connection c = Transport.connect(address, defaults())) {
             Pattern p = new Pattern(count, 256 * 1024);
             for (int i = 0; i < count; i++) {
                 int size = p.nextSize();
@@ -227,7 +239,7 @@ public final class TransportPeer {
 
     /** Sends back every message until the peer closes. */
     private static void echo(String address) {
-        try (Connection c = Transport.connect(address)) {
+        try (Connection c = Transport.connect(address, defaults())) {
             System.out.println("READY");
             System.out.flush();
             long n = 0;
@@ -252,7 +264,7 @@ public final class TransportPeer {
 
     /** Sends {@code count} pattern messages, then closes. */
     private static void stream(String address, int count, long seed, int max) {
-        try (Connection c = Transport.connect(address)) {
+        try (Connection c = Transport.connect(address, defaults())) {
             System.out.println("READY");
             System.out.flush();
             Pattern p = new Pattern(seed, Math.min(max, c.maxMessageLength()));
@@ -270,7 +282,7 @@ public final class TransportPeer {
 
     /** Receives and checks {@code count} pattern messages, sleeping {@code pauseMicros} after each. */
     private static void verify(String address, int count, long seed, int max, long pauseMicros) throws InterruptedException {
-        try (Connection c = Transport.connect(address)) {
+        try (Connection c = Transport.connect(address, defaults())) {
             System.out.println("READY");
             System.out.flush();
             Pattern p = new Pattern(seed, max);

@@ -32,6 +32,12 @@ public final class Message {
     final long[] entries;
     /** Shapes by type id: built-ins below 64, the type table from 64. */
     final Shape[] ids;
+    /**
+     * What the message's memory belongs to (a buffer, a file), held only so that it stays reachable while the
+     * message or any view of it is: never read. Null when the caller owns the memory's lifetime itself.
+     */
+    @SuppressWarnings("unused")
+    private Object owner;
 
     /**
      * The longest run of one struct type the validator saw: objects {@code runFirst .. runFirst + runCount - 1}, all of
@@ -43,6 +49,12 @@ public final class Message {
     private final int runFirst;
     private final int runCount;
     private final long runBase;
+
+    /** Keeps {@code owner} reachable as long as this message or a view of it is; set once, before the message is handed out. */
+    Message owned(Object owner) {
+        this.owner = owner;
+        return this;
+    }
 
     /** A message whose objects {@code runFirst .. runFirst + runCount - 1} are a run of {@code runShape} from {@code runBase}. */
     Message(MemorySegment seg, int objects, long tail, long objTable, long[] entries, Shape[] ids,

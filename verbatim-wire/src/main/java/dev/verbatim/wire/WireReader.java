@@ -36,6 +36,19 @@ public final class WireReader {
     public WireLimits limits() { return limits; }
 
     /**
+     * Validates {@code message} like {@link #validate(MemorySegment)}, and makes the returned message and every
+     * view read from it keep {@code owner} strongly reachable. Pass what owns the segment's memory (a
+     * {@code dev.verbatim.buffer.Buffer}, or the object that holds it) when that owner frees the memory once the
+     * garbage collector finds it unreachable: the memory then lives as long as a view of it is in use, even if
+     * the caller drops the owner first. Closing or releasing the owner still ends every view at once.
+     *
+     * @throws WireFormatException if any rule is broken
+     */
+    public Message validate(MemorySegment message, Object owner) {
+        return validate(message).owned(owner);
+    }
+
+    /**
      * Validates {@code message} (exactly the bytes of one message) and returns a handle to read it.
      *
      * @throws WireFormatException if any rule is broken

@@ -1,9 +1,10 @@
 package dev.verbatim.bench.file;
 
-import dev.verbatim.bench.Harness;
-import dev.verbatim.bench.Workload;
-import dev.verbatim.bench.wire.Node;
-import dev.verbatim.bench.wire.NodeView;
+import dev.verbatim.bench.fixtures.ListNode;
+import dev.verbatim.bench.fixtures.ListNodeView;
+import dev.verbatim.bench.harness.BatchHarness;
+import dev.verbatim.bench.harness.SuiteArgs;
+import dev.verbatim.bench.harness.Workload;
 import dev.verbatim.wire.ArrayView;
 import dev.verbatim.wire.file.WireFile;
 
@@ -28,7 +29,7 @@ import java.util.stream.Stream;
  * <p>Order of a run: the files are written to a temporary directory (so they are in the page cache: every
  * figure is a warm-cache figure), the C program is compiled, every variant is run once and must find the
  * same maximum (or the same list sum), else the run stops with exit code 1; then each workload is measured
- * with {@link Harness} (the C program times its own repetitions); last the tables or JSON lines and the
+ * with {@link BatchHarness} (the C program times its own repetitions); last the tables or JSON lines and the
  * targets are printed ({@link FileReport}). The temporary directory is deleted at the end.
  *
  * <p>The unbuffered {@code DataInputStream} makes one {@code read} system call per int: on 64 MiB that is
@@ -47,15 +48,15 @@ public final class FileBench {
      * {@code DataInputStream} scans and Java serialization's read of the list): a batch is one operation,
      * there are fewer of them, and the warm-up is short (these loops are simple, or dominated by system calls).
      */
-    static Harness.Settings slow(boolean quick) {
+    static BatchHarness.Settings slow(boolean quick) {
         long ms = 1_000_000L;
-        return quick ? new Harness.Settings("quick", 0, 150 * ms, 10 * ms, 3, 2, 0.10, 0)
-                : new Harness.Settings("full", 300 * ms, 1500 * ms, 40 * ms, 7, 3, 0.10, 1);
+        return quick ? new BatchHarness.Settings("quick", 0, 150 * ms, 10 * ms, 3, 2, 0.10, 0)
+                : new BatchHarness.Settings("full", 300 * ms, 1500 * ms, 40 * ms, 7, 3, 0.10, 1);
     }
 
-    /** One figure: a median in the case's unit, or missing; spread and CPU share as {@link Harness.Result} has them. */
+    /** One figure: a median in the case's unit, or missing; spread and CPU share as {@link BatchHarness.Result} has them. */
     record Figure(double value, double spread, double cpuShare, boolean stable, String remark) {
-        static Figure of(Harness.Result r, double nanosPerUnit, String remark) {
+        static Figure of(BatchHarness.Result r, double nanosPerUnit, String remark) {
             return new Figure(r.median() / nanosPerUnit, r.relativeSpread(), r.cpuShare(), r.stable(), remark);
         }
 
@@ -70,7 +71,7 @@ public final class FileBench {
     record Case(String name, String unit, Map<String, Figure> results) {}
 
     /** The figures of one run. */
-    record Run(Harness.Settings settings, List<Case> cases, String compiler, double seconds) {
+    record Run(BatchHarness.Settings settings, List<Case> cases, String compiler, double seconds) {
         Case find(String name) {
             return cases.stream().filter(c -> c.name().equals(name)).findFirst().orElseThrow();
         }
@@ -79,8 +80,8 @@ public final class FileBench {
     /** Runs the suite and prints it; returns the process exit code. */
     public static int run(boolean quick, boolean json, PrintStream out, PrintStream err) throws Exception {
         long start = System.nanoTime();
-        Harness harness = new Harness(quick ? Harness.Settings.quick() : Harness.Settings.full());
-        Harness slow = new Harness(slow(quick));
+        BatchHarness harness = new BatchHarness(quick ? BatchHarness.Settings.quick() : BatchHarness.Settings.full());
+        BatchHarness slow = new BatchHarness(slow(quick));
         Path dir = Files.createTempDirectory("verbatim-bench-file-");
         try {
             err.println("verbatim bench file: writing the files to " + dir + " ...");
@@ -108,12 +109,8 @@ public final class FileBench {
             cases.add(open(harness, "array-64MiB/open", large.graph()));
             cases.addAll(list(harness, slow, list, err));
             Run run = new Run(harness.settings(), cases, c == null ? null : c.compiler(), (System.nanoTime() - start) / 1e9);
-            if (json) {
-                FileReport.printJson(run, out);
-            } else {
-                FileReport.printTables(run, out);
-            }
-            return 0;
+            return new SuiteArgs(quick, json, null).finish("file", o -> FileReport.printJson(run, o),
+                    o -> FileReport.printTables(run, o), null, false, out, err);
         } finally {
             deleteTree(dir);
         }
@@ -140,7 +137,7 @@ public final class FileBench {
         }
         if (Scans.dis(large.raw(), prefixInts) != prefixMax) return "dis found the wrong maximum of the 64 MiB file's prefix";
         try (WireFile w = WireFile.open(list.verbatim)) {
-            if (StoredList.walk(w.view(NodeView.class)) != list.sum) return "the Verbatim list walk found the wrong sum";
+            if (StoredList.walk(w.view(ListNodeView.class)) != list.sum) return "the Verbatim list walk found the wrong sum";
             if (w.message().objectCount() != list.n) return "the Verbatim list has " + w.message().objectCount() + " objects";
         }
         long jos = StoredList.onDeepStack(() -> StoredList.walk(list.readJos()));
@@ -148,7 +145,7 @@ public final class FileBench {
         return null;
     }
 
-    private static Case scan(Harness h, Harness slow, String name, ScanFiles f, int disInts, CMmapScan c, int cReps, PrintStream err)
+    private static Case scan(BatchHarness h, BatchHarness slow, String name, ScanFiles f, int disInts, CMmapScan c, int cReps, PrintStream err)
             throws Exception {
         err.print("  " + name + ":");
         Map<String, Figure> m = new LinkedHashMap<>();
@@ -177,14 +174,14 @@ public final class FileBench {
         return new Case(name, "ms", m);
     }
 
-    private static Case open(Harness h, String name, Path graph) throws Exception {
-        Harness.Result r = h.measure(name + "/verbatim", (n, bh) -> {
+    private static Case open(BatchHarness h, String name, Path graph) throws Exception {
+        BatchHarness.Result r = h.measure(name + "/verbatim", (n, bh) -> {
             for (int i = 0; i < n; i++) bh.consume(Scans.openFirst(graph));
         });
         return new Case(name, "µs", Map.of("verbatim", Figure.of(r, 1e3, null)));
     }
 
-    private static List<Case> list(Harness h, Harness slow, StoredList list, PrintStream err) throws Exception {
+    private static List<Case> list(BatchHarness h, BatchHarness slow, StoredList list, PrintStream err) throws Exception {
         err.print("  list-1M:");
         Map<String, Figure> open = new LinkedHashMap<>();
         Map<String, Figure> walk = new LinkedHashMap<>();
@@ -197,16 +194,16 @@ public final class FileBench {
         }), list.n, null));
         try (WireFile f = WireFile.open(list.verbatim)) {
             walk.put("verbatim", Figure.of(measure(h, "list-1M/walk/verbatim", err, (n, bh) -> {
-                for (int i = 0; i < n; i++) bh.consume(StoredList.walk(f.view(NodeView.class)));
+                for (int i = 0; i < n; i++) bh.consume(StoredList.walk(f.view(ListNodeView.class)));
             }), list.n, null));
         }
         err.print(" jos (on a " + (StoredList.DEEP_STACK_BYTES >> 30) + " GiB stack)");
         err.flush();
-        Harness.Result josOpen = StoredList.onDeepStack(() -> slow.measure("list-1M/open/jos", (n, bh) -> {
+        BatchHarness.Result josOpen = StoredList.onDeepStack(() -> slow.measure("list-1M/open/jos", (n, bh) -> {
             for (int i = 0; i < n; i++) bh.consume(list.readJos());
         }));
         open.put("jos", Figure.of(josOpen, list.n, null));
-        Node head = StoredList.onDeepStack(list::readJos);
+        ListNode head = StoredList.onDeepStack(list::readJos);
         walk.put("jos", Figure.of(measure(h, "list-1M/walk/jos", err, (n, bh) -> {
             for (int i = 0; i < n; i++) bh.consume(StoredList.walk(head));
         }), list.n, null));
@@ -214,7 +211,7 @@ public final class FileBench {
         return List.of(new Case("list-1M/open", "ns/object", open), new Case("list-1M/walk", "ns/object", walk));
     }
 
-    private static Harness.Result measure(Harness h, String name, PrintStream err, Workload w) throws Exception {
+    private static BatchHarness.Result measure(BatchHarness h, String name, PrintStream err, Workload w) throws Exception {
         err.print(" " + name.substring(name.lastIndexOf('/') + 1));
         err.flush();
         return h.measure(name, w);
@@ -228,7 +225,7 @@ public final class FileBench {
 
     /** For running the suite without the CLI: {@code [--quick] [--json]}. */
     public static void main(String[] args) throws Exception {
-        List<String> a = new ArrayList<>(List.of(args));
-        System.exit(run(a.remove("--quick"), a.remove("--json"), System.out, System.err));
+        SuiteArgs a = SuiteArgs.parse(args);
+        System.exit(run(a.quick(), a.json(), System.out, System.err));
     }
 }

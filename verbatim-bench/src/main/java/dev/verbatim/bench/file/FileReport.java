@@ -1,13 +1,18 @@
 package dev.verbatim.bench.file;
 
-import dev.verbatim.bench.Harness;
+import dev.verbatim.bench.harness.BatchHarness;
+import dev.verbatim.bench.harness.Host;
+import dev.verbatim.bench.harness.Json;
+import dev.verbatim.bench.harness.ReportText;
+import dev.verbatim.bench.harness.Target;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.StringJoiner;
+import java.util.function.DoubleFunction;
 
 /**
  * Prints a {@link FileBench.Run}: Jaguar's Figure 9 with the C floor and the stored-graph figures, or one
@@ -23,36 +28,30 @@ import java.util.StringJoiner;
 final class FileReport {
     private FileReport() {}
 
-    /** One target of the file suite, evaluated on one run; {@code pass} is null when a figure is missing. */
-    record Target(String what, double measured, String need, Boolean pass) {}
-
     static List<Target> targets(FileBench.Run run) {
         List<Target> t = new ArrayList<>();
         for (String scan : List.of("scan-1MiB", "scan-64MiB")) {
             Map<String, FileBench.Figure> r = run.find(scan).results();
             double ratio = r.get("verbatim").value() / r.get("c-mmap").value();
-            t.add(new Target(scan + " verbatim / c-mmap", ratio, "<= 1.30x", Double.isNaN(ratio) ? null : ratio <= 1.3));
+            t.add(Target.atMost(scan + " verbatim / c-mmap", ratio, 1.3, "<= 1.30x"));
         }
         double big = run.find("array-64MiB/open").results().get("verbatim").value();
         double small = run.find("array-1MiB/open").results().get("verbatim").value();
-        t.add(new Target("array-64MiB/open / array-1MiB/open (verbatim)", big / small, "<= 2.00x", big / small <= 2));
+        t.add(Target.atMost("array-64MiB/open / array-1MiB/open (verbatim)", big / small, 2, "<= 2.00x"));
         Map<String, FileBench.Figure> open = run.find("list-1M/open").results();
         Map<String, FileBench.Figure> walk = run.find("list-1M/walk").results();
         double jos = open.get("jos").value() + walk.get("jos").value();
         double v = open.get("verbatim").value() + walk.get("verbatim").value();
-        t.add(new Target("list-1M (open + walk) jos / verbatim", jos / v, ">= 20.0x", jos / v >= 20));
+        t.add(Target.atLeast("list-1M (open + walk) jos / verbatim", jos / v, 20, ">= 20.0x"));
         return t;
     }
 
     // ---- human form -----------------------------------------------------------------------
 
     static void printTables(FileBench.Run run, PrintStream out) {
-        Harness.Settings s = run.settings();
+        BatchHarness.Settings s = run.settings();
         out.println("Verbatim file benchmark: Jaguar Figure 9 (file scan) with the C mmap floor; stored graphs");
-        out.printf(Locale.ROOT, "JVM %s (%s), %s, %d CPUs; %s run: median of %d batches of ~%d ms after warm-up (%d-%d ms);"
-                        + " C: %s%n",
-                System.getProperty("java.vm.version"), System.getProperty("java.vm.name"), System.getProperty("os.arch"),
-                Runtime.getRuntime().availableProcessors(), s.name(), s.batches(), s.batchNanos() / 1_000_000,
+        out.printf(Locale.ROOT, "%s; %s run: median of %d batches of ~%d ms after warm-up (%d-%d ms); C: %s%n", Host.jvm(), s.name(), s.batches(), s.batchNanos() / 1_000_000,
                 s.minWarmupNanos() / 1_000_000, s.maxWarmupNanos() / 1_000_000, run.compiler() == null ? "missing" : run.compiler());
         out.println("Every variant found the same maximum (and the same list sum) before timing. Files in the page cache.");
         out.println();
@@ -67,7 +66,7 @@ final class FileReport {
             double cb = b.results().get("c-mmap").value();
             out.printf(Locale.ROOT, "  %-18s %10s %10s %10s %10s %10s%n", v, fmt(fa) + mark(fa), fmt(fb) + mark(fb),
                     fa.isMissing() ? "-" : String.format(Locale.ROOT, "%.0f", (FileBench.SMALL / 1e6) / (fa.value() / 1e3)),
-                    ratio(fa.value() / ca), ratio(fb.value() / cb));
+                    ReportText.ratio(fa.value() / ca), ReportText.ratio(fb.value() / cb));
         }
         for (FileBench.Case c : List.of(a, b)) {
             c.results().forEach((v, f) -> {
@@ -82,19 +81,13 @@ final class FileReport {
             FileBench.Figure v = c.results().get("verbatim");
             FileBench.Figure j = c.results().get("jos");
             out.printf(Locale.ROOT, "  %-18s %-10s %10s %10s %8s%n", name, c.unit(), fmt(v) + mark(v),
-                    j == null ? "" : fmt(j) + mark(j), j == null ? "" : ratio(j.value() / v.value()));
+                    j == null ? "" : fmt(j) + mark(j), j == null ? "" : ReportText.ratio(j.value() / v.value()));
         }
         out.println();
-        out.println("Targets (evaluated on this run)");
-        for (Target t : targets(run)) {
-            out.printf(Locale.ROOT, "  %-4s  %-48s %8s  (need %s)%n", t.pass() == null ? "N/A" : t.pass() ? "PASS" : "MISS",
-                    t.what(), Double.isNaN(t.measured()) ? "missing" : ratio(t.measured()), t.need());
-        }
+        Target.print(out, targets(run), 48, ReportText::ratio, Target.Missing.FIGURE);
         out.println();
         busyNote(run, out);
-        out.println("Notes");
-        for (String n : notes()) out.println("  - " + n);
-        out.printf(Locale.ROOT, "%nfinished in %.1f s%n", run.seconds());
+        ReportText.closing(out, List.of(), notes(), run.seconds());
     }
 
     private static void busyNote(FileBench.Run run, PrintStream out) {
@@ -103,13 +96,13 @@ final class FileReport {
         for (FileBench.Case c : run.cases()) {
             c.results().forEach((v, f) -> {
                 if (!f.stable()) unstable.add(c.name() + "/" + v);
-                if (f.cpuShare() < Harness.BUSY_SHARE) busy.add(c.name() + "/" + v);
+                if (f.cpuShare() < BatchHarness.BUSY_SHARE) busy.add(c.name() + "/" + v);
             });
         }
         if (!unstable.isEmpty()) out.println("* warm-up hit its time bound before the batches agreed: " + String.join(", ", unstable));
         if (!busy.isEmpty()) {
             out.printf(Locale.ROOT, "! the measuring thread had less than %.0f%% of a CPU (busy machine, GC, or waiting on I/O): %s%n",
-                    Harness.BUSY_SHARE * 100, String.join(", ", busy));
+                    BatchHarness.BUSY_SHARE * 100, String.join(", ", busy));
         }
         if (!unstable.isEmpty() || !busy.isEmpty()) out.println();
     }
@@ -135,45 +128,37 @@ final class FileReport {
     // ---- JSON -----------------------------------------------------------------------------
 
     static void printJson(FileBench.Run run, PrintStream out) {
+        DoubleFunction<String> figure = x -> Double.isNaN(x) ? Json.quote("missing") : Json.decimals(4).apply(x);
         for (FileBench.Case c : run.cases()) {
             FileBench.Figure v = c.results().get("verbatim");
-            StringJoiner results = new StringJoiner(",", "{", "}");
-            StringJoiner ratios = new StringJoiner(",", "{", "}");
-            StringJoiner spread = new StringJoiner(",", "{", "}");
-            StringJoiner cpu = new StringJoiner(",", "{", "}");
-            StringJoiner unstable = new StringJoiner(",", "[", "]");
-            StringJoiner remarks = new StringJoiner(",", "{", "}");
+            Map<String, Double> results = new LinkedHashMap<>();
+            Map<String, Double> ratios = new LinkedHashMap<>();
+            Map<String, Double> spread = new LinkedHashMap<>();
+            Map<String, Double> cpu = new LinkedHashMap<>();
+            List<String> unstable = new ArrayList<>();
+            Map<String, String> remarks = new LinkedHashMap<>();
             c.results().forEach((lib, f) -> {
-                results.add(quote(lib) + ":" + (f.isMissing() ? quote("missing") : num(f.value())));
-                if (!lib.equals("verbatim") && !f.isMissing()) ratios.add(quote(lib) + ":" + num(f.value() / v.value()));
-                if (!Double.isNaN(f.spread())) spread.add(quote(lib) + ":" + String.format(Locale.ROOT, "%.4f", f.spread()));
-                if (!Double.isNaN(f.cpuShare())) cpu.add(quote(lib) + ":" + String.format(Locale.ROOT, "%.3f", f.cpuShare()));
-                if (!f.stable()) unstable.add(quote(lib));
-                if (f.remark() != null) remarks.add(quote(lib) + ":" + quote(f.remark()));
+                results.put(lib, f.value());
+                if (!lib.equals("verbatim") && !f.isMissing()) ratios.put(lib, f.value() / v.value());
+                if (!Double.isNaN(f.spread())) spread.put(lib, f.spread());
+                if (!Double.isNaN(f.cpuShare())) cpu.put(lib, f.cpuShare());
+                if (!f.stable()) unstable.add(lib);
+                if (f.remark() != null) remarks.put(lib, f.remark());
             });
-            out.println("{\"suite\":\"file\",\"case\":" + quote(c.name()) + ",\"unit\":" + quote(c.unit()) + ",\"results\":" + results
-                    + ",\"ratios\":" + ratios + ",\"spread\":" + spread + ",\"cpu\":" + cpu + ",\"unstable\":" + unstable
-                    + ",\"remarks\":" + remarks + ",\"mode\":" + quote(run.settings().name()) + "}");
+            out.println(Json.line("file").string("case", c.name()).string("unit", c.unit()).numbers("results", results, figure)
+                    .numbers("ratios", ratios, Json.decimals(4)).numbers("spread", spread, Json.decimals(4))
+                    .numbers("cpu", cpu, Json.decimals(3)).array("unstable", unstable).strings("remarks", remarks)
+                    .string("mode", run.settings().name()));
         }
         for (Target t : targets(run)) {
-            out.println("{\"suite\":\"file\",\"target\":" + quote(t.what()) + ",\"measured\":"
-                    + (Double.isNaN(t.measured()) ? "null" : String.format(Locale.ROOT, "%.3f", t.measured()))
-                    + ",\"need\":" + quote(t.need()) + ",\"pass\":" + t.pass() + "}");
+            out.println(t.jsonLine("file"));
         }
-    }
-
-    private static String num(double x) {
-        return String.format(Locale.ROOT, "%.4f", x);
-    }
-
-    private static String quote(String s) {
-        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
     }
 
     // ---- formatting -----------------------------------------------------------------------
 
     private static String mark(FileBench.Figure f) {
-        return (f.stable() ? "" : "*") + (f.cpuShare() < Harness.BUSY_SHARE ? "!" : "");
+        return (f.stable() ? "" : "*") + (f.cpuShare() < BatchHarness.BUSY_SHARE ? "!" : "");
     }
 
     private static String fmt(FileBench.Figure f) {
@@ -183,12 +168,5 @@ final class FileReport {
         if (x >= 10) return String.format(Locale.ROOT, "%.1f", x);
         if (x >= 1) return String.format(Locale.ROOT, "%.2f", x);
         return String.format(Locale.ROOT, "%.3f", x);
-    }
-
-    private static String ratio(double r) {
-        if (Double.isNaN(r)) return "-";
-        if (r >= 100) return String.format(Locale.ROOT, "%.0fx", r);
-        if (r >= 10) return String.format(Locale.ROOT, "%.1fx", r);
-        return String.format(Locale.ROOT, "%.2fx", r);
     }
 }

@@ -1,8 +1,8 @@
 package dev.verbatim.bench.file;
 
-import dev.verbatim.bench.wire.Graphs;
-import dev.verbatim.bench.wire.Node;
-import dev.verbatim.bench.wire.NodeView;
+import dev.verbatim.bench.fixtures.Graphs;
+import dev.verbatim.bench.fixtures.ListNode;
+import dev.verbatim.bench.fixtures.ListNodeView;
 import dev.verbatim.wire.file.WireFile;
 
 import java.io.BufferedInputStream;
@@ -16,7 +16,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The stored linked list: {@code n} {@link Node}s written once as a Verbatim graph file and once with Java
+ * The stored linked list: {@code n} {@link ListNode}s written once as a Verbatim graph file and once with Java
  * serialization, and the operations the suite times on them. Java serialization recurses once per list
  * element (reading and writing), so it runs on a thread whose stack is deep enough ({@link #onDeepStack}).
  */
@@ -40,21 +40,21 @@ final class StoredList {
     }
 
     static StoredList create(Path dir, int n) throws Exception {
-        Node head = Graphs.list(n);
+        ListNode head = Graphs.list(n);
         long sum = walk(head);
         Path v = dir.resolve("list.vbt");
         WireFile.write(v, head);
         Path j = dir.resolve("list.jos");
         onDeepStack(() -> {
             // Deep recursion runs in whatever code exists when it starts: compile serialization first on short lists.
-            Node shortList = Graphs.list(WARM_UP_LENGTH);
+            ListNode shortList = Graphs.list(WARM_UP_LENGTH);
             for (int i = 0; i < WARM_UP_ROUNDS; i++) {
                 java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
                 try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
                     out.writeObject(shortList);
                 }
                 try (ObjectInputStream in = new ObjectInputStream(new java.io.ByteArrayInputStream(bytes.toByteArray()))) {
-                    if (walk((Node) in.readObject()) != walk(shortList)) throw new IllegalStateException("jos warm-up read back another list");
+                    if (walk((ListNode) in.readObject()) != walk(shortList)) throw new IllegalStateException("jos warm-up read back another list");
                 }
             }
             try (ObjectOutputStream out = new ObjectOutputStream(new BufferedOutputStream(Files.newOutputStream(j), 1 << 16))) {
@@ -66,23 +66,23 @@ final class StoredList {
     }
 
     /** Sum of the values of a heap list. */
-    static long walk(Node head) {
+    static long walk(ListNode head) {
         long s = 0;
-        for (Node x = head; x != null; x = x.next) s += x.value;
+        for (ListNode x = head; x != null; x = x.next) s += x.value;
         return s;
     }
 
     /** Sum of the values of a list read through views. */
-    static long walk(NodeView head) {
+    static long walk(ListNodeView head) {
         long s = 0;
-        for (NodeView x = head; x != null; x = x.next()) s += x.value();
+        for (ListNodeView x = head; x != null; x = x.next()) s += x.value();
         return s;
     }
 
     /** Java serialization: read the whole list back from its file (must run on a deep stack). */
-    Node readJos() throws IOException, ClassNotFoundException {
+    ListNode readJos() throws IOException, ClassNotFoundException {
         try (ObjectInputStream in = new ObjectInputStream(new BufferedInputStream(Files.newInputStream(jos), 1 << 16))) {
-            return (Node) in.readObject();
+            return (ListNode) in.readObject();
         }
     }
 

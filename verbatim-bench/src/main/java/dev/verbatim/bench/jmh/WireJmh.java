@@ -1,7 +1,7 @@
 package dev.verbatim.bench.jmh;
 
+import dev.verbatim.bench.fixtures.Graphs;
 import dev.verbatim.bench.wire.Codec;
-import dev.verbatim.bench.wire.Graphs;
 import dev.verbatim.bench.wire.WireBench;
 import dev.verbatim.bench.wire.WireCase;
 import org.openjdk.jmh.annotations.Benchmark;

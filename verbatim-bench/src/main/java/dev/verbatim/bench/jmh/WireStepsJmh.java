@@ -1,10 +1,9 @@
 package dev.verbatim.bench.jmh;
 
-import dev.verbatim.bench.wire.Graphs;
-import dev.verbatim.bench.wire.Node;
-import dev.verbatim.bench.wire.NodeView;
-import dev.verbatim.bench.wire.Pso;
-import dev.verbatim.bench.wire.PsoView;
+import dev.verbatim.bench.fixtures.Graphs;
+import dev.verbatim.bench.fixtures.ListNode;
+import dev.verbatim.bench.fixtures.ListNodeView;
+import dev.verbatim.bench.fixtures.PsoView;
 import dev.verbatim.wire.Message;
 import dev.verbatim.wire.WireReader;
 import dev.verbatim.wire.WireWriter;
@@ -91,6 +90,6 @@ public class WireStepsJmh {
     }
 
     private long touch(Message m) {
-        return root instanceof Node ? Graphs.touchView(m.view(NodeView.class)) : Graphs.touchView(m.view(PsoView.class));
+        return root instanceof ListNode ? Graphs.touchView(m.view(ListNodeView.class)) : Graphs.touchView(m.view(PsoView.class));
     }
 }

@@ -1,7 +1,7 @@
 package dev.verbatim.bench.rpc;
 
-import dev.verbatim.bench.transport.Medium;
-import dev.verbatim.bench.transport.Session;
+import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.Session;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;

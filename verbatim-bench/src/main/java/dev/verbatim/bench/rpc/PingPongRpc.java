@@ -1,11 +1,11 @@
 package dev.verbatim.bench.rpc;
 
+import dev.verbatim.bench.harness.ChildMain;
+import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.Session;
 import dev.verbatim.bench.transport.Contenders;
 import dev.verbatim.bench.transport.Loops;
-import dev.verbatim.bench.transport.Medium;
-import dev.verbatim.bench.transport.Peer;
 import dev.verbatim.bench.transport.PingPongContender;
-import dev.verbatim.bench.transport.Session;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -78,7 +78,7 @@ final class PingPongRpc implements RpcContender {
             public void serve() throws Exception {
                 long echoes = 0;
                 while (pong.echo()) { // until the client closes
-                    Peer.echoed(++echoes); // paused between turns (spinning pongs)
+                    ChildMain.echoed(++echoes); // paused between turns (spinning pongs)
                 }
             }
 

@@ -1,8 +1,8 @@
 package dev.verbatim.bench.rpc;
 
-import dev.verbatim.bench.transport.Medium;
-import dev.verbatim.bench.transport.Session;
-import dev.verbatim.bench.wire.Node;
+import dev.verbatim.bench.fixtures.ListNode;
+import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.Session;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -53,7 +53,7 @@ final class RmiContender implements RpcContender {
 
         long bytes(byte[] a) throws RemoteException;
 
-        long list(Node head) throws RemoteException;
+        long list(ListNode head) throws RemoteException;
     }
 
     /** The remote interface of the {@code remote-arg} case (never called by the benchmark). */
@@ -83,7 +83,7 @@ final class RmiContender implements RpcContender {
         }
 
         @Override
-        public long list(Node head) {
+        public long list(ListNode head) {
             return RpcCase.list(head);
         }
     }
@@ -231,7 +231,7 @@ final class RmiContender implements RpcContender {
                         };
                     }
                     case LIST_128 -> {
-                        Node head = RpcCase.list();
+                        ListNode head = RpcCase.list();
                         yield seq -> {
                             head.value = (int) seq;
                             return service.list(head);

@@ -1,9 +1,9 @@
 package dev.verbatim.bench.rpc;
 
-import dev.verbatim.bench.transport.ChildProcess;
-import dev.verbatim.bench.transport.LatencyHistogram;
-import dev.verbatim.bench.transport.Session;
-import dev.verbatim.bench.transport.TransportBench;
+import dev.verbatim.bench.harness.ChildProcess;
+import dev.verbatim.bench.harness.LatencyHistogram;
+import dev.verbatim.bench.harness.ScratchDir;
+import dev.verbatim.bench.harness.Session;
 
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -37,9 +37,9 @@ public final class RmiLatency {
             throw new IllegalArgumentException("warm-up " + warmupCalls + ", calls " + calls);
         }
         RpcContender rmi = new RmiContender();
-        Path base = TransportBench.privateDir();
+        Path base = ScratchDir.privateDir();
         try {
-            Path dir = TransportBench.sessionDir(base, RpcContenders.id(rmi));
+            Path dir = ScratchDir.sessionDir(base, RpcContenders.id(rmi));
             Map<String, String> session = new LinkedHashMap<>();
             long deadlineMillis = 60_000 + (warmupCalls + (long) calls) / 5; // the server halts itself after it
             try (ChildProcess server = RpcBench.startServer(rmi, RpcBench.common(dir, deadlineMillis), session)) {
@@ -54,7 +54,7 @@ public final class RmiLatency {
                 return new Result(h.count(), h.quantile(0.5), h.quantile(0.99));
             }
         } finally {
-            TransportBench.deleteTree(base);
+            ScratchDir.deleteTree(base);
         }
     }
 }

@@ -1,18 +1,22 @@
 package dev.verbatim.bench.rpc;
 
-import dev.verbatim.bench.transport.ChildProcess;
-import dev.verbatim.bench.transport.LatencyHistogram;
-import dev.verbatim.bench.transport.Medium;
-import dev.verbatim.bench.transport.Session;
-import dev.verbatim.bench.transport.TransportBench;
-import dev.verbatim.bench.transport.TurnSides;
+import dev.verbatim.bench.harness.ChildMain;
+import dev.verbatim.bench.harness.ChildProcess;
+import dev.verbatim.bench.harness.Host;
+import dev.verbatim.bench.harness.LatencyHistogram;
+import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.ScratchDir;
+import dev.verbatim.bench.harness.Session;
+import dev.verbatim.bench.harness.Stats;
+import dev.verbatim.bench.harness.SuiteArgs;
+import dev.verbatim.bench.harness.TurnSides;
+import dev.verbatim.bench.harness.Turns;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -26,9 +30,9 @@ import java.util.function.ToDoubleFunction;
  * {@link RpcContenders} side by side in one run: the transport floors, Verbatim (added with the
  * RPC module), Java RMI and gRPC-java on loopback, Aeron IPC echo.
  *
- * <p>The machinery is the transport suite's ({@link ChildProcess}, {@link Session},
- * {@link LatencyHistogram}, {@link dev.verbatim.bench.transport.Peer#host}, its pause of a spinning
- * pong and its rotation of turns). Contenders take turns: every contender's server process
+ * <p>The machinery is the harness's ({@link ChildProcess}, {@link Session}, {@link LatencyHistogram},
+ * {@link dev.verbatim.bench.harness.ChildMain#host}, and {@link Turns}: the pause of a spinning pong
+ * and the rotation of turns). Contenders take turns: every contender's server process
  * ({@link RpcPeer} {@code server}) and client process are started once, for the whole run, and wait
  * without spinning while one at a time measures; for each case, round after round, every contender
  * that has the case takes one short turn (its client warms up briefly, then times every call for the
@@ -37,9 +41,9 @@ import java.util.function.ToDoubleFunction;
  * an 8-byte shm round trip between ~130 and ~500 ns): measured one after the other, a contender and
  * the floor would see different hosts and their ratio would mean nothing; taking turns gives them the
  * same mixture. A figure is the median of the contender's turns' figures, a ratio the median over
- * rounds of the ratio within a round ({@link TransportBench#pairedRatio}). Waiting without spinning:
+ * rounds of the ratio within a round ({@link Stats#pairedRatio}). Waiting without spinning:
  * a client waits for its next command in a blocking read; the spinning pongs (shm floor, Aeron) are
- * paused after a counted echo ({@link TransportBench#pause}); Verbatim's shm nodes spin
+ * paused after a counted echo ({@link Turns#pause}); Verbatim's shm nodes spin
  * {@link VerbatimRpcContender#SHM_SPIN_NANOS} before they park; RMI, gRPC and the tcp floor block
  * in the kernel. And before a turn the previous contender's processes are given time to fall quiet
  * (at most {@link #SETTLE_MAX_MILLIS}: the JIT goes on compiling after a turn).
@@ -79,7 +83,7 @@ public final class RpcBench {
 
         /** The median over turns of each turn's q-quantile of case {@code c}'s calls, ns. */
         public double quantile(RpcCase c, double q) {
-            return TransportBench.median(turns(c, h -> h.quantile(q)));
+            return Stats.median(turns(c, h -> h.quantile(q)));
         }
     }
 
@@ -148,7 +152,7 @@ public final class RpcBench {
 
     /**
      * Before a turn, the previous contender's processes get up to this long to fall quiet
-     * ({@link TransportBench#settle}; 300 ms in a quick run): after their turn RMI's and gRPC's JVMs go on
+     * ({@link Turns#settle}; 300 ms in a quick run): after their turn RMI's and gRPC's JVMs go on
      * compiling for tens to hundreds of milliseconds, which took a core from the next turn (shm floor
      * calls of 8 ms in such turns).
      */
@@ -160,43 +164,26 @@ public final class RpcBench {
 
     /** Runs the suite, prints it, writes the plot to {@code plot} when not null; returns the exit code. */
     public static int run(boolean quick, boolean json, Path plot, PrintStream out, PrintStream err) throws Exception {
+        SuiteArgs args = new SuiteArgs(quick, json, plot);
         long start = System.nanoTime();
         Plan plan = plan(quick);
-        Path base = TransportBench.privateDir();
-        Thread cleaner = new Thread(() -> TransportBench.deleteTree(base), "verbatim-bench-cleanup");
-        Runtime.getRuntime().addShutdownHook(cleaner);
         Run run;
-        try {
-            double before = TransportBench.loadAverage();
+        try (ScratchDir scratch = ScratchDir.create()) {
+            double before = Host.loadAverage();
             List<RpcContender> cs = RpcContenders.all().stream()
-                    .filter(c -> TransportBench.selected(RpcContenders.id(c))).toList();
-            List<Result> results = runTurns(cs, plan, base, err, new ArrayList<>());
-            run = new Run(quick ? "quick" : "full", plan.rounds(), plan.warmMillis(), plan.measureMillis(), results,
-                    (System.nanoTime() - start) / 1e9, before, TransportBench.loadAverage());
-        } finally {
-            ChildProcess.closeAll();
-            TransportBench.deleteTree(base);
-            try {
-                Runtime.getRuntime().removeShutdownHook(cleaner);
-            } catch (IllegalStateException e) {
-                // shutting down already
-            }
+                    .filter(c -> SuiteArgs.selected(RpcContenders.id(c))).toList();
+            List<Result> results = runTurns(cs, plan, scratch.path(), err, new ArrayList<>());
+            run = new Run(args.mode(), plan.rounds(), plan.warmMillis(), plan.measureMillis(), results,
+                    (System.nanoTime() - start) / 1e9, before, Host.loadAverage());
         }
-        if (json) {
-            RpcReport.printJson(run, out);
-        } else {
-            RpcReport.printTables(run, out);
-        }
-        if (plot != null) {
-            RpcPlot.write(run, plot);
-            err.println("verbatim bench rpc: plot written to " + plot.toAbsolutePath());
-        }
-        return run.failures().isEmpty() ? 0 : 1;
+        Run done = run;
+        return args.finish("rpc", o -> RpcReport.printJson(done, o), o -> RpcReport.printTables(done, o),
+                file -> RpcPlot.write(done, file), !run.failures().isEmpty(), out, err);
     }
 
     /** The session properties of one contender's run (the harness's, plus the floor's one-word reply). */
     static Map<String, String> common(Path dir, long deadlineMillis) {
-        Map<String, String> m = TransportBench.common(dir, RpcCase.BYTES, deadlineMillis);
+        Map<String, String> m = Session.properties(dir, RpcCase.BYTES, deadlineMillis);
         m.put(Session.REPLY_MAX, Integer.toString(PingPongRpc.REPLY));
         return m;
     }
@@ -209,9 +196,9 @@ public final class RpcBench {
             throws Exception {
         String id = RpcContenders.id(c);
         ChildProcess server = ChildProcess.start("server " + id, c.jvmFlags(), RpcPeer.class.getName(),
-                TransportBench.args("server", id, common));
+                ChildMain.args("server", id, common));
         try {
-            Map<String, String> published = TransportBench.props(server.awaitLine("READY", READY_TIMEOUT).getLast());
+            Map<String, String> published = ChildMain.props(server.awaitLine("READY", READY_TIMEOUT).getLast());
             session.putAll(common);
             session.putAll(published);
             return server;
@@ -244,7 +231,7 @@ public final class RpcBench {
         /** Puts a spinning server to sleep between turns (the others wait without spinning anyway). */
         void pause() throws Exception {
             if (c.pausedBetweenTurns()) {
-                trips = TransportBench.pause(first, second, trips);
+                trips = Turns.pause(first, second, trips);
             }
         }
 
@@ -264,7 +251,7 @@ public final class RpcBench {
      * Every contender of {@code contenders}, taking turns: all servers and clients are started once
      * (a spinning server paused at once); for each case, {@code plan.rounds()} rounds, each giving
      * every live contender that has the case one turn (resume its server if paused, one {@code CALLS}
-     * command to its client, pause again), in the order {@link TransportBench#rotation} gives for the
+     * command to its client, pause again), in the order {@link Turns#rotation} gives for the
      * round; last every contender is stopped. {@code log} gets every turn taken, in order.
      */
     static List<Result> runTurns(List<RpcContender> contenders, Plan plan, Path base, PrintStream err, List<Turn> log) {
@@ -278,13 +265,8 @@ public final class RpcBench {
             all.add(l);
             err.printf(Locale.ROOT, "verbatim bench rpc: %s: starting ...%n", l.id);
             try {
-                l.dir = TransportBench.sessionDir(base, l.id);
-                Map<String, String> common = common(l.dir, deadline);
-                Map<String, String> clientArgs = new LinkedHashMap<>();
-                l.first = startServer(c, common, clientArgs);
-                l.second = ChildProcess.start("client " + l.id, c.jvmFlags(), RpcPeer.class.getName(),
-                        TransportBench.args("client", l.id, clientArgs));
-                l.second.awaitLine("READY", READY_TIMEOUT);
+                l.dir = ScratchDir.sessionDir(base, l.id);
+                l.start(c, RpcPeer.class, "server", "client", common(l.dir, deadline), READY_TIMEOUT);
                 l.pause();
             } catch (Exception e) {
                 l.fail(e, err);
@@ -299,18 +281,18 @@ public final class RpcBench {
                 }
                 err.printf(Locale.ROOT, "verbatim bench rpc: %s calls, %d rounds ...%n", rc.key(), plan.rounds());
                 for (int round = 0; round < plan.rounds(); round++) {
-                    for (Live l : TransportBench.rotation(having.stream().filter(Live::ok).toList(), round)) {
+                    for (Live l : Turns.rotation(having.stream().filter(Live::ok).toList(), round)) {
                         RpcPeer.Step step = plan.step(rc, round, l.byCase.isEmpty()); // first: its first case
                         log.add(new Turn(rc, round, l.id));
                         try {
                             long settled = previous != null && previous != l && previous.ok()
-                                    ? TransportBench.settle(List.of(previous.first, previous.second),
+                                    ? Turns.settle(List.of(previous.first, previous.second),
                                             plan.quick() ? QUICK_SETTLE_MAX_MILLIS : SETTLE_MAX_MILLIS)
                                     : 0;
                             previous = l;
                             l.resume();
                             l.second.send(step.command());
-                            Map<String, String> m = TransportBench.props(l.second.awaitLine("CALLS", Duration.ofMillis(
+                            Map<String, String> m = ChildMain.props(l.second.awaitLine("CALLS", Duration.ofMillis(
                                     Math.max(step.warmMillis(), step.maxWarmMillis()) + step.measureMillis() + 30_000)).getLast());
                             l.trips = Long.parseLong(m.get("trips"));
                             LatencyHistogram h = LatencyHistogram.decode(m.get("hist"));
@@ -352,14 +334,7 @@ public final class RpcBench {
 
     /** For running the suite without the CLI: {@code [--quick] [--json] [--plot PATH]}. */
     public static void main(String[] args) throws Exception {
-        List<String> a = new ArrayList<>(List.of(args));
-        Path plot = null;
-        int i = a.indexOf("--plot");
-        if (i >= 0) {
-            plot = Path.of(a.get(i + 1));
-            a.remove(i + 1);
-            a.remove(i);
-        }
-        System.exit(run(a.remove("--quick"), a.remove("--json"), plot, System.out, System.err));
+        SuiteArgs a = SuiteArgs.parse(args);
+        System.exit(run(a.quick(), a.json(), a.plot(), System.out, System.err));
     }
 }

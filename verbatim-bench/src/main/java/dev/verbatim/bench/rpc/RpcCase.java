@@ -1,7 +1,7 @@
 package dev.verbatim.bench.rpc;
 
-import dev.verbatim.bench.wire.Graphs;
-import dev.verbatim.bench.wire.Node;
+import dev.verbatim.bench.fixtures.Graphs;
+import dev.verbatim.bench.fixtures.ListNode;
 import dev.verbatim.wire.WireWriter;
 
 import java.util.Locale;
@@ -24,9 +24,9 @@ import java.util.NoSuchElementException;
  *   <tr><td>{@code bytes-8192}</td><td>{@code long bytes(byte[] a)}</td>
  *       <td>{@link #bytes() 8192 bytes}, {@code seq} in the first 8 (little-endian)</td>
  *       <td>the long in the first 8 bytes ({@code seq})</td></tr>
- *   <tr><td>{@code list-128}</td><td>{@code long list(Node head)}</td>
+ *   <tr><td>{@code list-128}</td><td>{@code long list(ListNode head)}</td>
  *       <td>{@link #list() Graphs.list(128)} with {@code head.value = (int) seq}</td>
- *       <td>the sum of every node's value ({@link Graphs#touch(Node)}): the server reads the whole list</td></tr>
+ *       <td>the sum of every node's value ({@link Graphs#touch(ListNode)}): the server reads the whole list</td></tr>
  * </table>
  *
  * <p>A contender that measures a case returns {@link #expected(long)}; the harness compares it after
@@ -153,12 +153,12 @@ public enum RpcCase {
     }
 
     /** A fresh {@link #LIST_128} argument; a call sets {@code head.value = (int) seq}. */
-    public static Node list() {
+    public static ListNode list() {
         return Graphs.list(LIST);
     }
 
     /** The {@link #LIST_128} service: the sum of the values. */
-    public static long list(Node head) {
+    public static long list(ListNode head) {
         return Graphs.touch(head);
     }
 }

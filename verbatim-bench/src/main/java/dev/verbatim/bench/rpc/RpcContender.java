@@ -1,10 +1,10 @@
 package dev.verbatim.bench.rpc;
 
-import dev.verbatim.bench.transport.Medium;
-import dev.verbatim.bench.transport.Session;
+import dev.verbatim.bench.harness.Contender;
+import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.Session;
 
 import java.io.IOException;
-import java.util.List;
 import java.util.Set;
 
 /**
@@ -13,16 +13,7 @@ import java.util.Set;
  * another process, which the harness ({@link RpcPeer}) times call by call. Register an
  * implementation in {@link RpcContenders}; see the package documentation.
  */
-public interface RpcContender {
-
-    /**
-     * The column in tables and the key in JSON results: {@code floor}, {@code verbatim}, {@code jos},
-     * {@code rmi}, {@code grpc}, {@code aeron}.
-     */
-    String name();
-
-    /** Where its two processes talk (the id is {@code medium/name}, as {@code shm/floor}, {@code tcp/rmi}). */
-    Medium medium();
+public interface RpcContender extends Contender {
 
     /**
      * The tables (and JSON case prefixes) its figures appear in: its own medium by default. Peers
@@ -47,17 +38,12 @@ public interface RpcContender {
 
     /**
      * Whether its server serves on its main thread in an echo loop that spins while it waits (the
-     * shm floor, Aeron) and calls {@link dev.verbatim.bench.transport.Peer#echoed} after every call:
+     * shm floor, Aeron) and calls {@link dev.verbatim.bench.harness.ChildMain#echoed} after every call:
      * then the harness pauses it between turns (every call of the client is one echo), so an idle
      * contender does not take a core from the one measuring.
      */
     default boolean pausedBetweenTurns() {
         return false;
-    }
-
-    /** Extra JVM flags for its two processes (the harness adds FFM and Unsafe access). */
-    default List<String> jvmFlags() {
-        return List.of();
     }
 
     /**

@@ -1,7 +1,8 @@
 package dev.verbatim.bench.rpc;
 
+import dev.verbatim.bench.harness.Medium;
+
 import java.util.EnumSet;
-import dev.verbatim.bench.transport.Medium;
 import java.util.List;
 
 import static dev.verbatim.bench.rpc.RpcCase.BYTES_8192;

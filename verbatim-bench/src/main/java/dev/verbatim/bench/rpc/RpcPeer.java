@@ -1,9 +1,9 @@
 package dev.verbatim.bench.rpc;
 
-import dev.verbatim.bench.transport.LatencyHistogram;
-import dev.verbatim.bench.transport.Loops;
-import dev.verbatim.bench.transport.Peer;
-import dev.verbatim.bench.transport.Session;
+import dev.verbatim.bench.harness.ChildMain;
+import dev.verbatim.bench.harness.LatencyHistogram;
+import dev.verbatim.bench.harness.Session;
+import dev.verbatim.bench.harness.ThreadCpu;
 
 import java.util.EnumMap;
 import java.util.Locale;
@@ -12,7 +12,7 @@ import java.util.Map;
 /**
  * The main class of the rpc suite's child processes: {@code RpcPeer ROLE CONTENDER-ID key=value...},
  * one side of one {@link RpcContender}, hosted like the transport suite's children
- * ({@link Peer#host}: the {@code VB} line protocol of {@link dev.verbatim.bench.transport.ChildProcess},
+ * ({@link ChildMain#host}: the {@code VB} line protocol of {@link dev.verbatim.bench.harness.ChildProcess},
  * STOP, deadline, PAUSE/RESUME). Roles:
  * <pre>
  *   server   sets up, says READY with what it published, serves, waits for STOP, closes; DONE
@@ -53,7 +53,7 @@ public final class RpcPeer {
     }
 
     public static void main(String[] args) {
-        Peer.host(args, RpcPeer::run);
+        ChildMain.host(args, RpcPeer::run);
     }
 
     static void run(String role, String id, Session s) throws Exception {
@@ -61,9 +61,9 @@ public final class RpcPeer {
         switch (role) {
             case "server" -> {
                 try (RpcContender.Server server = c.server(s)) {
-                    Peer.say(Peer.ready(s));
+                    ChildMain.say(ChildMain.ready(s));
                     server.serve();
-                    Peer.awaitStop();
+                    ChildMain.awaitStop();
                 }
             }
             case "client" -> {
@@ -72,20 +72,20 @@ public final class RpcPeer {
                 Map<RpcCase, RpcContender.Call> calls = new EnumMap<>(RpcCase.class);
                 RpcCase nudge = c.cases().stream().sorted().findFirst().orElseThrow();
                 try (RpcContender.Client client = c.client(s)) {
-                    Peer.say(Peer.ready(s));
-                    for (String cmd; (cmd = Peer.nextCommand()) != null; ) {
+                    ChildMain.say(ChildMain.ready(s));
+                    for (String cmd; (cmd = ChildMain.nextCommand()) != null; ) {
                         if (cmd.equals("NUDGE")) {
                             RpcContender.Call call = prepared(calls, client, nudge);
                             long sq = ++seq[0];
                             nudge.check(sq, call.call(sq));
-                            Peer.say("NUDGED trips=" + seq[0]);
+                            ChildMain.say("NUDGED trips=" + seq[0]);
                             continue;
                         }
                         Step step = Step.parse(cmd);
                         RpcContender.Call call = prepared(calls, client, step.rpcCase());
                         long[] warm = new long[2];
                         double cpu = measure(call, step, seq, h, warm);
-                        Peer.say(String.format(Locale.ROOT,
+                        ChildMain.say(String.format(Locale.ROOT,
                                 "CALLS case=%s calls=%d cpu=%.3f warm=%d warmMs=%d trips=%d hist=%s",
                                 step.rpcCase().key(), h.count(), cpu, warm[0], warm[1] / 1_000_000, seq[0], h.encode()));
                     }
@@ -130,7 +130,7 @@ public final class RpcPeer {
         warm[1] = t1 - start;
         h.reset();
         end = t1 + step.measureMillis() * 1_000_000L;
-        long cpu0 = Loops.cpuNanos();
+        long cpu0 = ThreadCpu.nanos();
         long wall0 = t1;
         do {
             long s = ++seq[0];
@@ -140,7 +140,7 @@ public final class RpcPeer {
             h.record(t1 - t0);
             c.check(s, r);
         } while (t1 < end);
-        return Loops.cpuShare(cpu0, wall0);
+        return ThreadCpu.share(cpu0, wall0);
     }
 
     /** {@code count} calls of one case, each timed into {@code h} (not reset) and checked. */

@@ -1,7 +1,7 @@
 package dev.verbatim.bench.rpc;
 
-import dev.verbatim.bench.transport.Medium;
-import dev.verbatim.bench.transport.TransportPlot;
+import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.Plots;
 
 import java.awt.BasicStroke;
 import java.awt.Color;
@@ -31,15 +31,14 @@ final class RpcPlot {
         new Color(0xff7f0e), new Color(0x9467bd), new Color(0x8c564b), new Color(0x17becf)};
 
     static void write(RpcBench.Run run, Path file) throws IOException {
-        System.setProperty("java.awt.headless", "true");
         List<String> names = new ArrayList<>();
         for (RpcBench.Result r : run.results()) {
             if (r.ok() && !names.contains(r.name())) {
                 names.add(r.name());
             }
         }
-        BufferedImage img = new BufferedImage(W, H, BufferedImage.TYPE_INT_RGB);
-        Graphics2D g = TransportPlot.canvas(img, "Verbatim RPC benchmark: p50 call round trip", run.mode());
+        BufferedImage img = Plots.image(W, H);
+        Graphics2D g = Plots.canvas(img, "Verbatim RPC benchmark: p50 call round trip", run.mode());
         try {
             panel(g, 90, 70, 580, 440, "(a) shm (rmi, grpc: loopback TCP)", run, Medium.SHM, names);
             panel(g, 790, 70, 580, 440, "(b) tcp loopback (floor: raw NIO)", run, Medium.TCP, names);
@@ -47,7 +46,7 @@ final class RpcPlot {
         } finally {
             g.dispose();
         }
-        TransportPlot.save(img, file);
+        Plots.save(img, file);
     }
 
     private static Color color(List<String> names, String name) {
@@ -92,7 +91,7 @@ final class RpcPlot {
             g.setColor(new Color(0xdddddd));
             g.drawLine(x0 + 1, yy, x0 + w - 1, yy);
             g.setColor(Color.BLACK);
-            String t = TransportPlot.timeLabel(Math.pow(10, e));
+            String t = Plots.timeLabel(Math.pow(10, e));
             g.drawString(t, x0 - 8 - fm.stringWidth(t), yy + 4);
         }
         AffineTransform saved = g.getTransform();

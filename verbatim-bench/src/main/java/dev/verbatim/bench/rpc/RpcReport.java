@@ -1,11 +1,14 @@
 package dev.verbatim.bench.rpc;
 
-import dev.verbatim.bench.transport.LatencyHistogram;
-import dev.verbatim.bench.transport.Medium;
-import dev.verbatim.bench.transport.TransportBench;
-import dev.verbatim.bench.transport.TransportReport;
-import dev.verbatim.bench.transport.TransportReport.Case;
-import dev.verbatim.bench.transport.TransportReport.Target;
+import dev.verbatim.bench.harness.FloorCase;
+import dev.verbatim.bench.harness.FloorTable;
+import dev.verbatim.bench.harness.Host;
+import dev.verbatim.bench.harness.Json;
+import dev.verbatim.bench.harness.LatencyHistogram;
+import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.ReportText;
+import dev.verbatim.bench.harness.Stats;
+import dev.verbatim.bench.harness.Target;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -17,8 +20,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.ToDoubleFunction;
 
-import static dev.verbatim.bench.transport.TransportReport.FLOOR;
-import static dev.verbatim.bench.transport.TransportReport.quote;
+import static dev.verbatim.bench.harness.FloorCase.FLOOR;
+import static dev.verbatim.bench.harness.Target.orMissing;
 
 /**
  * Prints an {@link RpcBench.Run}: tables in the transport suite's form (a row per case, a column
@@ -59,7 +62,7 @@ final class RpcReport {
      * names; null: all): the median over its turns of {@code f} of each turn; each one's ratio to the
      * floor of {@code m}, the median over rounds of the ratio within a round.
      */
-    static Case figure(RpcBench.Run run, Medium m, RpcCase c, String suffix, String label, String unit,
+    static FloorCase figure(RpcBench.Run run, Medium m, RpcCase c, String suffix, String label, String unit,
                        ToDoubleFunction<LatencyHistogram> f, Set<String> keys) {
         Map<String, Double> results = new LinkedHashMap<>();
         Map<String, Double> cpu = new LinkedHashMap<>();
@@ -67,9 +70,9 @@ final class RpcReport {
         Optional<RpcBench.Result> floor = result(run, m, FLOOR, c);
         for (RpcBench.Result r : run.shownIn(m)) {
             if (r.has(c) && (keys == null || keys.contains(r.name())) && !results.containsKey(r.name())) {
-                results.put(r.name(), TransportBench.median(r.turns(c, f)));
+                results.put(r.name(), Stats.median(r.turns(c, f)));
                 if (floor.isPresent() && !r.name().equals(FLOOR)) {
-                    paired.put(r.name(), TransportBench.pairedRatio(r.turns(c, f), floor.get().turns(c, f)));
+                    paired.put(r.name(), Stats.pairedRatio(r.turns(c, f), floor.get().turns(c, f)));
                 }
                 Double share = r.cpu().get(c);
                 if (r.spins() && share != null && !share.isNaN()) {
@@ -77,7 +80,7 @@ final class RpcReport {
                 }
             }
         }
-        return new Case(m.key() + "/" + c.key() + suffix, label, unit, results, cpu, paired);
+        return new FloorCase(m.key() + "/" + c.key() + suffix, label, unit, results, cpu, paired);
     }
 
     /** The contender {@code name} shown in {@code m} that measured {@code c}. */
@@ -85,10 +88,10 @@ final class RpcReport {
         return run.shownIn(m).stream().filter(r -> r.name().equals(name) && r.has(c)).findFirst();
     }
 
-    static List<Case> latency(RpcBench.Run run, Medium m, double q, String suffix) {
-        List<Case> cases = new ArrayList<>();
+    static List<FloorCase> latency(RpcBench.Run run, Medium m, double q, String suffix) {
+        List<FloorCase> cases = new ArrayList<>();
         for (RpcCase c : RpcCase.values()) {
-            Case k = figure(run, m, c, suffix, c.key(), "ns", h -> h.quantile(q), null);
+            FloorCase k = figure(run, m, c, suffix, c.key(), "ns", h -> h.quantile(q), null);
             if (!k.results().isEmpty()) {
                 cases.add(k);
             }
@@ -96,10 +99,10 @@ final class RpcReport {
         return cases;
     }
 
-    static List<Case> bandwidth(RpcBench.Run run) {
-        List<Case> cases = new ArrayList<>();
+    static List<FloorCase> bandwidth(RpcBench.Run run) {
+        List<FloorCase> cases = new ArrayList<>();
         for (Medium m : Medium.values()) {
-            Case k = figure(run, m, RpcCase.BYTES_8192, "", m.key(), "MB/s", RpcReport::mbps, null);
+            FloorCase k = figure(run, m, RpcCase.BYTES_8192, "", m.key(), "MB/s", RpcReport::mbps, null);
             if (!k.results().isEmpty()) {
                 cases.add(k);
             }
@@ -108,7 +111,7 @@ final class RpcReport {
     }
 
     /** The JSON cases of issue #4, in its order. */
-    static List<Case> jsonCases(RpcBench.Run run) {
+    static List<FloorCase> jsonCases(RpcBench.Run run) {
         ToDoubleFunction<LatencyHistogram> p50 = h -> h.quantile(0.5);
         return List.of(
                 figure(run, Medium.SHM, RpcCase.NULL, "", "p50", "ns", p50, NS_KEYS),
@@ -128,34 +131,33 @@ final class RpcReport {
 
     /**
      * The ratio of {@code a}'s p50 to {@code b}'s in case {@code c} (both shown in {@code m}): the
-     * median over rounds of the ratio of their turns' p50s within a round ({@link TransportBench#pairedRatio}).
+     * median over rounds of the ratio of their turns' p50s within a round ({@link Stats#pairedRatio}).
      */
     static Optional<Double> ratio(RpcBench.Run run, Medium m, RpcCase c, String a, String b) {
         Optional<RpcBench.Result> ra = result(run, m, a, c);
         Optional<RpcBench.Result> rb = result(run, m, b, c);
         ToDoubleFunction<LatencyHistogram> p50 = h -> h.quantile(0.5);
         return ra.isPresent() && rb.isPresent()
-                ? Optional.of(TransportBench.pairedRatio(ra.get().turns(c, p50), rb.get().turns(c, p50)))
+                ? Optional.of(Stats.pairedRatio(ra.get().turns(c, p50), rb.get().turns(c, p50)))
                 : Optional.empty();
     }
 
     /** The issue's targets, each a ratio of two contenders' p50s measured in the same rounds (paired by round). */
     static List<Target> targets(RpcBench.Run run) {
-        List<Target> t = new ArrayList<>();
-        Optional<Double> r1 = ratio(run, Medium.SHM, RpcCase.NULL, VERBATIM, FLOOR);
-        t.add(new Target("shm/null p50 verbatim/floor", r1, "<= 2.00x", r1.map(x -> x <= 2.0).orElse(false)));
-        Optional<Double> r2 = ratio(run, Medium.SHM, RpcCase.NULL, RMI, VERBATIM);
-        t.add(new Target("shm/null p50 rmi/verbatim", r2, ">= 100x", r2.map(x -> x >= 100).orElse(false)));
-        Optional<Double> r3 = ratio(run, Medium.TCP, RpcCase.NULL, VERBATIM, FLOOR);
-        t.add(new Target("tcp/null p50 verbatim/floor (raw NIO)", r3, "<= 1.20x", r3.map(x -> x <= 1.2).orElse(false)));
-        Optional<Double> r4 = ratio(run, Medium.TCP, RpcCase.NULL, GRPC, VERBATIM);
-        t.add(new Target("tcp/null p50 grpc/verbatim", r4, ">= 2.00x", r4.map(x -> x >= 2.0).orElse(false)));
-        // bandwidth at the p50 call is bytes / p50, so the bandwidth ratio is the inverse time ratio
-        Optional<Double> r5 = ratio(run, Medium.SHM, RpcCase.BYTES_8192, FLOOR, VERBATIM);
-        t.add(new Target("shm/bytes-8192 MB/s verbatim/floor", r5, ">= 0.75x", r5.map(x -> x >= 0.75).orElse(false)));
-        Optional<Double> r6 = ratio(run, Medium.SHM, RpcCase.LIST_128, JOS, VERBATIM);
-        t.add(new Target("shm/list-128 p50 jos/verbatim", r6, ">= 50x", r6.map(x -> x >= 50).orElse(false)));
-        return t;
+        return List.of(
+                Target.atMost("shm/null p50 verbatim/floor", orMissing(ratio(run, Medium.SHM, RpcCase.NULL, VERBATIM, FLOOR)),
+                        2.0, "<= 2.00x"),
+                Target.atLeast("shm/null p50 rmi/verbatim", orMissing(ratio(run, Medium.SHM, RpcCase.NULL, RMI, VERBATIM)),
+                        100, ">= 100x"),
+                Target.atMost("tcp/null p50 verbatim/floor (raw NIO)",
+                        orMissing(ratio(run, Medium.TCP, RpcCase.NULL, VERBATIM, FLOOR)), 1.2, "<= 1.20x"),
+                Target.atLeast("tcp/null p50 grpc/verbatim", orMissing(ratio(run, Medium.TCP, RpcCase.NULL, GRPC, VERBATIM)),
+                        2.0, ">= 2.00x"),
+                // bandwidth at the p50 call is bytes / p50, so the bandwidth ratio is the inverse time ratio
+                Target.atLeast("shm/bytes-8192 MB/s verbatim/floor",
+                        orMissing(ratio(run, Medium.SHM, RpcCase.BYTES_8192, FLOOR, VERBATIM)), 0.75, ">= 0.75x"),
+                Target.atLeast("shm/list-128 p50 jos/verbatim", orMissing(ratio(run, Medium.SHM, RpcCase.LIST_128, JOS, VERBATIM)),
+                        50, ">= 50x"));
     }
 
     /**
@@ -201,10 +203,8 @@ final class RpcReport {
 
     static void printTables(RpcBench.Run run, PrintStream out) {
         out.println("Verbatim RPC benchmark: J-RPC Table 2 and Figure 7, Jaguar Figure 8's list, with peers");
-        out.printf(Locale.ROOT, "JVM %s (%s), %s, %d CPUs; %s run; every contender's server and client in two"
-                        + " processes, all up for the whole run, taking turns%n", System.getProperty("java.vm.version"),
-                System.getProperty("java.vm.name"), System.getProperty("os.arch"),
-                Runtime.getRuntime().availableProcessors(), run.mode());
+        out.printf(Locale.ROOT, "%s; %s run; every contender's server and client in two processes, all up for the"
+                + " whole run, taking turns%n", Host.jvm(), run.mode());
         boolean quick = run.mode().equals("quick");
         out.printf(Locale.ROOT, "Per case: %d rounds, each giving every contender one turn (order rotating): warm-up of"
                         + " %d ms, then every call of %d ms timed; a case's first turn warms up %d ms and %,d calls at"
@@ -216,59 +216,34 @@ final class RpcReport {
                 + " of the same argument bytes, a one-word reply), the median over rounds of the ratio within a round;"
                 + " rmi and grpc run on loopback TCP and are shown with both media.");
         out.println();
-        TransportReport.table(out, "Table 1. shm: call round trip, p50 (ns)", "case", latency(run, Medium.SHM, 0.5, ""));
-        TransportReport.table(out, "Table 2. shm: call round trip, p99 (ns)", "case", latency(run, Medium.SHM, 0.99, "/p99"));
-        TransportReport.table(out, "Table 3. tcp loopback: call round trip, p50 (ns); floor = raw Java NIO", "case",
+        FloorTable.print(out, "Table 1. shm: call round trip, p50 (ns)", "case", latency(run, Medium.SHM, 0.5, ""));
+        FloorTable.print(out, "Table 2. shm: call round trip, p99 (ns)", "case", latency(run, Medium.SHM, 0.99, "/p99"));
+        FloorTable.print(out, "Table 3. tcp loopback: call round trip, p50 (ns); floor = raw Java NIO", "case",
                 latency(run, Medium.TCP, 0.5, ""));
-        TransportReport.table(out, "Table 4. tcp loopback: call round trip, p99 (ns)", "case",
+        FloorTable.print(out, "Table 4. tcp loopback: call round trip, p99 (ns)", "case",
                 latency(run, Medium.TCP, 0.99, "/p99"));
-        TransportReport.table(out, "Table 5. 8 KiB byte[] argument: bandwidth (MB/s of argument bytes = 8192 B / p50 call)",
+        FloorTable.print(out, "Table 5. 8 KiB byte[] argument: bandwidth (MB/s of argument bytes = 8192 B / p50 call)",
                 "medium", bandwidth(run));
-        out.println("Targets (evaluated on this run)");
-        for (Target t : targets(run)) {
-            out.printf(Locale.ROOT, "  %-4s  %-40s %8s  (need %s)%s%n", t.status(), t.what(),
-                    t.measured().map(TransportReport::fmtRatio).orElse("-"), t.need(),
-                    t.measured().isEmpty() ? "  n/a (contender missing)" : "");
-        }
+        Target.print(out, targets(run), 40, FloorTable::ratio, Target.Missing.CONTENDER);
         rmiBound(run).ifPresent(out::println);
         listBound(run).ifPresent(out::println);
         out.println();
         busyNote(run, out);
-        List<String> failures = run.failures();
-        if (!failures.isEmpty()) {
-            out.println("FAILED contenders (left out of the figures)");
-            failures.forEach(f -> out.println("  - " + f));
-            out.println();
-        }
-        out.println("Notes");
-        for (String n : notes()) {
-            out.println("  - " + n);
-        }
-        out.printf(Locale.ROOT, "%nfinished in %.1f s%n", run.seconds());
+        ReportText.closing(out, run.failures(), notes(), run.seconds());
     }
 
     private static void busyNote(RpcBench.Run run, PrintStream out) {
-        double lowest = 1;
-        String where = "";
+        FloorTable.LowestShare lowest = FloorTable.LowestShare.NONE;
         for (RpcBench.Result r : run.results()) {
-            if (!r.ok() || !r.spins()) {
-                continue;
-            }
-            for (var e : r.cpu().entrySet()) {
-                if (e.getValue() < lowest) {
-                    lowest = e.getValue();
-                    where = r.id() + " " + e.getKey().key();
+            if (r.ok() && r.spins()) {
+                for (var e : r.cpu().entrySet()) {
+                    lowest = lowest.lower(e.getValue(), r.id() + " " + e.getKey().key());
                 }
             }
         }
-        out.printf(Locale.ROOT, "Host load average (1 min) %.2f before, %.2f after; the lowest CPU share of a spinning"
-                        + " client while recording: %.0f%%%s.%n", run.loadBefore(), run.loadAfter(), lowest * 100,
-                where.isEmpty() ? "" : " (" + where + ")");
-        if (lowest < TransportReport.BUSY_SHARE || run.loadBefore() > 1.5) {
-            out.println("WARNING: the host was busy (figures marked '!' had a spinning client off its CPU for more than"
-                    + " 10% of the time): tails are inflated; rerun on a quiet host before quoting them.");
-        }
-        out.println();
+        FloorTable.busyNote(out, run.loadBefore(), run.loadAfter(), "the lowest CPU share of a spinning client", lowest,
+                "WARNING: the host was busy (figures marked '!' had a spinning client off its CPU for more than"
+                        + " 10% of the time): tails are inflated; rerun on a quiet host before quoting them.");
     }
 
     static List<String> notes() {
@@ -308,7 +283,8 @@ final class RpcReport {
                 "rmi: java.rmi on loopback, a registry created in the server process, UnicastRemoteObject on"
                         + " 127.0.0.1, java.rmi.server.hostname=127.0.0.1; arguments by Java serialization, one TCP"
                         + " connection reused; remote-arg passes an exported object (the server gets its stub).",
-                "grpc: gRPC-java " + grpcVersion() + " (grpc-netty-shaded, HTTP/2 plaintext) on loopback, unary calls"
+                "grpc: gRPC-java " + Host.version(io.grpc.ManagedChannel.class, "1.79")
+                        + " (grpc-netty-shaded, HTTP/2 plaintext) on loopback, unary calls"
                         + " with a byte[] marshaller (no protobuf), direct executors on both sides, blockingUnaryCall;"
                         + " null = empty request and reply, ints4 = 16 bytes, bytes-8192 = the array.",
                 "bandwidth: argument bytes over the p50 call (J-RPC Figure 7: an RPC's bandwidth at one array size).",
@@ -316,24 +292,13 @@ final class RpcReport {
                         + " take a core each side; rmi and grpc block in the kernel.");
     }
 
-    private static String grpcVersion() {
-        Package p = io.grpc.ManagedChannel.class.getPackage();
-        String v = p == null ? null : p.getImplementationVersion();
-        return v == null ? "1.79" : v;
-    }
-
     // ---- JSON -----------------------------------------------------------------------------
 
     static void printJson(RpcBench.Run run, PrintStream out) {
-        for (Case c : jsonCases(run)) {
-            TransportReport.printCase("rpc", c, run.mode(), out);
-        }
-        for (Target t : targets(run)) {
-            TransportReport.printTarget("rpc", t, out);
-        }
+        FloorTable.printJson(out, "rpc", run.mode(), jsonCases(run), targets(run));
         for (RpcBench.Result r : run.results()) {
             if (!r.ok()) {
-                out.println("{\"suite\":\"rpc\",\"failed\":" + quote(r.id()) + ",\"error\":" + quote(r.error()) + "}");
+                out.println(Json.line("rpc").string("failed", r.id()).string("error", r.error()));
             }
         }
     }

@@ -1,9 +1,9 @@
 package dev.verbatim.bench.rpc;
 
-import dev.verbatim.bench.transport.Medium;
-import dev.verbatim.bench.transport.Session;
-import dev.verbatim.bench.wire.Node;
-import dev.verbatim.bench.wire.NodeView;
+import dev.verbatim.bench.fixtures.ListNode;
+import dev.verbatim.bench.fixtures.ListNodeView;
+import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.Session;
 import dev.verbatim.rpc.Remote;
 import dev.verbatim.transport.ConnectionOptions;
 
@@ -20,8 +20,8 @@ import java.util.Set;
 /**
  * Verbatim J-RPC ({@code shm/verbatim}, {@code tcp/verbatim}): a {@link dev.verbatim.rpc.Node} exports the
  * service, the client looks it up and calls through the generated proxy. The client's interface
- * passes the list as the {@link Node} class (by copy on the wire); the server's declares it as the
- * {@link NodeView} accessor interface of the same structure (same method identity), so the server
+ * passes the list as the {@link ListNode} class (by copy on the wire); the server's declares it as the
+ * {@link ListNodeView} accessor interface of the same structure (same method identity), so the server
  * walks the 128 nodes in place; likewise the client passes the 8 KiB argument as a {@code byte[]} and the
  * server declares a {@code MemorySegment} (the same parameter on the wire), reads it in place and takes
  * it in whole into a buffer it reuses, as the floor's server copies the request out of the shared file.
@@ -91,7 +91,7 @@ final class VerbatimRpcContender implements RpcContender {
 
         long bytesCopy(byte[] a);
 
-        long list(Node head);
+        long list(ListNode head);
 
         long listJos(byte[] serialized);
     }
@@ -108,7 +108,7 @@ final class VerbatimRpcContender implements RpcContender {
 
         long bytesCopy(byte[] a);
 
-        long list(NodeView head);
+        long list(ListNodeView head);
 
         long listJos(byte[] serialized);
     }
@@ -150,9 +150,9 @@ final class VerbatimRpcContender implements RpcContender {
         }
 
         @Override
-        public long list(NodeView head) {
+        public long list(ListNodeView head) {
             long sum = 0;
-            for (NodeView n = head; n != null; n = n.next()) {
+            for (ListNodeView n = head; n != null; n = n.next()) {
                 sum += n.value();
             }
             return sum;
@@ -161,7 +161,7 @@ final class VerbatimRpcContender implements RpcContender {
         @Override
         public long listJos(byte[] serialized) {
             try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(serialized))) {
-                return RpcCase.list((Node) in.readObject());
+                return RpcCase.list((ListNode) in.readObject());
             } catch (IOException | ClassNotFoundException e) {
                 throw new IllegalStateException(e);
             }
@@ -226,7 +226,7 @@ final class VerbatimRpcContender implements RpcContender {
         Service s = node.lookup(session.require("address"), "bench", Service.class);
         Token token = () -> 1;
         byte[] bytes = RpcCase.bytes();
-        Node list = RpcCase.list();
+        ListNode list = RpcCase.list();
         return new Client() {
             @Override
             public Call call(RpcCase c) {

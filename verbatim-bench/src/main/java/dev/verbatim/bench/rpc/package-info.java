@@ -13,9 +13,9 @@
  *   <li>{@link dev.verbatim.bench.rpc.RpcContender}: the seam (server side, client side, one
  *       {@code Call} per case); {@link dev.verbatim.bench.rpc.RpcContenders}: the registry.
  *   <li>{@link dev.verbatim.bench.rpc.RpcBench}: the run; {@code RpcPeer}: the children's main
- *       (hosted by the transport suite's {@link dev.verbatim.bench.transport.Peer#host}, with its
- *       {@link dev.verbatim.bench.transport.ChildProcess}, {@link dev.verbatim.bench.transport.Session}
- *       and {@link dev.verbatim.bench.transport.LatencyHistogram}); {@code RpcReport}: tables, JSON,
+ *       (hosted by the harness's {@link dev.verbatim.bench.harness.ChildMain#host}, with its
+ *       {@link dev.verbatim.bench.harness.ChildProcess}, {@link dev.verbatim.bench.harness.Session}
+ *       and {@link dev.verbatim.bench.harness.LatencyHistogram}); {@code RpcReport}: tables, JSON,
  *       targets; {@code RpcPlot}: the PNG.
  *   <li>The baselines: {@code PingPongRpc} (the transport suite's {@code shm/floor}, {@code tcp/floor}
  *       and {@code shm/aeron} ping-pongs, sending the call's argument bytes and getting a word back),
@@ -31,7 +31,7 @@
  *       instance per medium), {@code cases()} what it measures, {@code spins()} true when its client
  *       spins (latency mode). Between its turns it must not spin: its client waits for a command
  *       anyway; a server that spins on its main thread's echo loop says
- *       {@code pausedBetweenTurns()} and calls {@code Peer.echoed} after each echo; a server on its
+ *       {@code pausedBetweenTurns()} and calls {@code ChildMain.echoed} after each echo; a server on its
  *       own threads parks by itself (Verbatim's shm nodes spin 1 ms, then park).
  *   <li>{@code server(session)}: listen on {@code "shm:" + session.name()} (after
  *       {@code System.setProperty("verbatim.shm.dir", session.dir().toString())}, as the transport
@@ -43,11 +43,11 @@
  *       {@code call(c)} returns a lambda making call {@code seq} of case {@code c} as
  *       {@link dev.verbatim.bench.rpc.RpcCase} spells it out: the service interface is
  *       {@code void nullCall(); int ints4(int, int, int, int); int remoteArg(Token);
- *       long bytes(byte[]); long list(Node)}, {@code Token} a remote interface the client exports
- *       once, {@code Node} {@link dev.verbatim.bench.wire.Node}. {@code RmiContender.client} is the
+ *       long bytes(byte[]); long list(ListNode)}, {@code Token} a remote interface the client exports
+ *       once, {@code ListNode} the list element of {@link dev.verbatim.bench.fixtures.ListNode}. {@code RmiContender.client} is the
  *       model (about 50 lines); the helpers {@code RpcCase.ints(seq)}, {@code bytes()}, {@code stamp},
  *       {@code list()} build the arguments and {@code RpcCase.ints4(...)}, {@code bytes(byte[])},
- *       {@code list(Node)} are the server's methods.
+ *       {@code list(ListNode)} are the server's methods.
  *   <li>For {@code jos}: the same client and server with {@code cases() = {LIST_128}} and a method
  *       {@code long listJos(byte[] serialized)} whose server reads the list with an
  *       {@code ObjectInputStream} and returns {@code RpcCase.list(head)}; the client writes the

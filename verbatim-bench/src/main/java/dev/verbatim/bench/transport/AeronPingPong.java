@@ -1,5 +1,7 @@
 package dev.verbatim.bench.transport;
 
+import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.Session;
 import io.aeron.Aeron;
 import io.aeron.ExclusivePublication;
 import io.aeron.FragmentAssembler;

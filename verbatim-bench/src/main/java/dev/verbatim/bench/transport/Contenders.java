@@ -1,5 +1,7 @@
 package dev.verbatim.bench.transport;
 
+import dev.verbatim.bench.harness.Medium;
+
 import java.util.List;
 
 /**

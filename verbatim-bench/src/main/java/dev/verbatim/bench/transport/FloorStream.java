@@ -1,5 +1,8 @@
 package dev.verbatim.bench.transport;
 
+import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.Session;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

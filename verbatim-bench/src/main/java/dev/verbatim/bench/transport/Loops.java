@@ -1,5 +1,8 @@
 package dev.verbatim.bench.transport;
 
+import dev.verbatim.bench.harness.LatencyHistogram;
+import dev.verbatim.bench.harness.ThreadCpu;
+
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -75,7 +78,7 @@ public final class Loops {
         } while (t1 < end);
         h.reset();
         end = t1 + measureNanos;
-        long cpu0 = cpuNanos();
+        long cpu0 = ThreadCpu.nanos();
         long wall0 = t1;
         do {
             long s = ++seq.next;
@@ -86,23 +89,7 @@ public final class Loops {
             h.record(t1 - t0);
             check(reply, size, s);
         } while (t1 < end);
-        return cpuShare(cpu0, wall0);
-    }
-
-    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
-
-    /** CPU time of the current thread, or -1 where the JVM does not measure it. */
-    public static long cpuNanos() {
-        return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : -1;
-    }
-
-    /**
-     * The share of the wall time since {@code wall0} that this thread was on a CPU (NaN where unknown):
-     * a spinning side below 1 was descheduled, by other processes on the host or by its own peer.
-     */
-    public static double cpuShare(long cpu0, long wall0) {
-        long wall = System.nanoTime() - wall0;
-        return cpu0 < 0 || wall <= 0 ? Double.NaN : Math.min(1.0, (cpuNanos() - cpu0) / (double) wall);
+        return ThreadCpu.share(cpu0, wall0);
     }
 
     /**

@@ -1,5 +1,8 @@
 package dev.verbatim.bench.transport;
 
+import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.Session;
+
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;

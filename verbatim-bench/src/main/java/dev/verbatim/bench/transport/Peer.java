@@ -1,17 +1,14 @@
 package dev.verbatim.bench.transport;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
+import dev.verbatim.bench.harness.ChildMain;
+import dev.verbatim.bench.harness.LatencyHistogram;
+import dev.verbatim.bench.harness.Session;
+import dev.verbatim.bench.harness.ThreadCpu;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
 import java.util.Locale;
-import java.util.Map;
 import java.util.StringJoiner;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.Semaphore;
 
 /**
  * The main class of the benchmark's child processes: {@code Peer ROLE CONTENDER-ID key=value...},
@@ -45,152 +42,11 @@ import java.util.concurrent.Semaphore;
 public final class Peer {
     private Peer() {}
 
-    /** Grace between STOP (or end of stdin) and a forced halt. */
-    private static final long GRACE_MILLIS = 3000;
-    private static final CountDownLatch STOP = new CountDownLatch(1);
-    /** Commands from stdin for the main thread, in order; {@link #END} once STOP or the end of stdin came. */
-    private static final LinkedBlockingQueue<String> COMMANDS = new LinkedBlockingQueue<>();
-    private static final String END = new String("end of commands");
-    /** Set by {@code PAUSE n}: a pong sleeps after its n-th echo. */
-    private static volatile long pauseAfterEcho = -1;
-    /** Released by {@code RESUME} (and by STOP, so a sleeping pong can finish). */
-    private static final Semaphore RESUMES = new Semaphore(0);
     /** Below this CPU share of the measuring thread, a message size's round trips are measured again. */
     static final double RETRY_BELOW_SHARE = 0.8;
 
     public static void main(String[] args) {
-        host(args, Peer::run);
-    }
-
-    /**
-     * One side of something in a child process: {@code role} and {@code id} name it, {@code session}
-     * holds the {@code key=value} arguments. Runs on the main thread; returns when the side is done.
-     */
-    @FunctionalInterface
-    public interface Side {
-        void run(String role, String id, Session session) throws Exception;
-    }
-
-    /**
-     * The body of a child's {@code main}, for this suite and others built on it ({@code bench rpc}):
-     * parses {@code ROLE ID key=value...}, watches stdin (STOP or its end halts the child after a
-     * grace) and the {@code deadlineMs} argument, runs {@code side}, then says {@code DONE} and exits
-     * 0, or says {@code ERROR} and exits 1. Never returns.
-     */
-    public static void host(String[] args, Side side) {
-        watchStdin();
-        try {
-            if (args.length < 2) {
-                throw new IllegalArgumentException("usage: ROLE ID key=value...");
-            }
-            Map<String, String> props = new LinkedHashMap<>();
-            for (int i = 2; i < args.length; i++) {
-                int eq = args[i].indexOf('=');
-                if (eq <= 0) {
-                    throw new IllegalArgumentException("not key=value: " + args[i]);
-                }
-                props.put(args[i].substring(0, eq), args[i].substring(eq + 1));
-            }
-            String deadline = props.get("deadlineMs");
-            if (deadline != null) {
-                watchdog(Long.parseLong(deadline));
-            }
-            side.run(args[0], args[1], new Session(props));
-            say("DONE");
-            System.exit(0);
-        } catch (Throwable t) {
-            say("ERROR " + String.valueOf(t).replace('\n', ' '));
-            t.printStackTrace();
-            System.exit(1);
-        }
-    }
-
-    /** Waits for the parent's {@code STOP} (or the end of stdin); after it the child has a grace of {@value #GRACE_MILLIS} ms to exit. */
-    public static void awaitStop() throws InterruptedException {
-        STOP.await();
-    }
-
-    /**
-     * The pause point of a pong's echo loop (this suite's and {@code bench rpc}'s): call it after each
-     * echo with the echoes so far; after the one the parent's {@code PAUSE n} named, it says
-     * {@code PAUSED} and sleeps until {@code RESUME} (or STOP), so an idle pong does not spin.
-     */
-    public static void echoed(long echoes) throws InterruptedException {
-        if (echoes == pauseAfterEcho) {
-            say("PAUSED");
-            RESUMES.acquire();
-        }
-    }
-
-    /** Prints one protocol line ({@link ChildProcess#PREFIX} and {@code line}) on stdout. */
-    public static void say(String line) {
-        synchronized (System.out) {
-            System.out.println(ChildProcess.PREFIX + line);
-            System.out.flush();
-        }
-    }
-
-    /**
-     * The next command the parent sent on stdin (see the class comment), waiting for it; null once
-     * the parent said STOP or is gone.
-     */
-    public static String nextCommand() throws InterruptedException {
-        String c = COMMANDS.take();
-        if (c == END) {
-            COMMANDS.add(END);
-            return null;
-        }
-        return c;
-    }
-
-    private static void watchStdin() {
-        Thread.ofPlatform().daemon().name("peer-stdin").start(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null && !line.equals("STOP")) {
-                    if (line.startsWith("PAUSE ")) {
-                        pauseAfterEcho = Long.parseLong(line.substring(6).trim());
-                        say("PAUSING");
-                    } else if (line.equals("RESUME")) {
-                        RESUMES.release();
-                    } else {
-                        COMMANDS.add(line);
-                    }
-                }
-            } catch (Exception e) {
-                // treat as end of input
-            }
-            COMMANDS.add(END);
-            RESUMES.release(Integer.MAX_VALUE / 2);
-            STOP.countDown();
-            sleep(GRACE_MILLIS);
-            System.err.println("peer: stopped by the parent (or the parent is gone); halting");
-            Runtime.getRuntime().halt(3);
-        });
-    }
-
-    private static void watchdog(long millis) {
-        Thread.ofPlatform().daemon().name("peer-deadline").start(() -> {
-            sleep(millis);
-            say("ERROR deadline of " + millis + " ms passed");
-            Runtime.getRuntime().halt(4);
-        });
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    /** The ready line of a first side: {@code READY} and what it {@linkplain Session#publish published}. */
-    public static String ready(Session s) {
-        StringJoiner j = new StringJoiner(" ");
-        j.add("READY");
-        s.published().forEach((k, v) -> j.add(k + "=" + v));
-        return j.toString();
+        ChildMain.host(args, Peer::run);
     }
 
     static void run(String role, String id, Session s) throws Exception {
@@ -198,10 +54,10 @@ public final class Peer {
             switch (role) {
                 case "pong" -> {
                     try (PingPongContender.Pong pong = Contenders.pingPong(id).pong(s)) {
-                        say(ready(s));
+                        ChildMain.say(ChildMain.ready(s));
                         long echoes = 0;
                         while (pong.echo()) {
-                            echoed(++echoes);
+                            ChildMain.echoed(++echoes);
                         }
                     }
                 }
@@ -212,15 +68,15 @@ public final class Peer {
                     LatencyHistogram best = new LatencyHistogram();
                     Loops.Sequence seq = new Loops.Sequence();
                     try (PingPongContender.Ping ping = Contenders.pingPong(id).ping(s)) {
-                        say(ready(s));
-                        for (String cmd; (cmd = nextCommand()) != null; ) {
+                        ChildMain.say(ChildMain.ready(s));
+                        for (String cmd; (cmd = ChildMain.nextCommand()) != null; ) {
                             String[] w = cmd.split(" ");
                             switch (w[0]) {
                                 case "RTT" -> rtt(ping, msg, reply, Integer.parseInt(w[1]), Long.parseLong(w[2]),
                                         Long.parseLong(w[3]), Integer.parseInt(w[4]), seq, h, best);
                                 case "NUDGE" -> {
                                     Loops.once(ping, msg, reply, 8, seq);
-                                    say("NUDGED trips=" + seq.next);
+                                    ChildMain.say("NUDGED trips=" + seq.next);
                                 }
                                 default -> throw new IllegalArgumentException("unknown command " + cmd);
                             }
@@ -231,8 +87,8 @@ public final class Peer {
                     MemorySegment into = arena.allocate(s.maxSize(), 4096);
                     Loops.Sequence seq = new Loops.Sequence();
                     try (StreamContender.Consumer c = Contenders.stream(id).consumer(s)) {
-                        say(ready(s));
-                        for (String cmd; (cmd = nextCommand()) != null; ) {
+                        ChildMain.say(ChildMain.ready(s));
+                        for (String cmd; (cmd = ChildMain.nextCommand()) != null; ) {
                             String[] w = cmd.split(" ");
                             if (!w[0].equals("BW")) {
                                 throw new IllegalArgumentException("unknown command " + cmd);
@@ -246,14 +102,14 @@ public final class Peer {
                     MemorySegment msg = arena.allocate(s.maxSize(), 4096);
                     Loops.Sequence seq = new Loops.Sequence();
                     try (StreamContender.Producer p = Contenders.stream(id).producer(s)) {
-                        say(ready(s));
-                        for (String cmd; (cmd = nextCommand()) != null; ) {
+                        ChildMain.say(ChildMain.ready(s));
+                        for (String cmd; (cmd = ChildMain.nextCommand()) != null; ) {
                             String[] w = cmd.split(" ");
                             if (!w[0].equals("SEND")) {
                                 throw new IllegalArgumentException("unknown command " + cmd);
                             }
                             Loops.produce(p, msg, Integer.parseInt(w[1]), Long.parseLong(w[2]), seq);
-                            say("SENT");
+                            ChildMain.say("SENT");
                         }
                     }
                 }
@@ -282,7 +138,7 @@ public final class Peer {
                 break;
             }
         }
-        say(String.format(Locale.ROOT, "RTT size=%d trips=%d cpu=%.3f hist=%s", size, seq.next, bestCpu, best.encode()));
+        ChildMain.say(String.format(Locale.ROOT, "RTT size=%d trips=%d cpu=%.3f hist=%s", size, seq.next, bestCpu, best.encode()));
     }
 
     /** One measurement of a stream: {@code warm} messages, then {@code batches} timed batches of {@code perBatch}. */
@@ -290,7 +146,7 @@ public final class Peer {
                            int batches, Loops.Sequence seq) throws Exception {
         Loops.consume(c, into, size, warm, seq);
         StringJoiner mbps = new StringJoiner(",");
-        long cpu0 = Loops.cpuNanos();
+        long cpu0 = ThreadCpu.nanos();
         long wall0 = System.nanoTime();
         for (int i = 0; i < batches; i++) {
             long t0 = System.nanoTime();
@@ -298,6 +154,6 @@ public final class Peer {
             long dt = System.nanoTime() - t0;
             mbps.add(String.format(Locale.ROOT, "%.1f", perBatch * (double) size * 1e3 / dt));
         }
-        say(String.format(Locale.ROOT, "BW size=%d cpu=%.3f mbps=%s", size, Loops.cpuShare(cpu0, wall0), mbps));
+        ChildMain.say(String.format(Locale.ROOT, "BW size=%d cpu=%.3f mbps=%s", size, ThreadCpu.share(cpu0, wall0), mbps));
     }
 }

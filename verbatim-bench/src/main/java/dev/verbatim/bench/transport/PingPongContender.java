@@ -1,8 +1,11 @@
 package dev.verbatim.bench.transport;
 
+import dev.verbatim.bench.harness.Contender;
+import dev.verbatim.bench.harness.LatencyHistogram;
+import dev.verbatim.bench.harness.Session;
+
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.util.List;
 
 /**
  * A contender of the round-trip figures: a ping side and a pong side, each in its own process.
@@ -11,18 +14,7 @@ import java.util.List;
  * every echo (a sequence stamp in the first and last 8 bytes) outside the timed region. Register an
  * implementation in {@link Contenders}; see the package documentation.
  */
-public interface PingPongContender {
-
-    /** The column in tables and the key in JSON results: {@code floor}, {@code aeron}, {@code buffer}, ... */
-    String name();
-
-    /** Which figures the contender belongs to. */
-    Medium medium();
-
-    /** Extra JVM flags for this contender's two processes (the harness adds FFM and Unsafe access). */
-    default List<String> jvmFlags() {
-        return List.of();
-    }
+public interface PingPongContender extends Contender {
 
     /** Sets up the echoing side (listens, creates its files); runs first, in its own process. */
     Pong pong(Session session) throws Exception;

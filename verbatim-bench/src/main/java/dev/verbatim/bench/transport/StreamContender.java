@@ -1,8 +1,10 @@
 package dev.verbatim.bench.transport;
 
+import dev.verbatim.bench.harness.Contender;
+import dev.verbatim.bench.harness.Session;
+
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.util.List;
 
 /**
  * A contender of the one-way streaming bandwidth figure: a producer and a consumer, each in its own
@@ -12,18 +14,7 @@ import java.util.List;
  * sequence stamps (first and last 8 bytes) are checked. Register an implementation in
  * {@link Contenders}; see the package documentation.
  */
-public interface StreamContender {
-
-    /** The column in tables and the key in JSON results: {@code floor}, {@code buffer}, ... */
-    String name();
-
-    /** Which figures the contender belongs to (cases {@code shm/bw-N} for {@link Medium#SHM}). */
-    Medium medium();
-
-    /** Extra JVM flags for this contender's two processes. */
-    default List<String> jvmFlags() {
-        return List.of();
-    }
+public interface StreamContender extends Contender {
 
     /** Sets up the receiving side; runs first, in its own process. */
     Consumer consumer(Session session) throws Exception;

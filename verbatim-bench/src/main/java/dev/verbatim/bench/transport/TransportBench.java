@@ -1,18 +1,25 @@
 package dev.verbatim.bench.transport;
 
-import java.io.IOException;
+import dev.verbatim.bench.harness.ChildMain;
+import dev.verbatim.bench.harness.ChildProcess;
+import dev.verbatim.bench.harness.Host;
+import dev.verbatim.bench.harness.LatencyHistogram;
+import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.ScratchDir;
+import dev.verbatim.bench.harness.Session;
+import dev.verbatim.bench.harness.Stats;
+import dev.verbatim.bench.harness.SuiteArgs;
+import dev.verbatim.bench.harness.TurnSides;
+import dev.verbatim.bench.harness.Turns;
+
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 /**
@@ -44,7 +51,6 @@ public final class TransportBench {
     static final List<Integer> BW_SIZES = List.of(64, 256, 1024, 4096, 8192, 65536, 1 << 20);
     static final int RTT_8 = 8;
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
-    private static final AtomicInteger RUNS = new AtomicInteger();
 
     /**
      * Round trips of one contender: per message size, a histogram of each of its turns (in round
@@ -59,7 +65,7 @@ public final class TransportBench {
 
         /** The median over turns of each turn's {@code q}-quantile of {@code size}-byte round trips, ns. */
         public double quantile(int size, double q) {
-            return median(turns(size, h -> h.quantile(q)));
+            return Stats.median(turns(size, h -> h.quantile(q)));
         }
 
         /** The median round trip of {@code size}-byte messages (the median of the turns' medians), ns. */
@@ -69,7 +75,7 @@ public final class TransportBench {
 
         /** The median over turns of each turn's mean, ns. */
         public double mean(int size) {
-            return median(turns(size, LatencyHistogram::mean));
+            return Stats.median(turns(size, LatencyHistogram::mean));
         }
 
         /** One figure per turn, in round order. */
@@ -97,36 +103,13 @@ public final class TransportBench {
 
         /** The median over turns of each turn's median batch, MB/s (10^6 bytes per second). */
         public double median(int size) {
-            return TransportBench.median(turns(size));
+            return Stats.median(turns(size));
         }
 
         /** Each turn's median batch, in round order. */
         public double[] turns(int size) {
-            return bySize.get(size).stream().mapToDouble(TransportBench::median).toArray();
+            return bySize.get(size).stream().mapToDouble(Stats::median).toArray();
         }
-    }
-
-    /** The median of {@code v} (the mean of the middle two for an even count); NaN when empty. */
-    public static double median(double[] v) {
-        if (v.length == 0) {
-            return Double.NaN;
-        }
-        double[] s = v.clone();
-        java.util.Arrays.sort(s);
-        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-    }
-
-    /**
-     * The ratio of two contenders measured in the same rounds: the median over rounds of
-     * {@code a[k] / b[k]} (the turns of one round ran back to back, on the same host).
-     */
-    public static double pairedRatio(double[] a, double[] b) {
-        int n = Math.min(a.length, b.length);
-        double[] r = new double[n];
-        for (int k = 0; k < n; k++) {
-            r[k] = a[k] / b[k];
-        }
-        return median(r);
     }
 
     /** Figures of one run. */
@@ -181,53 +164,31 @@ public final class TransportBench {
         return p;
     }
 
-    /** Runs the suite without a plot. */
-    public static int run(boolean quick, boolean json, PrintStream out, PrintStream err) throws Exception {
-        return run(quick, json, null, out, err);
-    }
-
     /** Runs the suite, prints it, writes the plot to {@code plot} when not null; returns the exit code. */
     public static int run(boolean quick, boolean json, Path plot, PrintStream out, PrintStream err) throws Exception {
+        SuiteArgs args = new SuiteArgs(quick, json, plot);
         long start = System.nanoTime();
         List<Plan.Rtt> rttPlan = rttPlan(quick);
         List<Plan.Bw> bwPlan = bwPlan(quick);
-        Path base = privateDir();
         Run run;
-        Thread cleaner = new Thread(() -> deleteTree(base), "verbatim-bench-cleanup");
-        Runtime.getRuntime().addShutdownHook(cleaner);
-        try {
-            double before = loadAverage();
-            List<PingPongContender> pp = Contenders.pingPong().stream().filter(c -> selected(Contenders.id(c))).toList();
-            List<StreamContender> st = Contenders.stream().stream().filter(c -> selected(Contenders.id(c))).toList();
+        try (ScratchDir scratch = ScratchDir.create()) {
+            double before = Host.loadAverage();
+            List<PingPongContender> pp = Contenders.pingPong().stream().filter(c -> SuiteArgs.selected(Contenders.id(c))).toList();
+            List<StreamContender> st = Contenders.stream().stream().filter(c -> SuiteArgs.selected(Contenders.id(c))).toList();
             List<RttResult> rtt = new ArrayList<>();
             for (Medium m : Medium.values()) { // shm and tcp apart: the tcp contenders do not slow the shm ones down
                 List<PingPongContender> of = pp.stream().filter(c -> c.medium() == m).toList();
                 if (!of.isEmpty()) {
-                    rtt.addAll(runPingPongs(of, rttPlan, quick ? 1 : 2, base, err));
+                    rtt.addAll(runPingPongs(of, rttPlan, quick ? 1 : 2, scratch.path(), err));
                 }
             }
-            List<BwResult> bw = st.isEmpty() ? List.of() : runStreams(st, bwPlan, base, err);
-            run = new Run(quick ? "quick" : "full", rttPlan, bwPlan, rtt, bw, (System.nanoTime() - start) / 1e9,
-                    before, loadAverage());
-        } finally {
-            ChildProcess.closeAll();
-            deleteTree(base);
-            try {
-                Runtime.getRuntime().removeShutdownHook(cleaner);
-            } catch (IllegalStateException e) {
-                // shutting down already
-            }
+            List<BwResult> bw = st.isEmpty() ? List.of() : runStreams(st, bwPlan, scratch.path(), err);
+            run = new Run(args.mode(), rttPlan, bwPlan, rtt, bw, (System.nanoTime() - start) / 1e9, before,
+                    Host.loadAverage());
         }
-        if (json) {
-            TransportReport.printJson(run, out);
-        } else {
-            TransportReport.printTables(run, out);
-        }
-        if (plot != null) {
-            TransportPlot.write(run, plot);
-            err.println("verbatim bench transport: plot written to " + plot.toAbsolutePath());
-        }
-        return run.failures().isEmpty() ? 0 : 1;
+        Run done = run;
+        return args.finish("transport", o -> TransportReport.printJson(done, o), o -> TransportReport.printTables(done, o),
+                file -> TransportPlot.write(done, file), !run.failures().isEmpty(), out, err);
     }
 
     /** {@code -Dverbatim.bench.trace=true}: every turn's figure on stderr (which contender, round, size, result). */
@@ -257,53 +218,7 @@ public final class TransportBench {
 
     /** The turns of round {@code round}: every pair still up, the order rotated by the round. */
     private static List<Pair> turns(List<Pair> pairs, int round) {
-        return rotation(pairs.stream().filter(Pair::ok).toList(), round);
-    }
-
-    /**
-     * Waits until {@code processes} are quiet, at most {@code maxMillis}: until, over a window of
-     * {@value #SETTLE_WINDOW_MILLIS} ms, they took less than half a core together (their CPU time,
-     * of clock-tick resolution, did not move by a tick). For the turns of a suite whose contenders go
-     * on working after their turn (the JIT compiling what the turn made hot, for tens of milliseconds
-     * in RMI's and gRPC's processes), which would otherwise take a core from the next turn. Returns
-     * the milliseconds waited.
-     */
-    public static long settle(List<ChildProcess> processes, long maxMillis) throws InterruptedException {
-        long start = System.nanoTime();
-        long end = start + maxMillis * 1_000_000L;
-        long before = cpuNanos(processes);
-        while (System.nanoTime() - end < 0) {
-            Thread.sleep(SETTLE_WINDOW_MILLIS);
-            long now = cpuNanos(processes);
-            if (now - before < SETTLE_WINDOW_MILLIS * 1_000_000L / 2) {
-                break;
-            }
-            before = now;
-        }
-        return (System.nanoTime() - start) / 1_000_000;
-    }
-
-    /** The window of {@link #settle}: two clock ticks. */
-    static final long SETTLE_WINDOW_MILLIS = 20;
-
-    /** The CPU time of {@code processes} so far (ns; clock-tick resolution; a process gone counts 0). */
-    static long cpuNanos(List<ChildProcess> processes) {
-        long sum = 0;
-        for (ChildProcess p : processes) {
-            if (p != null) {
-                sum += p.process().toHandle().info().totalCpuDuration().map(java.time.Duration::toNanos).orElse(0L);
-            }
-        }
-        return sum;
-    }
-
-    /** The order of turns in round {@code round}: {@code live} rotated left by the round (also {@code bench rpc}'s). */
-    public static <T> List<T> rotation(List<T> live, int round) {
-        List<T> order = new ArrayList<>(live);
-        if (!order.isEmpty()) {
-            java.util.Collections.rotate(order, -(round % order.size()));
-        }
-        return order;
+        return Turns.rotation(pairs.stream().filter(Pair::ok).toList(), round);
     }
 
     /**
@@ -324,13 +239,9 @@ public final class TransportBench {
             pairs.add(p);
             err.printf(Locale.ROOT, "verbatim bench transport: %s round trips: starting ...%n", p.id);
             try {
-                p.dir = sessionDir(base, p.id);
-                Map<String, String> common = common(p.dir, Plan.maxRttSize(plan), deadline);
-                p.first = ChildProcess.start("pong " + p.id, c.jvmFlags(), Peer.class.getName(), args("pong", p.id, common));
-                Map<String, String> pingArgs = new LinkedHashMap<>(common);
-                pingArgs.putAll(props(last(p.first.awaitLine("READY", READY_TIMEOUT))));
-                p.second = ChildProcess.start("ping " + p.id, c.jvmFlags(), Peer.class.getName(), args("ping", p.id, pingArgs));
-                p.second.awaitLine("READY", READY_TIMEOUT);
+                p.dir = ScratchDir.sessionDir(base, p.id);
+                Map<String, String> common = Session.properties(p.dir, Plan.maxRttSize(plan), deadline);
+                p.start(c, Peer.class, "pong", "ping", common, READY_TIMEOUT);
                 pause(p);
             } catch (Exception e) {
                 p.fail(e, err);
@@ -345,7 +256,7 @@ public final class TransportBench {
                             long warm = round == 0 ? r.firstWarmMillis() : r.warmMillis();
                             p.first.send("RESUME");
                             p.second.send("RTT " + r.size() + " " + warm + " " + r.measureMillis() + " " + retries);
-                            Map<String, String> m = props(last(p.second.awaitLine("RTT",
+                            Map<String, String> m = ChildMain.props(last(p.second.awaitLine("RTT",
                                     Duration.ofMillis((warm + r.measureMillis()) * (1 + retries) + 30_000))));
                             p.trips = Long.parseLong(m.get("trips"));
                             LatencyHistogram h = LatencyHistogram.decode(m.get("hist"));
@@ -386,22 +297,7 @@ public final class TransportBench {
 
     /** Puts a pair to sleep: the pong after one more echo, for which the ping makes one round trip. */
     private static void pause(Pair p) throws Exception {
-        p.trips = pause(p.first, p.second, p.trips);
-    }
-
-    /**
-     * Puts a pong to sleep ({@link Peer#echoed}): {@code PAUSE trips+1} to the pong, then {@code NUDGE}
-     * to its ping, which makes one more round trip and says {@code NUDGED trips=T}; returns T, the
-     * ping's round trips so far, once the pong said {@code PAUSED}. {@code trips}: the ping's round
-     * trips so far (every one an echo of the pong). Also for {@code bench rpc}'s spinning servers.
-     */
-    public static long pause(ChildProcess pong, ChildProcess ping, long trips) throws Exception {
-        pong.send("PAUSE " + (trips + 1));
-        pong.awaitLine("PAUSING", Duration.ofSeconds(10));
-        ping.send("NUDGE");
-        long t = Long.parseLong(props(last(ping.awaitLine("NUDGED", Duration.ofSeconds(10)))).get("trips"));
-        pong.awaitLine("PAUSED", Duration.ofSeconds(10));
-        return t;
+        p.trips = Turns.pause(p.first, p.second, p.trips);
     }
 
     /**
@@ -418,15 +314,9 @@ public final class TransportBench {
             pairs.add(p);
             err.printf(Locale.ROOT, "verbatim bench transport: %s streaming: starting ...%n", p.id);
             try {
-                p.dir = sessionDir(base, p.id);
-                Map<String, String> common = common(p.dir, Plan.maxBwSize(plan), deadline);
-                p.first = ChildProcess.start("consumer " + p.id, c.jvmFlags(), Peer.class.getName(),
-                        args("consumer", p.id, common));
-                Map<String, String> producerArgs = new LinkedHashMap<>(common);
-                producerArgs.putAll(props(last(p.first.awaitLine("READY", READY_TIMEOUT))));
-                p.second = ChildProcess.start("producer " + p.id, c.jvmFlags(), Peer.class.getName(),
-                        args("producer", p.id, producerArgs));
-                p.second.awaitLine("READY", READY_TIMEOUT);
+                p.dir = ScratchDir.sessionDir(base, p.id);
+                Map<String, String> common = Session.properties(p.dir, Plan.maxBwSize(plan), deadline);
+                p.start(c, Peer.class, "consumer", "producer", common, READY_TIMEOUT);
             } catch (Exception e) {
                 p.fail(e, err);
             }
@@ -441,7 +331,7 @@ public final class TransportBench {
                             p.second.send("SEND " + b.size() + " " + total);
                             p.first.send("BW " + b.size() + " " + (total - b.perBatch() * b.batches()) + " " + b.perBatch()
                                     + " " + b.batches());
-                            Map<String, String> m = props(last(p.first.awaitLine("BW", Duration.ofSeconds(120))));
+                            Map<String, String> m = ChildMain.props(last(p.first.awaitLine("BW", Duration.ofSeconds(120))));
                             p.second.awaitLine("SENT", Duration.ofSeconds(10));
                             double[] got = Stream.of(m.get("mbps").split(",")).mapToDouble(Double::parseDouble).toArray();
                             p.batches.computeIfAbsent(b.size(), k -> new ArrayList<>()).add(got);
@@ -478,102 +368,13 @@ public final class TransportBench {
         return out;
     }
 
-    /** Contender ids to run, from {@value #ONLY} (comma-separated, e.g. {@code shm/floor,shm/aeron}); all when unset. */
-    public static final String ONLY = "verbatim.bench.only";
-
-    public static boolean selected(String id) {
-        String only = System.getProperty(ONLY);
-        return only == null || only.isBlank() || List.of(only.split(",")).contains(id);
-    }
-
-    /** The host's 1-minute load average (NaN where unknown): above ~2 on a 2-core host, spinning sides get descheduled. */
-    public static double loadAverage() {
-        try {
-            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+")[0]);
-        } catch (IOException | RuntimeException e) {
-            return Double.NaN;
-        }
-    }
-
-    /** The harness's session properties for one contender's run: directory, unique name, largest message, deadline. */
-    public static Map<String, String> common(Path dir, int maxSize, long deadlineMillis) {
-        Map<String, String> m = new LinkedHashMap<>();
-        m.put(Session.DIR, dir.toString());
-        m.put(Session.NAME, "vb" + ProcessHandle.current().pid() + "-" + RUNS.incrementAndGet());
-        m.put(Session.MAX_SIZE, Integer.toString(maxSize));
-        m.put("deadlineMs", Long.toString(deadlineMillis));
-        return m;
-    }
-
-    /** A child's arguments: {@code ROLE ID key=value...}. */
-    public static List<String> args(String role, String id, Map<String, String> props) {
-        List<String> a = new ArrayList<>(List.of(role, id));
-        props.forEach((k, v) -> a.add(k + "=" + v));
-        return a;
-    }
-
     private static String last(List<String> lines) {
         return lines.getLast();
     }
 
-    /** The {@code key=value} words of a protocol line (the keyword dropped). */
-    public static Map<String, String> props(String line) {
-        Map<String, String> m = new LinkedHashMap<>();
-        String[] words = line.trim().split("\\s+");
-        for (int i = 1; i < words.length; i++) {
-            int eq = words[i].indexOf('=');
-            if (eq > 0) {
-                m.put(words[i].substring(0, eq), words[i].substring(eq + 1));
-            }
-        }
-        return m;
-    }
-
-    /** A new owner-only directory under /dev/shm (or the temporary directory where there is none). */
-    public static Path privateDir() throws IOException {
-        Path shm = Path.of("/dev/shm");
-        Path parent = Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
-        return Files.createTempDirectory(parent, "verbatim-bench-",
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-    }
-
-    /** A new owner-only directory for one contender's run under {@code base}. */
-    public static Path sessionDir(Path base, String id) throws IOException {
-        return Files.createDirectory(base.resolve(id.replace('/', '-') + "-" + RUNS.incrementAndGet()),
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-    }
-
-    /** Deletes {@code root} and everything under it; quiet about what is already gone. */
-    public static void deleteTree(Path root) {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(root)) {
-            walk.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    // reported below if the root survives
-                }
-            });
-        } catch (IOException e) {
-            // fall through
-        }
-        if (Files.exists(root)) {
-            System.err.println("verbatim bench transport: could not delete " + root);
-        }
-    }
-
     /** For running the suite without the CLI: {@code [--quick] [--json] [--plot PATH]}. */
     public static void main(String[] args) throws Exception {
-        List<String> a = new ArrayList<>(List.of(args));
-        Path plot = null;
-        int i = a.indexOf("--plot");
-        if (i >= 0) {
-            plot = Path.of(a.get(i + 1));
-            a.remove(i + 1);
-            a.remove(i);
-        }
-        System.exit(run(a.remove("--quick"), a.remove("--json"), plot, System.out, System.err));
+        SuiteArgs a = SuiteArgs.parse(args);
+        System.exit(run(a.quick(), a.json(), a.plot(), System.out, System.err));
     }
 }

@@ -1,16 +1,17 @@
 package dev.verbatim.bench.transport;
 
-import javax.imageio.ImageIO;
+import dev.verbatim.bench.harness.FloorCase;
+import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.Plots;
+
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
 import java.awt.FontMetrics;
 import java.awt.Graphics2D;
-import java.awt.RenderingHints;
 import java.awt.geom.AffineTransform;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,7 +35,6 @@ public final class TransportPlot {
     record Series(String label, double[] x, double[] y) {}
 
     static void write(TransportBench.Run run, Path file) throws IOException {
-        System.setProperty("java.awt.headless", "true");
         List<Series> rtt = new ArrayList<>();
         for (TransportBench.RttResult r : run.rtt()) {
             if (r.ok() && !r.bySize().isEmpty()) {
@@ -51,8 +51,8 @@ public final class TransportPlot {
                 bw.add(new Series(label(r.medium(), r.name()), x, y));
             }
         }
-        BufferedImage img = new BufferedImage(W, H, BufferedImage.TYPE_INT_RGB);
-        Graphics2D g = canvas(img, "Verbatim transport benchmark", run.mode());
+        BufferedImage img = Plots.image(W, H);
+        Graphics2D g = Plots.canvas(img, "Verbatim transport benchmark", run.mode());
         try {
             List<String> names = new ArrayList<>();
             rtt.forEach(s -> names.add(s.label()));
@@ -68,36 +68,11 @@ public final class TransportPlot {
         } finally {
             g.dispose();
         }
-        save(img, file);
-    }
-
-    /** A white, anti-aliased canvas with the figure's title ({@code title (mode run, CPUs, JDK)}). */
-    public static Graphics2D canvas(BufferedImage img, String title, String mode) {
-        Graphics2D g = img.createGraphics();
-        g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
-        g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
-        g.setColor(Color.WHITE);
-        g.fillRect(0, 0, img.getWidth(), img.getHeight());
-        g.setColor(Color.BLACK);
-        g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 17));
-        g.drawString(String.format(Locale.ROOT, "%s (%s run, %d CPUs, JDK %s)", title, mode,
-                Runtime.getRuntime().availableProcessors(), Runtime.version().feature()), 30, 28);
-        return g;
-    }
-
-    /** Writes {@code img} as a PNG at {@code file}, creating its directory. */
-    public static void save(BufferedImage img, Path file) throws IOException {
-        Path parent = file.toAbsolutePath().getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
-        }
-        if (!ImageIO.write(img, "png", file.toFile())) {
-            throw new IOException("no PNG writer");
-        }
+        Plots.save(img, file);
     }
 
     static String label(Medium m, String name) {
-        if (m == Medium.TCP && name.equals(TransportReport.FLOOR)) {
+        if (m == Medium.TCP && name.equals(FloorCase.FLOOR)) {
             return "tcp floor (raw NIO)";
         }
         return m.key() + " " + name;
@@ -156,7 +131,7 @@ public final class TransportPlot {
             g.setColor(new Color(0xdddddd));
             g.drawLine(xx, y0, xx, y0 + h);
             g.setColor(Color.BLACK);
-            String t = sizeLabel(Math.pow(10, e));
+            String t = Plots.sizeLabel(Math.pow(10, e));
             g.drawString(t, xx - fm.stringWidth(t) / 2, y0 + h + 16);
         }
         if (logY) {
@@ -165,7 +140,7 @@ public final class TransportPlot {
                 g.setColor(new Color(0xdddddd));
                 g.drawLine(x0, yy, x0 + w, yy);
                 g.setColor(Color.BLACK);
-                String t = timeLabel(Math.pow(10, e));
+                String t = Plots.timeLabel(Math.pow(10, e));
                 g.drawString(t, x0 - 8 - fm.stringWidth(t), yy + 4);
             }
         } else {
@@ -247,25 +222,5 @@ public final class TransportPlot {
             }
         }
         return 10 * p;
-    }
-
-    static String sizeLabel(double bytes) {
-        if (bytes >= 1e6) {
-            return String.format(Locale.ROOT, "%.0f MB", bytes / 1e6);
-        }
-        if (bytes >= 1000) {
-            return String.format(Locale.ROOT, "%.0f kB", bytes / 1e3);
-        }
-        return String.format(Locale.ROOT, "%.0f B", bytes);
-    }
-
-    public static String timeLabel(double ns) {
-        if (ns >= 1e6) {
-            return String.format(Locale.ROOT, "%.0f ms", ns / 1e6);
-        }
-        if (ns >= 1e3) {
-            return String.format(Locale.ROOT, "%.0f us", ns / 1e3);
-        }
-        return String.format(Locale.ROOT, "%.0f ns", ns);
     }
 }

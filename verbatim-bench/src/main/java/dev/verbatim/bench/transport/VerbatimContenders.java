@@ -1,5 +1,7 @@
 package dev.verbatim.bench.transport;
 
+import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.Session;
 import dev.verbatim.transport.Claim;
 import dev.verbatim.transport.Connection;
 import dev.verbatim.transport.ConnectionOptions;

@@ -7,12 +7,12 @@
  * <ul>
  *   <li>{@link dev.verbatim.bench.transport.TransportBench}: the run (contenders taking turns);
  *       {@code TransportReport} prints tables / JSON / targets, {@code TransportPlot} the PNG.
- *   <li>{@link dev.verbatim.bench.transport.ChildProcess}: starts a peer JVM (same {@code java}, same
- *       class path, FFM and Unsafe flags plus the contender's), a {@code VB }-prefixed line protocol
- *       on stdout, hard timeouts, kill on every exit path and in a shutdown hook.
- *   <li>{@link dev.verbatim.bench.transport.Peer}: the children's main class; runs one side of one
- *       contender and the measuring loops ({@code Loops}).
- *   <li>{@link dev.verbatim.bench.transport.LatencyHistogram}, {@link dev.verbatim.bench.transport.LinearFit}.
+ *   <li>{@link dev.verbatim.bench.transport.Peer}: the children's main class (hosted by the harness's
+ *       {@link dev.verbatim.bench.harness.ChildMain}); runs one side of one contender and the
+ *       measuring loops ({@code Loops}).
+ *   <li>{@link dev.verbatim.bench.transport.LinearFit}: the per-byte cost. The child processes, the
+ *       turns, the histograms, the tables, JSON lines and targets are the harness's
+ *       ({@code dev.verbatim.bench.harness}).
  *   <li>The baselines: {@code FloorPingPong} and {@code FloorStream} (FFM over a shared file in
  *       {@code /dev/shm}; layouts in {@code FloorPingPongDescriptor}, {@code FloorRingDescriptor}),
  *       {@code NioPingPong} (raw NIO TCP, the tcp floor), {@code AeronPingPong} (Aeron IPC).
@@ -28,7 +28,7 @@
  *       side ({@code pong(Session)} / {@code consumer(Session)}) runs first in its own process:
  *       it listens or creates its receive area, using {@code session.name()} (unique per run) or
  *       {@code session.dir()} (private, deleted afterwards), and
- *       {@linkplain dev.verbatim.bench.transport.Session#publish publishes} what the other side
+ *       {@linkplain dev.verbatim.bench.harness.Session#publish publishes} what the other side
  *       needs (say a port). The second side ({@code ping(Session)} / {@code producer(Session)})
  *       connects, reading those with {@code session.require(key)}.
  *   <li>Implement the per-message calls: {@code Ping.roundTrip(message, reply, size)} sends

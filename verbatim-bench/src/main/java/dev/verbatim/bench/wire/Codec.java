@@ -1,6 +1,7 @@
 package dev.verbatim.bench.wire;
 
-import dev.verbatim.bench.Blackhole;
+import dev.verbatim.bench.fixtures.Graphs;
+import dev.verbatim.bench.harness.Blackhole;
 
 /**
  * One library under test, holding its reusable output and input. A codec is stateful and not
@@ -31,10 +32,10 @@ public interface Codec {
      * Unmarshals the received message and reads every field ({@link Graphs#touch}); returns the
      * sum of the fields read.
      */
-    long unmarshal(Kind kind) throws Exception;
+    long unmarshal(MessageKind kind) throws Exception;
 
     /** Runs {@link #unmarshal} {@code n} times, consuming each result. */
-    void unmarshalBatch(Kind kind, int n, Blackhole bh) throws Exception;
+    void unmarshalBatch(MessageKind kind, int n, Blackhole bh) throws Exception;
 
     /** The received message as heap objects (Verbatim: validated and materialized). */
     Object decode() throws Exception;

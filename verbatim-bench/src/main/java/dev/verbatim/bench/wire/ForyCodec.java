@@ -1,6 +1,10 @@
 package dev.verbatim.bench.wire;
 
-import dev.verbatim.bench.Blackhole;
+import dev.verbatim.bench.fixtures.Graphs;
+import dev.verbatim.bench.fixtures.ListNode;
+import dev.verbatim.bench.fixtures.Pair;
+import dev.verbatim.bench.fixtures.Pso;
+import dev.verbatim.bench.harness.Blackhole;
 import org.apache.fory.Fory;
 import org.apache.fory.config.Language;
 import org.apache.fory.logging.LoggerFactory;
@@ -32,7 +36,7 @@ public final class ForyCodec implements Codec {
     private MemoryBuffer in = MemoryBuffer.fromByteArray(new byte[0]);
 
     public ForyCodec() {
-        fory.register(Node.class);
+        fory.register(ListNode.class);
         fory.register(Pso.class);
         fory.register(Pair.class);
     }
@@ -70,12 +74,12 @@ public final class ForyCodec implements Codec {
     }
 
     @Override
-    public long unmarshal(Kind kind) {
+    public long unmarshal(MessageKind kind) {
         return Graphs.touch(decode());
     }
 
     @Override
-    public void unmarshalBatch(Kind kind, int n, Blackhole bh) {
+    public void unmarshalBatch(MessageKind kind, int n, Blackhole bh) {
         for (int i = 0; i < n; i++) {
             bh.consume(unmarshal(kind));
         }

@@ -1,6 +1,7 @@
 package dev.verbatim.bench.wire;
 
-import dev.verbatim.bench.Blackhole;
+import dev.verbatim.bench.fixtures.Graphs;
+import dev.verbatim.bench.harness.Blackhole;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -72,12 +73,12 @@ public final class JosCodec implements Codec {
     }
 
     @Override
-    public long unmarshal(Kind kind) throws IOException, ClassNotFoundException {
+    public long unmarshal(MessageKind kind) throws IOException, ClassNotFoundException {
         return Graphs.touch(decode());
     }
 
     @Override
-    public void unmarshalBatch(Kind kind, int n, Blackhole bh) throws IOException, ClassNotFoundException {
+    public void unmarshalBatch(MessageKind kind, int n, Blackhole bh) throws IOException, ClassNotFoundException {
         for (int i = 0; i < n; i++) {
             bh.consume(unmarshal(kind));
         }

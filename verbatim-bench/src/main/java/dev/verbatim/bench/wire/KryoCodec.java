@@ -3,7 +3,11 @@ package dev.verbatim.bench.wire;
 import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
-import dev.verbatim.bench.Blackhole;
+import dev.verbatim.bench.fixtures.Graphs;
+import dev.verbatim.bench.fixtures.ListNode;
+import dev.verbatim.bench.fixtures.Pair;
+import dev.verbatim.bench.fixtures.Pso;
+import dev.verbatim.bench.harness.Blackhole;
 
 import java.util.Arrays;
 
@@ -23,7 +27,7 @@ public final class KryoCodec implements Codec {
         kryo.setRegistrationRequired(true);
         kryo.setReferences(true);
         kryo.register(byte[].class);
-        kryo.register(Node.class);
+        kryo.register(ListNode.class);
         kryo.register(Pso.class);
         kryo.register(Pair.class);
     }
@@ -61,12 +65,12 @@ public final class KryoCodec implements Codec {
     }
 
     @Override
-    public long unmarshal(Kind kind) {
+    public long unmarshal(MessageKind kind) {
         return Graphs.touch(decode());
     }
 
     @Override
-    public void unmarshalBatch(Kind kind, int n, Blackhole bh) {
+    public void unmarshalBatch(MessageKind kind, int n, Blackhole bh) {
         for (int i = 0; i < n; i++) {
             bh.consume(unmarshal(kind));
         }

@@ -1,6 +1,12 @@
 package dev.verbatim.bench.wire;
 
-import dev.verbatim.bench.Blackhole;
+import dev.verbatim.bench.fixtures.Graphs;
+import dev.verbatim.bench.fixtures.ListNode;
+import dev.verbatim.bench.fixtures.ListNodeView;
+import dev.verbatim.bench.fixtures.Pair;
+import dev.verbatim.bench.fixtures.Pso;
+import dev.verbatim.bench.fixtures.PsoView;
+import dev.verbatim.bench.harness.Blackhole;
 import dev.verbatim.wire.ArrayView;
 import dev.verbatim.wire.Message;
 import dev.verbatim.wire.WireReader;
@@ -62,17 +68,17 @@ public final class VerbatimCodec implements Codec {
     }
 
     @Override
-    public long unmarshal(Kind kind) {
+    public long unmarshal(MessageKind kind) {
         Message m = reader.validate(received);
         return switch (kind) {
             case BYTES -> Graphs.touchView(m.view(ArrayView.OfByte.class));
-            case LIST -> Graphs.touchView(m.view(NodeView.class));
+            case LIST -> Graphs.touchView(m.view(ListNodeView.class));
             case PSO -> Graphs.touchView(m.view(PsoView.class));
         };
     }
 
     @Override
-    public void unmarshalBatch(Kind kind, int n, Blackhole bh) {
+    public void unmarshalBatch(MessageKind kind, int n, Blackhole bh) {
         for (int i = 0; i < n; i++) {
             bh.consume(unmarshal(kind));
         }
@@ -88,7 +94,7 @@ public final class VerbatimCodec implements Codec {
         Message m = reader.validate(received);
         Object view = switch (expected) {
             case byte[] _ -> m.view(ArrayView.OfByte.class);
-            case Node _ -> m.view(NodeView.class);
+            case ListNode _ -> m.view(ListNodeView.class);
             case Pso _ -> m.view(PsoView.class);
             default -> throw new IllegalArgumentException("not a suite graph: " + expected.getClass());
         };
@@ -99,7 +105,7 @@ public final class VerbatimCodec implements Codec {
     static Class<?> heapClass(Object graph) {
         return switch (graph) {
             case byte[] _ -> byte[].class;
-            case Node _ -> Node.class;
+            case ListNode _ -> ListNode.class;
             case Pso _ -> Pso.class;
             case Pair _ -> Pair.class;
             default -> throw new IllegalArgumentException("not a suite graph: " + graph.getClass());

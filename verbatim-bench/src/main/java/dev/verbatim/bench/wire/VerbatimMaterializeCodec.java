@@ -1,6 +1,9 @@
 package dev.verbatim.bench.wire;
 
-import dev.verbatim.bench.Blackhole;
+import dev.verbatim.bench.fixtures.Graphs;
+import dev.verbatim.bench.fixtures.ListNode;
+import dev.verbatim.bench.fixtures.Pso;
+import dev.verbatim.bench.harness.Blackhole;
 
 /**
  * Verbatim, read by copy: {@link dev.verbatim.wire.WireReader#validate} then
@@ -36,16 +39,16 @@ public final class VerbatimMaterializeCodec implements Codec {
     }
 
     @Override
-    public long unmarshal(Kind kind) {
+    public long unmarshal(MessageKind kind) {
         return switch (kind) {
             case BYTES -> Graphs.touch(v.reader.validate(v.received).materialize(byte[].class));
-            case LIST -> Graphs.touch(v.reader.validate(v.received).materialize(Node.class));
+            case LIST -> Graphs.touch(v.reader.validate(v.received).materialize(ListNode.class));
             case PSO -> Graphs.touch(v.reader.validate(v.received).materialize(Pso.class));
         };
     }
 
     @Override
-    public void unmarshalBatch(Kind kind, int n, Blackhole bh) {
+    public void unmarshalBatch(MessageKind kind, int n, Blackhole bh) {
         for (int i = 0; i < n; i++) {
             bh.consume(unmarshal(kind));
         }

@@ -1,8 +1,11 @@
 package dev.verbatim.bench.wire;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
-import dev.verbatim.bench.Harness;
-import dev.verbatim.bench.transport.ChildProcess;
+import dev.verbatim.bench.fixtures.Graphs;
+import dev.verbatim.bench.fixtures.Pair;
+import dev.verbatim.bench.harness.BatchHarness;
+import dev.verbatim.bench.harness.ChildProcess;
+import dev.verbatim.bench.harness.SuiteArgs;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -29,7 +32,7 @@ import java.util.Map;
  * charge them for first touches of its memory). A child runs every workload of its
  * library briefly once, so that no case is timed on a JIT profile that a later case would
  * invalidate, waits for the JIT's compile queue to drain, measures its library's cases in table
- * order with {@link Harness} and reports each result as a protocol line on its stdout; this JVM
+ * order with {@link BatchHarness} and reports each result as a protocol line on its stdout; this JVM
  * collects them into one {@link Run}. Last the tables, the targets and the notes are printed
  * ({@link WireReport}).
  *
@@ -92,9 +95,9 @@ public final class WireBench {
     }
 
     /** Figures of one run: per case and library, the marshal and unmarshal results and the size. */
-    public record Run(Harness.Settings settings, List<WireCase> cases,
-                      Map<String, Map<String, Harness.Result>> marshal,
-                      Map<String, Map<String, Harness.Result>> unmarshal,
+    public record Run(BatchHarness.Settings settings, List<WireCase> cases,
+                      Map<String, Map<String, BatchHarness.Result>> marshal,
+                      Map<String, Map<String, BatchHarness.Result>> unmarshal,
                       Map<String, Map<String, Long>> size,
                       double seconds) {}
 
@@ -103,13 +106,13 @@ public final class WireBench {
      * touching pass runs each workload, and the wait for the JIT to go quiet after it (quiet for
      * {@code quietNanos}, waiting at most {@code quietMaxNanos}).
      */
-    public record Method(Harness.Settings settings, long touchNanos, long quietNanos, long quietMaxNanos) {
+    public record Method(BatchHarness.Settings settings, long touchNanos, long quietNanos, long quietMaxNanos) {
         public static Method quick() {
-            return new Method(Harness.Settings.quick(), 15_000_000L, 200_000_000L, 3_000_000_000L);
+            return new Method(BatchHarness.Settings.quick(), 15_000_000L, 200_000_000L, 3_000_000_000L);
         }
 
         public static Method full() {
-            return new Method(Harness.Settings.full(), 100_000_000L, 200_000_000L, 20_000_000_000L);
+            return new Method(BatchHarness.Settings.full(), 100_000_000L, 200_000_000L, 20_000_000_000L);
         }
 
         /**
@@ -119,7 +122,7 @@ public final class WireBench {
          * 79 s for a library of a quick run, 7 min of a full one.
          */
         public Duration childLimit(int workloads) {
-            Harness.Settings s = settings;
+            BatchHarness.Settings s = settings;
             long perWorkload = s.maxWarmupNanos() + (s.retries() + 1L) * s.batches() * s.batchNanos()
                     + 4 * s.batchNanos() + touchNanos;
             return Duration.ofNanos(3 * (workloads * perWorkload + quietMaxNanos + 15_000_000_000L));
@@ -130,13 +133,13 @@ public final class WireBench {
     interface Sink {
         void size(String caseName, String library, long bytes);
 
-        void result(String caseName, String library, String op, Harness.Result result);
+        void result(String caseName, String library, String op, BatchHarness.Result result);
     }
 
     /** Figures as they arrive, by case and library; {@link #toRun} puts them in table order. */
     static final class Figures implements Sink {
-        private final Map<String, Map<String, Harness.Result>> marshal = new HashMap<>();
-        private final Map<String, Map<String, Harness.Result>> unmarshal = new HashMap<>();
+        private final Map<String, Map<String, BatchHarness.Result>> marshal = new HashMap<>();
+        private final Map<String, Map<String, BatchHarness.Result>> unmarshal = new HashMap<>();
         private final Map<String, Map<String, Long>> size = new HashMap<>();
 
         @Override
@@ -145,8 +148,8 @@ public final class WireBench {
         }
 
         @Override
-        public void result(String caseName, String library, String op, Harness.Result result) {
-            Map<String, Map<String, Harness.Result>> byCase = switch (op) {
+        public void result(String caseName, String library, String op, BatchHarness.Result result) {
+            Map<String, Map<String, BatchHarness.Result>> byCase = switch (op) {
                 case "marshal" -> marshal;
                 case "unmarshal" -> unmarshal;
                 default -> throw new IllegalArgumentException("unknown operation '" + op + "'");
@@ -179,13 +182,13 @@ public final class WireBench {
         }
 
         /** The run of {@code cases} and {@code libraries}, both in table order (every figure must be there). */
-        Run toRun(Harness.Settings settings, List<WireCase> cases, List<String> libraries, double seconds) {
-            Map<String, Map<String, Harness.Result>> m = new LinkedHashMap<>();
-            Map<String, Map<String, Harness.Result>> u = new LinkedHashMap<>();
+        Run toRun(BatchHarness.Settings settings, List<WireCase> cases, List<String> libraries, double seconds) {
+            Map<String, Map<String, BatchHarness.Result>> m = new LinkedHashMap<>();
+            Map<String, Map<String, BatchHarness.Result>> u = new LinkedHashMap<>();
             Map<String, Map<String, Long>> s = new LinkedHashMap<>();
             for (WireCase c : cases) {
-                Map<String, Harness.Result> mc = new LinkedHashMap<>();
-                Map<String, Harness.Result> uc = new LinkedHashMap<>();
+                Map<String, BatchHarness.Result> mc = new LinkedHashMap<>();
+                Map<String, BatchHarness.Result> uc = new LinkedHashMap<>();
                 Map<String, Long> sc = new LinkedHashMap<>();
                 for (String lib : libraries) {
                     if (measuresMarshal(lib)) {
@@ -246,12 +249,8 @@ public final class WireBench {
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         Run run = figures.toRun(method.settings(), cases, LIBRARIES, seconds);
-        if (json) {
-            WireReport.printJson(run, out);
-        } else {
-            WireReport.printTables(run, out);
-        }
-        return 0;
+        return new SuiteArgs(quick, json, null).finish("wire", o -> WireReport.printJson(run, o),
+                o -> WireReport.printTables(run, o), null, false, out, err);
     }
 
     /**
@@ -266,7 +265,7 @@ public final class WireBench {
         err.println("verbatim bench wire: measuring each library in a JVM of its own, one after another ("
                 + method.settings().name() + " run) ...");
         // the verification pass leaves a compile queue: this JVM's compiler threads would compete with the first child
-        new Harness(method.settings()).awaitJitQuiet(200_000_000L, 2_000_000_000L);
+        new BatchHarness(method.settings()).awaitJitQuiet(200_000_000L, 2_000_000_000L);
         List<String> heapDefaults = childHeapFlags();
         Figures figures = new Figures();
         for (String library : libraries) {
@@ -372,7 +371,7 @@ public final class WireBench {
      * every workload of every library touched once, the JIT quiet, then case by case, library by library.
      */
     static Figures measureInProcess(List<WireCase> cases, Method method, PrintStream err) throws Exception {
-        Harness harness = new Harness(method.settings());
+        BatchHarness harness = new BatchHarness(method.settings());
         err.println("verbatim bench wire: all libraries in this JVM (-D" + IN_PROCESS + "=true); touching every"
                 + " workload once (" + harness.settings().name() + " run) ...");
         Map<String, Codec> touching = codecs();
@@ -399,7 +398,7 @@ public final class WireBench {
     }
 
     /** Runs {@code codec}'s workloads of case {@code c} briefly, recording nothing (the touching pass). */
-    static void touch(Harness harness, Codec codec, WireCase c, long nanos) throws Exception {
+    static void touch(BatchHarness harness, Codec codec, WireCase c, long nanos) throws Exception {
         codec.receive(c.root());
         if (measuresMarshal(codec.name())) {
             harness.touch((n, bh) -> codec.marshalBatch(c.root(), n, bh), nanos);
@@ -408,7 +407,7 @@ public final class WireBench {
     }
 
     /** Measures {@code codec} (a fresh one) on case {@code c}: its size, marshal and unmarshal, in that order. */
-    static void measureCase(Harness harness, Codec codec, WireCase c, Sink sink) throws Exception {
+    static void measureCase(BatchHarness harness, Codec codec, WireCase c, Sink sink) throws Exception {
         long size = codec.receive(c.root());
         if (measuresMarshal(codec.name())) {
             sink.size(c.name(), codec.name(), size);
@@ -476,7 +475,7 @@ public final class WireBench {
      * {@code ./verbatim}, which the children inherit, are up to the caller).
      */
     public static void main(String[] args) throws Exception {
-        List<String> a = new ArrayList<>(List.of(args));
-        System.exit(run(a.remove("--quick"), a.remove("--json"), System.out, System.err));
+        SuiteArgs a = SuiteArgs.parse(args);
+        System.exit(run(a.quick(), a.json(), System.out, System.err));
     }
 }

@@ -1,5 +1,7 @@
 package dev.verbatim.bench.wire;
 
+import dev.verbatim.bench.fixtures.Graphs;
+
 import java.util.List;
 
 /**
@@ -10,31 +12,31 @@ import java.util.List;
  * @param n array length in bytes, or number of list elements
  * @param root the object graph every codec marshals
  */
-public record WireCase(String name, Kind kind, int n, Object root) {
+public record WireCase(String name, MessageKind kind, int n, Object root) {
 
     /** The cases of J-RPC Tables 3-4 and Jaguar Figure 8, in table order. */
     public static List<WireCase> all() {
         return List.of(
                 bytes(10), bytes(100), bytes(500), bytes(1000), bytes(5000), bytes(1 << 20),
                 list(10), list(100), list(500),
-                new WireCase("pso-128", Kind.PSO, 128, Graphs.psoList(128)));
+                new WireCase("pso-128", MessageKind.PSO, 128, Graphs.psoList(128)));
     }
 
     static WireCase bytes(int n) {
-        return new WireCase("bytes-" + n, Kind.BYTES, n, Graphs.bytes(n));
+        return new WireCase("bytes-" + n, MessageKind.BYTES, n, Graphs.bytes(n));
     }
 
     static WireCase list(int n) {
-        return new WireCase("list-" + n, Kind.LIST, n, Graphs.list(n));
+        return new WireCase("list-" + n, MessageKind.LIST, n, Graphs.list(n));
     }
 
     /** Operations per reported figure: 1 for byte arrays (per message), n for lists (per element). */
     public int perUnit() {
-        return kind == Kind.BYTES ? 1 : n;
+        return kind == MessageKind.BYTES ? 1 : n;
     }
 
     /** The unit of the time figures. */
     public String timeUnit() {
-        return kind == Kind.BYTES ? "ns" : "ns/elem";
+        return kind == MessageKind.BYTES ? "ns" : "ns/elem";
     }
 }

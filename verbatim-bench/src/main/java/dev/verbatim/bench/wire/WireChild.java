@@ -1,10 +1,9 @@
 package dev.verbatim.bench.wire;
 
-import dev.verbatim.bench.Harness;
-import dev.verbatim.bench.transport.ChildProcess;
-import dev.verbatim.bench.transport.Peer;
-import dev.verbatim.bench.transport.Session;
-import dev.verbatim.bench.transport.TransportBench;
+import dev.verbatim.bench.harness.BatchHarness;
+import dev.verbatim.bench.harness.ChildMain;
+import dev.verbatim.bench.harness.ChildProcess;
+import dev.verbatim.bench.harness.Session;
 
 import java.io.PrintStream;
 import java.time.Duration;
@@ -18,7 +17,7 @@ import java.util.StringJoiner;
 /**
  * The main class of the wire suite's child JVMs: {@code WireChild measure LIBRARY key=value...}
  * measures one library on the cases named in {@code cases=}, with the {@link WireBench.Method} its
- * other arguments encode ({@link #args}). Hosted by {@link Peer#host}: it exits when its stdin
+ * other arguments encode ({@link #args}). Hosted by {@link ChildMain#host}: it exits when its stdin
  * ends or says {@code STOP} (the parent gone or done) and halts by itself at {@code deadlineMs}.
  *
  * <p>In the child: the library's workloads are touched once (one codec for all cases), the JIT
@@ -29,8 +28,8 @@ import java.util.StringJoiner;
  *   CASE name                             measuring case name
  *   SIZE case=C bytes=N                   the library's message size for case C
  *   RESULT case=C op=marshal|unmarshal ops=N stable=B warmupNs=W cpu=X perOp=x1,x2,...
- *                                         one {@link Harness.Result}, doubles in {@link Double#toString} form
- *   DONE | ERROR message                  (from {@link Peer#host})
+ *                                         one {@link BatchHarness.Result}, doubles in {@link Double#toString} form
+ *   DONE | ERROR message                  (from {@link ChildMain#host})
  * </pre>
  * Doubles travel as {@link Double#toString} writes them, which {@link Double#parseDouble} reads back
  * exactly: the parent's figures are the child's, bit for bit.
@@ -39,12 +38,12 @@ public final class WireChild {
     private WireChild() {}
 
     public static void main(String[] args) {
-        Peer.host(args, WireChild::run);
+        ChildMain.host(args, WireChild::run);
     }
 
     /** The child's arguments for measuring {@code library} on {@code cases} with {@code method}, halting after {@code deadline}. */
     static List<String> args(String library, List<WireCase> cases, WireBench.Method method, Duration deadline) {
-        Harness.Settings s = method.settings();
+        BatchHarness.Settings s = method.settings();
         Map<String, String> props = new LinkedHashMap<>();
         props.put("cases", String.join(",", cases.stream().map(WireCase::name).toList()));
         props.put("harness", String.join(",", s.name(), Long.toString(s.minWarmupNanos()),
@@ -54,7 +53,7 @@ public final class WireChild {
         props.put("quietNanos", Long.toString(method.quietNanos()));
         props.put("quietMaxNanos", Long.toString(method.quietMaxNanos()));
         props.put("deadlineMs", Long.toString(deadline.toMillis()));
-        return TransportBench.args("measure", library, props);
+        return ChildMain.args("measure", library, props);
     }
 
     static WireBench.Method method(Session s) {
@@ -62,7 +61,7 @@ public final class WireChild {
         if (h.length != 8) {
             throw new IllegalArgumentException("harness=" + s.require("harness") + ": 8 fields expected");
         }
-        Harness.Settings settings = new Harness.Settings(h[0], Long.parseLong(h[1]), Long.parseLong(h[2]),
+        BatchHarness.Settings settings = new BatchHarness.Settings(h[0], Long.parseLong(h[1]), Long.parseLong(h[2]),
                 Long.parseLong(h[3]), Integer.parseInt(h[4]), Integer.parseInt(h[5]), Double.parseDouble(h[6]),
                 Integer.parseInt(h[7]));
         return new WireBench.Method(settings, Long.parseLong(s.require("touchNanos")),
@@ -92,32 +91,32 @@ public final class WireChild {
         }
         WireBench.Method method = method(session);
         List<WireCase> cases = cases(session.require("cases"));
-        Harness harness = new Harness(method.settings());
+        BatchHarness harness = new BatchHarness(method.settings());
         Codec touching = WireBench.codec(library); // one codec through every case, as a connection would see them
         for (WireCase c : cases) {
             WireBench.touch(harness, touching, c, method.touchNanos());
         }
         long waited = System.nanoTime();
         boolean quiet = harness.awaitJitQuiet(method.quietNanos(), method.quietMaxNanos());
-        Peer.say(String.format(Locale.ROOT, "QUIET quiet=%b seconds=%.1f", quiet, (System.nanoTime() - waited) / 1e9));
+        ChildMain.say(String.format(Locale.ROOT, "QUIET quiet=%b seconds=%.1f", quiet, (System.nanoTime() - waited) / 1e9));
         WireBench.Sink lines = new WireBench.Sink() {
             @Override
             public void size(String caseName, String lib, long bytes) {
-                Peer.say("SIZE case=" + caseName + " bytes=" + bytes);
+                ChildMain.say("SIZE case=" + caseName + " bytes=" + bytes);
             }
 
             @Override
-            public void result(String caseName, String lib, String op, Harness.Result r) {
-                Peer.say(resultLine(caseName, op, r));
+            public void result(String caseName, String lib, String op, BatchHarness.Result r) {
+                ChildMain.say(resultLine(caseName, op, r));
             }
         };
         for (WireCase c : cases) {
-            Peer.say("CASE " + c.name());
+            ChildMain.say("CASE " + c.name());
             WireBench.measureCase(harness, WireBench.codec(library), c, lines); // fresh per case
         }
     }
 
-    static String resultLine(String caseName, String op, Harness.Result r) {
+    static String resultLine(String caseName, String op, BatchHarness.Result r) {
         StringJoiner perOp = new StringJoiner(",");
         for (double x : r.nanosPerOp()) {
             perOp.add(Double.toString(x));
@@ -131,7 +130,7 @@ public final class WireChild {
      * {@code figures}, progress to {@code err}. Throws an unchecked exception on a line it does not understand.
      */
     static void accept(String line, String library, WireBench.Figures figures, PrintStream err) {
-        Map<String, String> p = TransportBench.props(line);
+        Map<String, String> p = ChildMain.props(line);
         String keyword = line.split(" ", 2)[0];
         switch (keyword) {
             case "QUIET" -> {
@@ -152,7 +151,7 @@ public final class WireChild {
                 for (int i = 0; i < words.length; i++) {
                     perOp[i] = Double.parseDouble(words[i]);
                 }
-                figures.result(caseName, library, op, new Harness.Result(caseName + "/" + op + "/" + library, perOp,
+                figures.result(caseName, library, op, new BatchHarness.Result(caseName + "/" + op + "/" + library, perOp,
                         Integer.parseInt(require(p, "ops")), Boolean.parseBoolean(require(p, "stable")),
                         Long.parseLong(require(p, "warmupNs")), Double.parseDouble(require(p, "cpu"))));
             }

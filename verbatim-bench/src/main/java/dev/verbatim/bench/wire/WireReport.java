@@ -1,6 +1,10 @@
 package dev.verbatim.bench.wire;
 
-import dev.verbatim.bench.Harness;
+import dev.verbatim.bench.harness.BatchHarness;
+import dev.verbatim.bench.harness.Host;
+import dev.verbatim.bench.harness.Json;
+import dev.verbatim.bench.harness.ReportText;
+import dev.verbatim.bench.harness.Target;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -9,7 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.StringJoiner;
+import java.util.function.DoubleFunction;
 import java.util.function.Predicate;
 
 /**
@@ -21,7 +25,7 @@ import java.util.function.Predicate;
  * <p>JSON lines: one per case and figure, {@code {"suite":"wire","case":"list-100/unmarshal",
  * "unit":"ns/elem","results":{lib: median},"ratios":{lib: lib/verbatim}, ...}}; time lines also carry
  * {@code "spread"} (interquartile range of the batches over their median), {@code "cpu"} (the
- * measuring thread's CPU share, see {@link Harness.Result#cpuShare()}), {@code "unstable"}
+ * measuring thread's CPU share, see {@link BatchHarness.Result#cpuShare()}), {@code "unstable"}
  * (libraries whose warm-up hit its time bound) and {@code "mode"} ({@code quick} or {@code full}).
  * Then one line per target: {@code {"suite":"wire","target":...,"measured":...,"need":...,"pass":...}}.
  */
@@ -32,7 +36,7 @@ final class WireReport {
 
     /** Median time per reported unit (per message for byte arrays, per element for lists). */
     static Map<String, Double> times(WireBench.Run run, WireCase c, String op) {
-        Map<String, Harness.Result> results = (op.equals("marshal") ? run.marshal() : run.unmarshal()).get(c.name());
+        Map<String, BatchHarness.Result> results = (op.equals("marshal") ? run.marshal() : run.unmarshal()).get(c.name());
         Map<String, Double> m = new LinkedHashMap<>();
         results.forEach((lib, r) -> m.put(lib, r.median() / c.perUnit()));
         return m;
@@ -62,16 +66,12 @@ final class WireReport {
 
     // ---- targets --------------------------------------------------------------------------
 
-    /** One target of the wire suite, evaluated on one run. */
-    record Target(String what, double measured, String need, boolean pass) {}
-
     static List<Target> targets(WireBench.Run run) {
         List<Target> t = new ArrayList<>();
         double big = times(run, find(run, "bytes-1048576"), "unmarshal").get("verbatim");
         double small = times(run, find(run, "bytes-10"), "unmarshal").get("verbatim");
-        t.add(new Target("bytes-1048576/unmarshal over bytes-10/unmarshal (verbatim)", big / small, "<= 1.5x",
-                big / small <= 1.5));
-        List<WireCase> lists = run.cases().stream().filter(c -> c.kind() == Kind.LIST).toList();
+        t.add(Target.atMost("bytes-1048576/unmarshal over bytes-10/unmarshal (verbatim)", big / small, 1.5, "<= 1.5x"));
+        List<WireCase> lists = run.cases().stream().filter(c -> c.kind() == MessageKind.LIST).toList();
         for (WireCase c : lists) {
             Map<String, Double> r = ratios(times(run, c, "unmarshal"));
             t.add(ratio(c.name() + "/unmarshal jos/verbatim", r.get("jos"), 20));
@@ -83,7 +83,7 @@ final class WireReport {
             t.add(ratio(c.name() + "/marshal jos/verbatim", r.get("jos"), 10));
             t.add(ratio(c.name() + "/marshal kryo/verbatim", r.get("kryo"), 1));
         }
-        for (WireCase c : run.cases().stream().filter(c -> c.kind() == Kind.BYTES).toList()) {
+        for (WireCase c : run.cases().stream().filter(c -> c.kind() == MessageKind.BYTES).toList()) {
             Map<String, Double> r = ratios(sizes(run, c));
             t.add(ratio(c.name() + "/size jos/verbatim", r.get("jos"), 1));
         }
@@ -91,44 +91,34 @@ final class WireReport {
     }
 
     private static Target ratio(String what, double measured, double atLeast) {
-        return new Target(what, measured, ">= " + fmtRatio(atLeast), measured >= atLeast);
+        return Target.atLeast(what, measured, atLeast, ">= " + ReportText.ratio(atLeast));
     }
 
     // ---- human form -----------------------------------------------------------------------
 
     static void printTables(WireBench.Run run, PrintStream out) {
-        Harness.Settings s = run.settings();
+        BatchHarness.Settings s = run.settings();
         out.println("Verbatim wire benchmark: J-RPC Tables 3-4 and Jaguar Figure 8, side by side with peers");
-        out.printf(Locale.ROOT, "JVM %s (%s), %s, %d CPUs; %s run: median of %d batches of ~%d ms after"
-                        + " warm-up until stable (%d-%d ms)%n",
-                System.getProperty("java.vm.version"), System.getProperty("java.vm.name"),
-                System.getProperty("os.arch"), Runtime.getRuntime().availableProcessors(), s.name(),
+        out.printf(Locale.ROOT, "%s; %s run: median of %d batches of ~%d ms after warm-up until stable (%d-%d ms)%n",
+                Host.jvm(), s.name(),
                 s.batches(), s.batchNanos() / 1_000_000, s.minWarmupNanos() / 1_000_000,
                 s.maxWarmupNanos() / 1_000_000);
         out.println("Round trips verified for every library and case; every library preserved sharing and cycles.");
         out.println("Ratios are peer / verbatim: above 1 means Verbatim is faster (smaller).");
         out.println();
 
-        Predicate<WireCase> bytes = c -> c.kind() == Kind.BYTES;
-        Predicate<WireCase> lists = c -> c.kind() != Kind.BYTES;
+        Predicate<WireCase> bytes = c -> c.kind() == MessageKind.BYTES;
+        Predicate<WireCase> lists = c -> c.kind() != MessageKind.BYTES;
         table(out, run, "Table 3a. Byte arrays, marshal (ns per message)", "bytes", bytes, "marshal");
         table(out, run, "Table 3b. Byte arrays, unmarshal (ns per message)", "bytes", bytes, "unmarshal");
         table(out, run, "Table 3c. Linked lists, marshal (ns per element)", "case", lists, "marshal");
         table(out, run, "Table 3d. Linked lists, unmarshal (ns per element)", "case", lists, "unmarshal");
         table(out, run, "Table 4. Message size (bytes)", "case", c -> true, "size");
 
-        out.println("Targets (evaluated on this run)");
-        for (Target t : targets(run)) {
-            out.printf(Locale.ROOT, "  %-4s  %-60s %8s  (need %s)%n", t.pass() ? "PASS" : "MISS", t.what(),
-                    fmtRatio(t.measured()), t.need());
-        }
+        Target.print(out, targets(run), 60, ReportText::ratio, Target.Missing.FIGURE);
         out.println();
         unstableNote(run, out);
-        out.println("Notes");
-        for (String n : notes()) {
-            out.println("  - " + n);
-        }
-        out.printf(Locale.ROOT, "%nfinished in %.1f s%n", run.seconds());
+        ReportText.closing(out, List.of(), notes(), run.seconds());
     }
 
     private static void table(PrintStream out, WireBench.Run run, String title, String firstColumn,
@@ -148,19 +138,19 @@ final class WireReport {
         out.println(head);
         for (WireCase c : cases) {
             Map<String, Double> f = op.equals("size") ? sizes(run, c) : times(run, c, op);
-            Map<String, Harness.Result> results = op.equals("size") ? Map.of()
+            Map<String, BatchHarness.Result> results = op.equals("size") ? Map.of()
                     : (op.equals("marshal") ? run.marshal() : run.unmarshal()).get(c.name());
-            String label = c.kind() == Kind.BYTES && !op.equals("size") ? Integer.toString(c.n()) : c.name();
+            String label = c.kind() == MessageKind.BYTES && !op.equals("size") ? Integer.toString(c.n()) : c.name();
             StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "  %-10s", label));
             for (String lib : libs) {
-                Harness.Result r = results.get(lib);
-                String mark = r == null ? "" : (r.stable() ? "" : "*") + (r.cpuShare() < Harness.BUSY_SHARE ? "!" : "");
+                BatchHarness.Result r = results.get(lib);
+                String mark = r == null ? "" : (r.stable() ? "" : "*") + (r.cpuShare() < BatchHarness.BUSY_SHARE ? "!" : "");
                 row.append(String.format(Locale.ROOT, " %11s",
                         (op.equals("size") ? Long.toString(Math.round(f.get(lib))) : fmtTime(f.get(lib))) + mark));
             }
             Map<String, Double> r = ratios(f);
             for (String lib : libs.subList(1, libs.size())) {
-                row.append(String.format(Locale.ROOT, " %8s", fmtRatio(r.get(lib))));
+                row.append(String.format(Locale.ROOT, " %8s", ReportText.ratio(r.get(lib))));
             }
             out.println(row);
         }
@@ -173,7 +163,7 @@ final class WireReport {
         String worstName = "";
         for (var byOp : List.of(run.marshal(), run.unmarshal())) {
             for (var byLib : byOp.values()) {
-                for (Harness.Result r : byLib.values()) {
+                for (BatchHarness.Result r : byLib.values()) {
                     if (!r.stable()) {
                         unstable.add(r.name());
                     }
@@ -184,14 +174,14 @@ final class WireReport {
                 }
             }
         }
-        List<Harness.Result> all = new ArrayList<>();
+        List<BatchHarness.Result> all = new ArrayList<>();
         run.marshal().values().forEach(m -> all.addAll(m.values()));
         run.unmarshal().values().forEach(m -> all.addAll(m.values()));
-        double[] shares = all.stream().mapToDouble(Harness.Result::cpuShare).filter(x -> !Double.isNaN(x)).sorted().toArray();
+        double[] shares = all.stream().mapToDouble(BatchHarness.Result::cpuShare).filter(x -> !Double.isNaN(x)).sorted().toArray();
         if (shares.length > 0) {
             double median = shares[shares.length / 2];
-            Harness.Result lowest = all.stream().filter(r -> !Double.isNaN(r.cpuShare()))
-                    .min(Comparator.comparingDouble(Harness.Result::cpuShare)).orElseThrow();
+            BatchHarness.Result lowest = all.stream().filter(r -> !Double.isNaN(r.cpuShare()))
+                    .min(Comparator.comparingDouble(BatchHarness.Result::cpuShare)).orElseThrow();
             out.printf(Locale.ROOT, "The measuring thread was on a CPU for %.0f%% of the measured time (median over"
                             + " workloads; lowest %.0f%%, %s).%n", median * 100, lowest.cpuShare() * 100, lowest.name());
             if (median < 0.9) {
@@ -204,10 +194,10 @@ final class WireReport {
                     + Math.round(run.settings().stableSpread() * 100) + "% with the JIT quiet: "
                     + names(unstable));
         }
-        List<String> busy = all.stream().filter(r -> r.cpuShare() < Harness.BUSY_SHARE).map(Harness.Result::name).toList();
+        List<String> busy = all.stream().filter(r -> r.cpuShare() < BatchHarness.BUSY_SHARE).map(BatchHarness.Result::name).toList();
         if (!busy.isEmpty()) {
             out.printf(Locale.ROOT, "! the measuring thread had less than %.0f%% of a CPU in every attempt (busy machine,"
-                    + " or GC pauses): %s%n", Harness.BUSY_SHARE * 100, names(busy));
+                    + " or GC pauses): %s%n", BatchHarness.BUSY_SHARE * 100, names(busy));
         }
         out.printf(Locale.ROOT, "Largest batch spread (interquartile range / median): %.1f%% (%s)%n%n",
                 worst * 100, worstName);
@@ -260,53 +250,39 @@ final class WireReport {
     // ---- JSON -----------------------------------------------------------------------------
 
     static void printJson(WireBench.Run run, PrintStream out) {
+        String mode = run.settings().name();
         for (WireCase c : run.cases()) {
             for (String op : List.of("marshal", "unmarshal")) {
-                Map<String, Harness.Result> results = (op.equals("marshal") ? run.marshal() : run.unmarshal()).get(c.name());
+                Map<String, BatchHarness.Result> results = (op.equals("marshal") ? run.marshal() : run.unmarshal()).get(c.name());
                 Map<String, Double> f = times(run, c, op);
-                StringBuilder line = caseLine(c.name() + "/" + op, c.timeUnit(), f, ratios(f));
-                StringJoiner spread = new StringJoiner(",", "{", "}");
-                StringJoiner cpu = new StringJoiner(",", "{", "}");
-                StringJoiner unstable = new StringJoiner(",", "[", "]");
+                Map<String, Double> spread = new LinkedHashMap<>();
+                Map<String, Double> cpu = new LinkedHashMap<>();
+                List<String> unstable = new ArrayList<>();
                 results.forEach((lib, r) -> {
-                    spread.add(quote(lib) + ":" + String.format(Locale.ROOT, "%.4f", r.relativeSpread()));
+                    spread.put(lib, r.relativeSpread());
                     if (!Double.isNaN(r.cpuShare())) {
-                        cpu.add(quote(lib) + ":" + String.format(Locale.ROOT, "%.3f", r.cpuShare()));
+                        cpu.put(lib, r.cpuShare());
                     }
                     if (!r.stable()) {
-                        unstable.add(quote(lib));
+                        unstable.add(lib);
                     }
                 });
-                line.append(",\"spread\":").append(spread).append(",\"cpu\":").append(cpu)
-                        .append(",\"unstable\":").append(unstable)
-                        .append(",\"mode\":").append(quote(run.settings().name())).append('}');
-                out.println(line);
+                out.println(caseLine(c.name() + "/" + op, c.timeUnit(), f, Json.decimals(3))
+                        .numbers("spread", spread, Json.decimals(4)).numbers("cpu", cpu, Json.decimals(3))
+                        .array("unstable", unstable).string("mode", mode));
             }
-            Map<String, Double> s = sizes(run, c);
-            out.println(caseLine(c.name() + "/size", "bytes", s, ratios(s))
-                    .append(",\"mode\":").append(quote(run.settings().name())).append('}'));
+            out.println(caseLine(c.name() + "/size", "bytes", sizes(run, c), x -> Long.toString(Math.round(x)))
+                    .string("mode", mode));
         }
         for (Target t : targets(run)) {
-            out.println("{\"suite\":\"wire\",\"target\":" + quote(t.what()) + ",\"measured\":"
-                    + String.format(Locale.ROOT, "%.3f", t.measured()) + ",\"need\":" + quote(t.need())
-                    + ",\"pass\":" + t.pass() + "}");
+            out.println(t.jsonLine("wire"));
         }
     }
 
-    /** The common part of a case line, without its closing brace. */
-    private static StringBuilder caseLine(String name, String unit, Map<String, Double> figures, Map<String, Double> ratios) {
-        StringBuilder b = new StringBuilder("{\"suite\":\"wire\",\"case\":").append(quote(name))
-                .append(",\"unit\":").append(quote(unit)).append(",\"results\":");
-        StringJoiner r = new StringJoiner(",", "{", "}");
-        figures.forEach((lib, x) -> r.add(quote(lib) + ":" + (unit.equals("bytes")
-                ? Long.toString(Math.round(x)) : String.format(Locale.ROOT, "%.3f", x))));
-        StringJoiner q = new StringJoiner(",", "{", "}");
-        ratios.forEach((lib, x) -> q.add(quote(lib) + ":" + String.format(Locale.ROOT, "%.3f", x)));
-        return b.append(r).append(",\"ratios\":").append(q);
-    }
-
-    private static String quote(String s) {
-        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    /** The start of a case line: its name, unit, results in {@code format} and ratios to verbatim. */
+    private static Json caseLine(String name, String unit, Map<String, Double> figures, DoubleFunction<String> format) {
+        return Json.line("wire").string("case", name).string("unit", unit).numbers("results", figures, format)
+                .numbers("ratios", ratios(figures), Json.decimals(3));
     }
 
     // ---- formatting -----------------------------------------------------------------------
@@ -319,15 +295,5 @@ final class WireReport {
             return String.format(Locale.ROOT, "%.1f", ns);
         }
         return String.format(Locale.ROOT, "%.2f", ns);
-    }
-
-    static String fmtRatio(double r) {
-        if (r >= 100) {
-            return String.format(Locale.ROOT, "%.0fx", r);
-        }
-        if (r >= 10) {
-            return String.format(Locale.ROOT, "%.1fx", r);
-        }
-        return String.format(Locale.ROOT, "%.2fx", r);
     }
 }

@@ -1,9 +1,10 @@
 package dev.verbatim.bench.rpc;
 
-import dev.verbatim.bench.transport.ChildProcess;
-import dev.verbatim.bench.transport.LatencyHistogram;
-import dev.verbatim.bench.transport.Session;
-import dev.verbatim.bench.transport.TransportBench;
+import dev.verbatim.bench.fixtures.Graphs;
+import dev.verbatim.bench.harness.ChildProcess;
+import dev.verbatim.bench.harness.LatencyHistogram;
+import dev.verbatim.bench.harness.ScratchDir;
+import dev.verbatim.bench.harness.Session;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -48,10 +49,10 @@ class RpcContendersTest {
     private static long callEveryCase(String id, int perCase, Set<RpcCase> expectedCases) throws Exception {
         RpcContender c = RpcContenders.get(id);
         assertEquals(expectedCases, c.cases());
-        Path base = TransportBench.privateDir();
+        Path base = ScratchDir.privateDir();
         long made = 0;
         try {
-            Path dir = TransportBench.sessionDir(base, id);
+            Path dir = ScratchDir.sessionDir(base, id);
             Map<String, String> session = new LinkedHashMap<>();
             try (ChildProcess server = RpcBench.startServer(c, RpcBench.common(dir, 60_000), session)) {
                 try (RpcContender.Client client = c.client(new Session(session))) {
@@ -70,7 +71,7 @@ class RpcContendersTest {
                 assertEquals(0, server.process().exitValue());
             }
         } finally {
-            TransportBench.deleteTree(base);
+            ScratchDir.deleteTree(base);
             assertFalse(Files.exists(base));
         }
         return made;
@@ -144,7 +145,7 @@ class RpcContendersTest {
     @Test
     @Timeout(20)
     void aSuiteRunOfRmiAndGrpcMeasuresEveryCaseAndLeavesNoChild() throws Exception {
-        Path base = TransportBench.privateDir();
+        Path base = ScratchDir.privateDir();
         try {
             List<RpcContender> cs = List.of(RpcContenders.get("tcp/rmi"), RpcContenders.get("tcp/grpc"));
             List<RpcBench.Result> rs = RpcBench.runTurns(cs, new RpcBench.Plan(true, 2, 20, 40, false), base,
@@ -160,7 +161,7 @@ class RpcContendersTest {
                 });
             }
         } finally {
-            TransportBench.deleteTree(base);
+            ScratchDir.deleteTree(base);
         }
     }
 

@@ -1,7 +1,7 @@
 package dev.verbatim.bench.rpc;
 
-import dev.verbatim.bench.transport.LatencyHistogram;
-import dev.verbatim.bench.transport.Medium;
+import dev.verbatim.bench.harness.LatencyHistogram;
+import dev.verbatim.bench.harness.Medium;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;

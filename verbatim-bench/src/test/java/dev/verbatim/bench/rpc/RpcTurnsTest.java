@@ -1,11 +1,11 @@
 package dev.verbatim.bench.rpc;
 
-import dev.verbatim.bench.transport.ChildProcess;
-import dev.verbatim.bench.transport.LatencyHistogram;
-import dev.verbatim.bench.transport.Medium;
-import dev.verbatim.bench.transport.Session;
-import dev.verbatim.bench.transport.TransportBench;
-import dev.verbatim.bench.transport.TransportReport;
+import dev.verbatim.bench.harness.ChildProcess;
+import dev.verbatim.bench.harness.FloorCase;
+import dev.verbatim.bench.harness.LatencyHistogram;
+import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.ScratchDir;
+import dev.verbatim.bench.harness.Session;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -77,7 +77,7 @@ class RpcTurnsTest {
         RpcContender tcpFloor = RpcContenders.get("tcp/floor");
         List<RpcContender> cs = List.of(shmFloor, MISSING, tcpFloor);
         RpcBench.Plan plan = new RpcBench.Plan(true, 3, 10, 20, false);
-        Path base = TransportBench.privateDir();
+        Path base = ScratchDir.privateDir();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         List<RpcBench.Turn> log = new ArrayList<>();
         List<RpcBench.Result> rs;
@@ -85,7 +85,7 @@ class RpcTurnsTest {
             rs = RpcBench.runTurns(cs, plan, base, new PrintStream(err, true, StandardCharsets.UTF_8), log);
             assertEquals(0, ChildProcess.liveCount(), "children left behind");
         } finally {
-            TransportBench.deleteTree(base);
+            ScratchDir.deleteTree(base);
         }
         assertFalse(Files.exists(base), "session files left behind");
         assertEquals(3, rs.size());
@@ -148,12 +148,12 @@ class RpcTurnsTest {
         // The ratio of the medians (330 / 110 = 3) would mix rounds of different hosts.
         RpcBench.Run run = new RpcBench.Run("quick", 3, 20, 50, List.of(
                 result("floor", turns(100, 500, 110)), result("verbatim", turns(200, 600, 330))), 1, 0, 0);
-        TransportReport.Case nul = RpcReport.jsonCases(run).getFirst();
+        FloorCase nul = RpcReport.jsonCases(run).getFirst();
         assertEquals("shm/null", nul.name());
         assertEquals(110, nul.results().get("floor"), 110 * 0.01, "a figure is the median of the turns");
         assertEquals(330, nul.results().get("verbatim"), 330 * 0.01);
         assertEquals(2.0, nul.ratios().get("verbatim"), 0.03, "the ratio is not the median of the within-round ratios");
-        double target = RpcReport.targets(run).getFirst().measured().orElseThrow();
+        double target = RpcReport.targets(run).getFirst().measured();
         assertEquals(2.0, target, 0.03, "the target is not the median of the within-round ratios");
     }
 }

@@ -1,5 +1,9 @@
 package dev.verbatim.bench.transport;
 
+import dev.verbatim.bench.harness.ChildMain;
+import dev.verbatim.bench.harness.ChildProcess;
+import dev.verbatim.bench.harness.ScratchDir;
+import dev.verbatim.bench.harness.Session;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -35,18 +39,18 @@ class FloorExchangeTest {
     }
 
     private static long exchange(String id, int perSize) throws Exception {
-        Path base = TransportBench.privateDir();
+        Path base = ScratchDir.privateDir();
         try {
             assertEquals(Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE,
                     PosixFilePermission.OWNER_EXECUTE), Files.getPosixFilePermissions(base));
-            Path dir = TransportBench.sessionDir(base, id);
-            Map<String, String> props = TransportBench.common(dir, MAX, 60_000);
+            Path dir = ScratchDir.sessionDir(base, id);
+            Map<String, String> props = Session.properties(dir, MAX, 60_000);
             PingPongContender c = Contenders.pingPong(id);
             long verified = 0;
             try (ChildProcess pong = ChildProcess.start("pong " + id, c.jvmFlags(), Peer.class.getName(),
-                    TransportBench.args("pong", id, props))) {
+                    ChildMain.args("pong", id, props))) {
                 Map<String, String> session = new LinkedHashMap<>(props);
-                session.putAll(TransportBench.props(pong.awaitLine("READY", Duration.ofSeconds(15)).getLast()));
+                session.putAll(ChildMain.props(pong.awaitLine("READY", Duration.ofSeconds(15)).getLast()));
                 try (Arena arena = Arena.ofConfined();
                      PingPongContender.Ping ping = c.ping(new Session(session))) {
                     MemorySegment msg = arena.allocate(MAX);
@@ -63,7 +67,7 @@ class FloorExchangeTest {
             }
             return verified;
         } finally {
-            TransportBench.deleteTree(base);
+            ScratchDir.deleteTree(base);
             assertFalse(Files.exists(base), "session files left behind");
         }
     }
@@ -85,15 +89,15 @@ class FloorExchangeTest {
         // each size asked for twice, as the suite's turns do
         List<Plan.Bw> plan = List.of(new Plan.Bw(64, 2, 100, 10, 5_000, 2), new Plan.Bw(1000, 2, 10, 5, 3_000, 2),
                 new Plan.Bw(65_531, 2, 5, 1, 200, 2), new Plan.Bw(1 << 20, 2, 2, 1, 20, 2));
-        Path base = TransportBench.privateDir();
+        Path base = ScratchDir.privateDir();
         try {
-            Path dir = TransportBench.sessionDir(base, id);
-            Map<String, String> props = TransportBench.common(dir, 1 << 20, 60_000);
+            Path dir = ScratchDir.sessionDir(base, id);
+            Map<String, String> props = Session.properties(dir, 1 << 20, 60_000);
             StreamContender c = Contenders.stream(id);
             try (ChildProcess consumer = ChildProcess.start("consumer", c.jvmFlags(), Peer.class.getName(),
-                    TransportBench.args("consumer", id, props))) {
+                    ChildMain.args("consumer", id, props))) {
                 Map<String, String> session = new LinkedHashMap<>(props);
-                session.putAll(TransportBench.props(consumer.awaitLine("READY", Duration.ofSeconds(15)).getLast()));
+                session.putAll(ChildMain.props(consumer.awaitLine("READY", Duration.ofSeconds(15)).getLast()));
                 try (Arena arena = Arena.ofConfined();
                      StreamContender.Producer p = c.producer(new Session(session))) {
                     MemorySegment msg = arena.allocate(1 << 20);
@@ -107,7 +111,7 @@ class FloorExchangeTest {
                             Loops.produce(p, msg, b.size(), total, seq);
                             // the consumer checked every size and stamp of the turn
                             String line = consumer.awaitLine("BW", Duration.ofSeconds(20)).getLast();
-                            assertEquals(Integer.toString(b.size()), TransportBench.props(line).get("size"), line);
+                            assertEquals(Integer.toString(b.size()), ChildMain.props(line).get("size"), line);
                             turns++;
                         }
                     }
@@ -117,7 +121,7 @@ class FloorExchangeTest {
                 }
             }
         } finally {
-            TransportBench.deleteTree(base);
+            ScratchDir.deleteTree(base);
         }
     }
 }

@@ -1,5 +1,9 @@
 package dev.verbatim.bench.transport;
 
+import dev.verbatim.bench.harness.ChildProcess;
+import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.ScratchDir;
+import dev.verbatim.bench.harness.Session;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -59,7 +63,7 @@ class TurnsTest {
         List<Plan.Rtt> plan = List.of(new Plan.Rtt(8, 3, 100, 20, 30), new Plan.Rtt(4096, 2, 20, 10, 30));
         List<PingPongContender> contenders = List.of(Contenders.pingPong("shm/floor"), MISSING,
                 Contenders.pingPong("shm/buffer"));
-        Path base = TransportBench.privateDir();
+        Path base = ScratchDir.privateDir();
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         try {
             List<TransportBench.RttResult> rs = TransportBench.runPingPongs(contenders, plan, 0, base,
@@ -78,7 +82,7 @@ class TurnsTest {
                 }
             }
         } finally {
-            TransportBench.deleteTree(base);
+            ScratchDir.deleteTree(base);
         }
         assertFalse(Files.exists(base), "session files left behind");
     }
@@ -88,7 +92,7 @@ class TurnsTest {
         List<Plan.Bw> plan = List.of(new Plan.Bw(64, 2, 2_000, 500, 1_000, 2), new Plan.Bw(65_536, 3, 40, 10, 20, 2));
         List<StreamContender> contenders = List.of(Contenders.stream("shm/floor"), Contenders.stream("shm/buffer"),
                 Contenders.stream("shm/copy"));
-        Path base = TransportBench.privateDir();
+        Path base = ScratchDir.privateDir();
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         try {
             List<TransportBench.BwResult> rs = TransportBench.runStreams(contenders, plan, base,
@@ -103,18 +107,8 @@ class TurnsTest {
                 }
             }
         } finally {
-            TransportBench.deleteTree(base);
+            ScratchDir.deleteTree(base);
         }
         assertFalse(Files.exists(base), "session files left behind");
-    }
-
-    @Test
-    void aRatioIsTakenWithinEachRound() {
-        // contender 2x the floor in every round, whatever the round's host: the ratio is 2 exactly
-        double[] floor = {100, 400, 120, 500};
-        double[] other = {200, 800, 240, 1000};
-        assertEquals(2.0, TransportBench.pairedRatio(other, floor), 1e-12);
-        assertEquals(300.0, TransportBench.median(new double[] {500, 100, 300}), 1e-12);
-        assertEquals(260.0, TransportBench.median(floor), 1e-12);
     }
 }

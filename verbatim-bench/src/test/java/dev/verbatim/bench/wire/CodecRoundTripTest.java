@@ -1,5 +1,7 @@
 package dev.verbatim.bench.wire;
 
+import dev.verbatim.bench.fixtures.Graphs;
+import dev.verbatim.bench.fixtures.Pair;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

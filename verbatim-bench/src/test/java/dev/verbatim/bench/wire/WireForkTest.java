@@ -1,7 +1,7 @@
 package dev.verbatim.bench.wire;
 
-import dev.verbatim.bench.Harness;
-import dev.verbatim.bench.transport.ChildProcess;
+import dev.verbatim.bench.harness.BatchHarness;
+import dev.verbatim.bench.harness.ChildProcess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class WireForkTest {
     /** A few milliseconds per workload: figures are meaningless, the bookkeeping is what is tested. */
     private static final WireBench.Method TINY = new WireBench.Method(
-            new Harness.Settings("tiny", 1_000_000, 10_000_000, 1_000_000, 3, 2, 0.5, 0),
+            new BatchHarness.Settings("tiny", 1_000_000, 10_000_000, 1_000_000, 3, 2, 0.5, 0),
             1_000_000, 10_000_000, 100_000_000);
 
     private final ByteArrayOutputStream progress = new ByteArrayOutputStream();
@@ -108,7 +108,7 @@ class WireForkTest {
     void aChildThatOutlastsItsLimitIsKilledAndReported() {
         // warm-up of at least a minute per workload: the child cannot finish within 3 s on any machine
         WireBench.Method slow = new WireBench.Method(
-                new Harness.Settings("slow", 60_000_000_000L, 120_000_000_000L, 1_000_000, 3, 2, 0.5, 0),
+                new BatchHarness.Settings("slow", 60_000_000_000L, 120_000_000_000L, 1_000_000, 3, 2, 0.5, 0),
                 1_000_000, 10_000_000, 100_000_000);
         long t0 = System.nanoTime();
         WireBench.ForkFailure f = assertThrows(WireBench.ForkFailure.class, () -> WireBench.measureForked(
@@ -127,7 +127,7 @@ class WireForkTest {
         for (String a : args.subList(2, args.size())) {
             props.put(a.substring(0, a.indexOf('=')), a.substring(a.indexOf('=') + 1));
         }
-        var session = new dev.verbatim.bench.transport.Session(props);
+        var session = new dev.verbatim.bench.harness.Session(props);
         assertEquals(WireBench.Method.quick(), WireChild.method(session));
         assertEquals(List.of("bytes-10", "list-100"), WireChild.cases(session.require("cases")).stream().map(WireCase::name).toList());
         assertEquals("90000", props.get("deadlineMs"));
@@ -155,15 +155,15 @@ class WireForkTest {
 
     @Test
     void resultLinesRoundTripExactly() {
-        Harness.Result r = new Harness.Result("list-10/marshal/kryo", new double[] {1.0 / 3, 12345.678901234, 7e-3},
+        BatchHarness.Result r = new BatchHarness.Result("list-10/marshal/kryo", new double[] {1.0 / 3, 12345.678901234, 7e-3},
                 4711, false, 123_456_789L, 0.987654321);
         WireBench.Figures figures = new WireBench.Figures();
         String line = WireChild.resultLine("list-10", "marshal", r);
         WireChild.accept(line, "kryo", figures, err);
         WireChild.accept("SIZE case=list-10 bytes=23", "kryo", figures, err);
         WireChild.accept("RESULT case=list-10 op=unmarshal ops=1 stable=true warmupNs=1 cpu=NaN perOp=2.5", "kryo", figures, err);
-        WireBench.Run run = figures.toRun(Harness.Settings.quick(), List.of(WireCase.list(10)), List.of("kryo"), 0);
-        Harness.Result back = run.marshal().get("list-10").get("kryo");
+        WireBench.Run run = figures.toRun(BatchHarness.Settings.quick(), List.of(WireCase.list(10)), List.of("kryo"), 0);
+        BatchHarness.Result back = run.marshal().get("list-10").get("kryo");
         assertEquals(r.name(), back.name());
         assertTrue(java.util.Arrays.equals(r.nanosPerOp(), back.nanosPerOp()));
         assertEquals(r.opsPerBatch(), back.opsPerBatch());

@@ -9,6 +9,10 @@ import dev.verbatim.cli.demo.DemoApi.Quotes;
 import dev.verbatim.cli.demo.DemoApi.QuotesV2;
 import dev.verbatim.cli.demo.DemoApi.RejectedException;
 import dev.verbatim.rpc.Node;
+import dev.verbatim.transport.ConnectionOptions;
+import dev.verbatim.transport.ThrowawayPki;
+
+import java.nio.file.Path;
 
 
 /**
@@ -76,7 +80,10 @@ public final class DemoServer {
 
     public static void main(String[] args) throws Exception {
         String shm = args[0];
-        try (Node node = Node.listen(shm, "tcp://:0")) {
+        // with a throwaway CA's directory (demo --transport tls), the tcp listener requires mutual TLS
+        ConnectionOptions options = args.length > 1
+                ? Node.DEFAULT_OPTIONS.withTls(ThrowawayPki.at(Path.of(args[1])).listener()) : Node.DEFAULT_OPTIONS;
+        try (Node node = Node.listen(options, shm, "tcp://:0")) {
             node.export("quotes", Quotes.class, new QuotesImpl(node, false));
             System.out.println("READY " + node.addresses().get(0) + " " + node.addresses().get(1));
             System.out.flush();

@@ -127,7 +127,7 @@ final class Dispatcher {
                 // and calls a leading caller reads are handed here at once (see queue)
                 if (recvLock.tryLock()) {
                     try {
-                        connection.poll(endpoint.handler(), 64);
+                        endpoint.poll(64);
                         sender.tryFlush();
                     } catch (TransportException e) {
                         endpoint.closeWith(e.getMessage());
@@ -150,7 +150,7 @@ final class Dispatcher {
                 long spinUntil = System.nanoTime() + (lastWaitEmpty ? 0 : WaitPolicy.DISPATCH_SPIN_NANOS);
                 int n = 0;
                 while (!calls.callersWait() && queued.isEmpty() && recvLock.isHeldByCurrentThread()) {
-                    n = connection.poll(endpoint.handler(), 64);
+                    n = endpoint.poll(64);
                     if (outbox.count() != 0) {
                         sender.tryFlush();
                     }
@@ -193,7 +193,7 @@ final class Dispatcher {
                             Endpoint.releaseQuietly(d);
                         }
                         while (queued.isEmpty() && recvLock.isHeldByCurrentThread()
-                                && connection.poll(endpoint.handler(), 64) > 0) {
+                                && endpoint.poll(64) > 0) {
                             // drain what else has arrived
                         }
                     }

@@ -123,8 +123,21 @@ public final class Endpoint {
         return dispatcher;
     }
 
-    DeliveryHandler handler() {
-        return handler;
+    ReadLeader leader() {
+        return leader;
+    }
+
+    /**
+     * Polls the connection through the message switch (holding the read lock), then runs the call the
+     * poll read to run inline, if any, outside the transport's callback. The calling thread may have lost
+     * the read lock when this returns ({@link ReadLeader#holds()}).
+     */
+    int poll(int limit) {
+        try {
+            return connection.poll(handler, limit);
+        } finally {
+            incoming.runDeferred();
+        }
     }
 
     private void ensureDispatcher() {
@@ -229,16 +242,17 @@ public final class Endpoint {
 
     // ------------------------------------------------------------------ the message switch
 
-    /** A message handed over by a poll: the poll goes on unless this thread gave the read lock away. */
+    /** A message handed over by a poll: the poll stops when the message is a call to run inline ({@link #poll}). */
     private DeliveryHandler.Action onDelivery(Delivery d) {
         handle(d, false);
-        return leader.holds() ? DeliveryHandler.Action.CONTINUE : DeliveryHandler.Action.STOP;
+        return incoming.hasDeferred() ? DeliveryHandler.Action.STOP : DeliveryHandler.Action.CONTINUE;
     }
 
     /**
      * Handles one message. {@code owned}: {@code d} came from take (not a callback) and the caller
-     * releases it, unless this returns true: a call running on another thread took it over. The
-     * calling thread may have given the read lock away when this returns ({@link ReadLeader#holds()}).
+     * releases it, unless this returns true: a call running on another thread took it over. With
+     * {@code owned}, the calling thread may have given the read lock away when this returns
+     * ({@link ReadLeader#holds()}); a call read by a poll's callback runs once the poll returned.
      */
     boolean handle(Delivery d, boolean owned) {
         MemorySegment m = d.payload();

@@ -31,7 +31,9 @@ import static dev.verbatim.rpc.internal.RpcDescriptor.*;
  * virtual thread when the export asks, else on the dispatcher (inline when the dispatcher is the
  * reader, else queued to it), never on an unrelated waiting caller. A thread running a call inline gives
  * the read lock away for the call's duration and takes it back only if still free; if not, it stops
- * reading (the poll's handler answers {@code STOP}).
+ * reading. A call read in a poll's callback runs after the poll returned, never inside the callback
+ * (the poll's handler answers {@code STOP}): the transport goes on with its reader's state when a
+ * callback returns, which must not happen while another thread reads.
  *
  * <p>Thread-safe.
  */
@@ -111,8 +113,9 @@ final class IncomingCalls {
     /**
      * Handles a {@code CALL}. {@code owned}: {@code d} came from take and the reading thread releases it,
      * unless this returns true (another thread runs the call and took the delivery over, or an asynchronous
-     * method still reads it). The reading thread may have lost the read lock when this returns
-     * (see {@link ReadLeader#holds()}).
+     * method still reads it). A call to run inline on a thread that took {@code d} runs now (the thread
+     * may have lost the read lock when this returns: see {@link ReadLeader#holds()}); one read in a poll's
+     * callback is {@linkplain #deferInline deferred} until the poll returned.
      */
     boolean onCall(Delivery d, MemorySegment m, boolean owned) {
         long callId = callId(m);
@@ -188,7 +191,7 @@ final class IncomingCalls {
         boolean inline = delegate != null ? delegate.caller == me
                 : !virtual && me == endpoint.dispatcher().thread() && !calls.callersWait();
         if (inline) {
-            return runInline(d, m, owned, callId, chain, ri, mi, impl);
+            return owned ? runInline(d, m, callId, chain, ri, mi, impl) : deferInline(d, m, callId, chain, ri, mi, impl);
         }
         Delivery kept = owned ? d : d.retain(); // the arguments stay readable on the thread that runs the call
         final RemoteInterface fri = ri;
@@ -235,39 +238,126 @@ final class IncomingCalls {
     }
 
     /**
-     * Runs a call on the thread that read it, giving the read lock away while it runs (so what the call
-     * waits for can still be read) and taking it back after, only if still free: a thread that finds it
-     * taken leaves it to the new holder and stops reading.
+     * A call a poll's callback read to run inline, waiting for the poll to return ({@link #runDeferred}).
+     * Reused; written and read only by the holder of the read lock, always the same thread in between.
      */
-    private boolean runInline(Delivery d, MemorySegment m, boolean owned, long callId, long chain, RemoteInterface ri,
-                              RemoteInterface.MethodInfo mi, Object impl) {
-        // views and segments read the message during the call: retained, so that another thread
-        // reading on cannot free its area (every other argument is decoded before the lock goes)
-        Delivery kept = owned || !mi.inPlace ? d : d.retain();
+    private static final class Deferred {
+        Delivery kept;
+        MemorySegment message;
+        Object[] args;
+        long callId;
+        long chain;
+        RemoteInterface remote;
+        RemoteInterface.MethodInfo method;
+        Object impl;
+
+        void clear() {
+            kept = null;
+            message = null;
+            args = null;
+            remote = null;
+            method = null;
+            impl = null;
+        }
+    }
+
+    private final Deferred deferred = new Deferred();
+
+    /**
+     * Whether a call read by the poll running now waits to run inline once the poll returned: the poll's
+     * handler then answers {@code STOP}.
+     */
+    boolean hasDeferred() {
+        return deferred.method != null;
+    }
+
+    /**
+     * Readies a call read in a poll's callback to run inline after the poll returned. Its arguments are
+     * read now, while the delivery is valid and this thread reads (views and segments keep the delivery,
+     * retained); it must not run inside the callback: it gives the read lock away, and another thread
+     * may read on before it ends, while the transport, once the callback returns, goes on with its
+     * reader's state (it invalidates the delivery it handed out) on this thread.
+     */
+    private boolean deferInline(Delivery d, MemorySegment m, long callId, long chain, RemoteInterface ri,
+                                RemoteInterface.MethodInfo mi, Object impl) {
+        assert deferred.method == null : "a second call to run inline in one poll (its handler must answer STOP)";
+        Delivery kept = mi.inPlace ? d.retain() : null;
+        Object[] args = arguments(kept == null ? d : kept, m, callId, mi);
+        if (args == null) {
+            if (kept != null) {
+                kept.release();
+            }
+            return false;
+        }
+        Deferred c = deferred;
+        c.kept = kept;
+        c.message = m;
+        c.args = args;
+        c.callId = callId;
+        c.chain = chain;
+        c.remote = ri;
+        c.method = mi;
+        c.impl = impl;
+        return false; // the transport's delivery: a retained one is the deferred call's
+    }
+
+    /**
+     * Runs the call the last poll read to run inline, if any (after the poll returned, holding the read
+     * lock): see {@link #runInline}. The calling thread may have lost the read lock when this returns.
+     */
+    void runDeferred() {
+        Deferred c = deferred;
+        RemoteInterface.MethodInfo mi = c.method;
+        if (mi == null) {
+            return;
+        }
+        Delivery kept = c.kept;
+        MemorySegment m = c.message;
+        Object[] args = c.args;
+        long callId = c.callId;
+        long chain = c.chain;
+        RemoteInterface ri = c.remote;
+        Object impl = c.impl;
+        c.clear(); // before the call: a poll inside it may defer a call of its own
         boolean keep = false;
-        ReentrantLock recvLock = leader.lock();
-        boolean reading = recvLock.isHeldByCurrentThread();
         try {
-            Object[] args;
-            try {
-                args = arguments(kept, m, callId, mi); // before the read lock goes: see arguments()
-            } finally {
-                if (reading) {
-                    recvLock.unlock();
-                }
-            }
-            if (args != null) {
-                keep = run(kept, m, args, callId, chain, ri, mi, impl);
-            }
+            keep = runGivingLockAway(kept, m, args, callId, chain, ri, mi, impl);
         } finally {
-            if (kept != d && !keep) {
+            if (kept != null && !keep) {
                 kept.release();
             }
         }
+    }
+
+    /**
+     * Runs a call on the thread that took its delivery ({@code owned}), giving the read lock away while it
+     * runs; the arguments are read first, while this thread still reads.
+     */
+    private boolean runInline(Delivery d, MemorySegment m, long callId, long chain, RemoteInterface ri,
+                              RemoteInterface.MethodInfo mi, Object impl) {
+        Object[] args = arguments(d, m, callId, mi); // before the read lock goes: see arguments()
+        return args != null && runGivingLockAway(d, m, args, callId, chain, ri, mi, impl);
+    }
+
+    /**
+     * Runs a call whose arguments were read, giving the read lock away while it runs (so what the call
+     * waits for can still be read) and taking it back after, only if still free: a thread that finds it
+     * taken leaves it to the new holder and stops reading ({@link ReadLeader#holds()}).
+     */
+    private boolean runGivingLockAway(Delivery d, MemorySegment m, Object[] args, long callId, long chain,
+                                      RemoteInterface ri, RemoteInterface.MethodInfo mi, Object impl) {
+        ReentrantLock recvLock = leader.lock();
+        boolean reading = recvLock.isHeldByCurrentThread();
         if (reading) {
-            recvLock.tryLock(); // else the lock went to another thread: it reads on, this one stops (ReadLeader.holds)
+            recvLock.unlock();
         }
-        return keep;
+        try {
+            return run(d, m, args, callId, chain, ri, mi, impl);
+        } finally {
+            if (reading) {
+                recvLock.tryLock(); // else the lock went to another thread: it reads on, this one stops
+            }
+        }
     }
 
     /** Answers a {@code LOOKUP}: the export's id, or why not. */

@@ -22,10 +22,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>While it waits, a caller also runs its <em>delegate inbox</em>: the calls nested in its chain that
  * another thread read and handed to it ({@link PendingCall#offer}).
  *
- * <p>The read lock may change hands inside a poll: a thread running an incoming call inline gives it
- * away for the call's duration and takes it back only if still free ({@link IncomingCalls}). A reader
- * that lost it stops reading (the poll's handler answers {@code STOP}) and every loop here looks at
- * {@link #holds()} before it reads on. A leader also steps down when another thread queues for the lock.
+ * <p>The read lock may change hands while a reader runs an incoming call inline: it gives the lock away
+ * for the call's duration and takes it back only if still free ({@link IncomingCalls}). A call read by a
+ * poll runs once the poll returned ({@link Endpoint#poll}), never inside the transport's callback; a
+ * reader that lost the lock stops reading, and every loop here looks at {@link #holds()} before it
+ * reads on. A leader also steps down when another thread queues for the lock.
  * How long each side spins and parks is the {@link WaitPolicy}.
  */
 final class ReadLeader {
@@ -185,7 +186,7 @@ final class ReadLeader {
             }
             int n;
             try {
-                n = connection.poll(endpoint.handler(), 16);
+                n = endpoint.poll(16);
             } catch (TransportException e) {
                 endpoint.closeWith(e.getMessage());
                 return;

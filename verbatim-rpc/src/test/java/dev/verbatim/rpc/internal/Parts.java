@@ -10,6 +10,17 @@ public final class Parts {
         int add(int x);
     }
 
+    /** A server that calls back (a nested call in the caller's chain) and one that answers plainly. */
+    public interface Service extends Remote {
+        int callBack(Callback cb, int x);
+
+        int echo(int x);
+    }
+
+    public interface Callback extends Remote {
+        int run(int x);
+    }
+
     public interface Named extends Remote {
         String name();
     }

@@ -65,7 +65,7 @@ public final class ChannelIO {
         }
     }
 
-    private static void await(Selector selector, long deadline, String what) throws IOException {
+    static void await(Selector selector, long deadline, String what) throws IOException {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
             throw new TransportException(Reason.TIMEOUT, "timed out during " + what);

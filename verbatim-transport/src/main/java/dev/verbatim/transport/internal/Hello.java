@@ -15,8 +15,8 @@ import java.nio.charset.StandardCharsets;
  * </pre>
  *
  * <p>{@code flags} took two of the reserved zero bytes, so the version stays 1: a peer that does
- * not use a secret sends exactly the bytes it sent before flags existed. The one flag,
- * {@link #FLAG_SECRET}, says "this side holds a shared secret and requires the peer to prove it;
+ * not use a secret sends exactly the bytes it sent before flags existed. The flag
+ * {@link #FLAG_SECRET} says "this side holds a shared secret and requires the peer to prove it;
  * a 32-byte nonce follows this message" ({@link SecretExchange}). Announcing it in the handshake,
  * rather than just starting the challenge, lets a side whose configuration differs fail at once
  * with a reason instead of waiting for bytes that will never come. Unknown flag bits and non-zero
@@ -32,7 +32,12 @@ public record Hello(int kind, long pid, int areaCount, int areaSize, String name
     public static final int FLAGS_OFFSET = 26;
     /** The sender holds a shared secret (tcp) and a {@link SecretExchange#NONCE}-byte nonce follows. */
     public static final int FLAG_SECRET = 1;
-    private static final int KNOWN_FLAGS = FLAG_SECRET;
+    /**
+     * Sent only by a TLS listener, in a plaintext WELCOME, to a connector that said a plaintext
+     * HELLO: "this listener requires TLS"; the listener closes after it (docs/transport.md §5.2).
+     */
+    public static final int FLAG_TLS = 2;
+    private static final int KNOWN_FLAGS = FLAG_SECRET | FLAG_TLS;
 
     /** A handshake message without flags. */
     public Hello(int kind, long pid, int areaCount, int areaSize, String name) {
@@ -42,6 +47,11 @@ public record Hello(int kind, long pid, int areaCount, int areaSize, String name
     /** Whether the sender requires the peer to prove a shared secret. */
     public boolean requiresSecret() {
         return (flags & FLAG_SECRET) != 0;
+    }
+
+    /** Whether the sender (a listener) requires TLS and is closing this plaintext connection. */
+    public boolean requiresTls() {
+        return (flags & FLAG_TLS) != 0;
     }
 
     public ByteBuffer encode() {

@@ -13,7 +13,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
-import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -29,24 +28,22 @@ import static dev.verbatim.transport.internal.FrameDescriptor.NEXT_PAYLOAD;
 import static dev.verbatim.transport.internal.FrameDescriptor.NOTICE;
 
 /**
- * A connection over TCP (Java NIO, non-blocking, {@code TCP_NODELAY}). The sender mirrors the
- * peer's receive window with a {@link Placement} and spends the areas the peer announced free; the
- * receiver reads frames into its own off-heap window with an {@link AreaWriter} (large payloads
- * straight from the socket into place) and reads records from it exactly as on {@code shm}. No
+ * A connection over TCP (Java NIO, non-blocking, {@code TCP_NODELAY}), plaintext or TLS: the bytes
+ * go through a {@link TcpStream}. The sender mirrors the peer's receive window with a
+ * {@link Placement} and spends the areas the peer announced free; the receiver's
+ * {@link TcpFrameReader} files frames into its own off-heap window (large payloads straight from
+ * the stream into place) and records are read from it exactly as on {@code shm}. No
  * thread of its own: the receiving thread reads the socket when it polls; a sender short of areas
  * reads it too, for the notices. Two locks: {@code pumpLock} (reading the socket) is always taken
  * before {@code sendLock} (writing it), never the other way round.
  */
 public final class TcpConnection extends BaseConnection {
-    private static final int STAGING = 64 * 1024;
     private static final int NEXT_SPAN = HEADER + NEXT_PAYLOAD;
     private static final long WAIT_SLICE_MS = 10;
     private static final int INITIAL_SEND = 64 * 1024;
 
-    private final SocketChannel channel;
+    private final TcpStream stream;
     private final Buffer own;
-    private final MemorySegment ownWindow;
-    private final int ownMax;
     private final AtomicIntegerArray ownState;
     /** Areas of our window freed since our last frame: the next frame carries them (piggy-back). */
     private final AtomicLong noticesRef;
@@ -65,29 +62,22 @@ public final class TcpConnection extends BaseConnection {
 
     // receiving (under pumpLock)
     private final ReentrantLock pumpLock = new ReentrantLock();
-    private final ByteBuffer staging = ByteBuffer.allocateDirect(STAGING).order(ByteOrder.LITTLE_ENDIAN);
-    private final MemorySegment stagingSegment = MemorySegment.ofBuffer(staging);
-    private final AreaWriter pumpWriter;
+    private final TcpFrameReader frames;
     private final Selector readSelector;
-    private long partialOffset;
-    private long partialRemaining;
-    private int partialType;
-    private int partialLength;
-    private boolean eof;
 
-    public TcpConnection(ConnectionOptions options, String description, SocketChannel channel,
+    public TcpConnection(ConnectionOptions options, String description, TcpStream stream,
                          int peerAreaCount, int peerAreaSize) throws IOException {
-        this(options, description, channel, Buffers.offHeap(AreaDescriptor.windowSize(options.areaCount(),
+        this(options, description, stream, Buffers.offHeap(AreaDescriptor.windowSize(options.areaCount(),
                 options.areaSize())), peerAreaCount, peerAreaSize);
     }
 
-    private TcpConnection(ConnectionOptions options, String description, SocketChannel channel, Buffer own,
+    private TcpConnection(ConnectionOptions options, String description, TcpStream stream, Buffer own,
                           int peerAreaCount, int peerAreaSize) throws IOException {
-        this(options, description, channel, own, own.segment(), new AtomicIntegerArray(options.areaCount()),
+        this(options, description, stream, own, own.segment(), new AtomicIntegerArray(options.areaCount()),
                 new AtomicLong(), new TcpConnection[1], peerAreaCount, peerAreaSize);
     }
 
-    private TcpConnection(ConnectionOptions options, String description, SocketChannel channel, Buffer own,
+    private TcpConnection(ConnectionOptions options, String description, TcpStream stream, Buffer own,
                           MemorySegment ownWindow, AtomicIntegerArray ownState, AtomicLong notices,
                           TcpConnection[] self, int peerAreaCount, int peerAreaSize) throws IOException {
         super(options, description, new AreaReader(ownWindow, options.areaCount(), options.areaSize(), area -> {
@@ -98,10 +88,8 @@ public final class TcpConnection extends BaseConnection {
             }
         }));
         self[0] = this;
-        this.channel = channel;
+        this.stream = stream;
         this.own = own;
-        this.ownWindow = ownWindow;
-        this.ownMax = AreaDescriptor.maxPayload(options.areaSize());
         this.ownState = ownState;
         ownState.set(0, STATE_SENDER);
         this.placement = new Placement(peerAreaCount, peerAreaSize);
@@ -110,13 +98,13 @@ public final class TcpConnection extends BaseConnection {
         this.peerMax = AreaDescriptor.maxPayload(peerAreaSize);
         this.send = Buffers.offHeap(NEXT_SPAN + HEADER + INITIAL_SEND);
         this.sendWindow = send.segment();
-        this.pumpWriter = new AreaWriter(ownWindow, options.areaCount(), options.areaSize());
+        this.frames = new TcpFrameReader(stream, new FrameEvents(), ownWindow, options.areaCount(), options.areaSize());
         this.readSelector = Selector.open();
         this.writeSelector = Selector.open();
         this.creditSelector = Selector.open();
-        channel.register(readSelector, SelectionKey.OP_READ);
-        channel.register(writeSelector, SelectionKey.OP_WRITE);
-        channel.register(creditSelector, SelectionKey.OP_READ);
+        stream.socket().register(readSelector, SelectionKey.OP_READ);
+        stream.socket().register(writeSelector, SelectionKey.OP_WRITE);
+        stream.socket().register(creditSelector, SelectionKey.OP_READ);
         this.noticesRef = notices;
     }
 
@@ -282,8 +270,8 @@ public final class TcpConnection extends BaseConnection {
             };
             long total = NEXT_SPAN + HEADER - start + padded;
             long deadline = System.nanoTime() + options.sendTimeout().toNanos();
-            while (written < total) {
-                long n = channel.write(parts);
+            while (written < total || !stream.flush()) { // TLS: until its records are on the socket
+                long n = stream.write(parts);
                 written += n;
                 if (n == 0) {
                     awaitWritable(deadline, written > 0);
@@ -313,8 +301,8 @@ public final class TcpConnection extends BaseConnection {
             int start = b.position();
             long deadline = 0;
             while (true) {
-                channel.write(b);
-                if (!b.hasRemaining()) {
+                stream.write(b);
+                if (!b.hasRemaining() && stream.flush()) { // TLS: its records are on the socket
                     return;
                 }
                 if (deadline == 0) {
@@ -373,12 +361,12 @@ public final class TcpConnection extends BaseConnection {
                 }
                 header(NEXT_SPAN, 0, NOTICE, m);
                 ByteBuffer b = sendWindow.asSlice(NEXT_SPAN, HEADER).asByteBuffer();
-                channel.write(b);
+                stream.write(b);
                 if (b.position() == 0) {
                     restore(m, -1);
                     return; // the socket is full: the notice rides on a later frame
                 }
-                if (b.hasRemaining()) {
+                if (b.hasRemaining() || !stream.flush()) {
                     writeFully(b); // a started frame is finished (or the connection closes)
                 }
             } catch (IOException e) {
@@ -449,157 +437,38 @@ public final class TcpConnection extends BaseConnection {
 
     private ProtocolViolation deferred;
 
-    /** Reads what the socket has and files complete frames into the window; true if any record was published. */
+    /** Reads the stream into the window unless the connection is closed; true if any record was published. */
     private boolean pump() throws ProtocolViolation {
-        if (eof || isClosed()) {
-            return false;
-        }
-        boolean published = false;
-        try {
-            if (partialRemaining > STAGING / 2 && staging.position() == 0) {
-                ByteBuffer direct = ownWindow.asSlice(partialOffset, partialRemaining).asByteBuffer();
-                int n = channel.read(direct);
-                if (n < 0) {
-                    ended();
-                    return false;
-                }
-                partialOffset += n;
-                partialRemaining -= n;
-                if (partialRemaining == 0) {
-                    pumpWriter.publishRelease(partialType, partialLength);
-                    published = true;
-                }
-                return published;
-            }
-            int n = channel.read(staging);
-            if (n < 0) {
-                ended();
-            }
-            staging.flip();
-            try {
-                published = parse();
-            } finally {
-                staging.compact();
-            }
-            return published;
-        } catch (IOException e) {
-            if (!isClosed()) {
-                peerEnded(false, "the connection failed: " + e.getMessage());
-            }
-            eof = true;
-            return published;
-        }
+        return !isClosed() && frames.pump();
     }
 
-    private void ended() {
-        eof = true;
-        peerEnded(false, "the connection was lost without a close (the peer process died or the network failed)");
-    }
+    /** What the {@link TcpFrameReader} learns that the connection's state decides. */
+    private final class FrameEvents implements TcpFrameReader.Events {
+        @Override
+        public void notices(long notices) throws ProtocolViolation {
+            if (placement.areaCount < 64 && (notices >>> placement.areaCount) != 0) {
+                throw TcpFrameReader.violation("a notice for areas it does not have (0x" + Long.toHexString(notices) + ")");
+            }
+            remoteFree.getAndUpdate(m -> m | notices);
+            creditSelector.wakeup(); // a sender waiting for areas may be asleep
+        }
 
-    private boolean parse() throws ProtocolViolation {
-        boolean published = false;
-        while (true) {
-            if (partialRemaining > 0) {
-                int n = (int) Math.min(partialRemaining, staging.remaining());
-                MemorySegment.copy(stagingSegment, staging.position(), ownWindow, partialOffset, n);
-                staging.position(staging.position() + n);
-                partialOffset += n;
-                partialRemaining -= n;
-                if (partialRemaining > 0) {
-                    return published;
-                }
-                pumpWriter.publishRelease(partialType, partialLength);
-                published = true;
-                continue;
-            }
-            if (staging.remaining() < HEADER) {
-                return published;
-            }
-            int p = staging.position();
-            long length = staging.getInt(p) & 0xFFFF_FFFFL;
-            int type = staging.get(p + 4) & 0xFF;
-            long notices = staging.getLong(p + 8);
-            if (staging.get(p + 5) != 0 || staging.getShort(p + 6) != 0) {
-                throw frameViolation("a malformed frame header");
-            }
-            switch (type) {
-                case FrameDescriptor.DATA, FrameDescriptor.REGION -> {
-                    if (length > ownMax) {
-                        throw frameViolation("a frame of " + length + " bytes, above this side's maximum of " + ownMax);
-                    }
-                    if (!pumpWriter.placement.fits(length)) {
-                        throw frameViolation("a frame of " + length + " bytes that overruns receive area "
-                                + pumpWriter.placement.area());
-                    }
-                    applyNotices(notices);
-                    staging.position(p + HEADER);
-                    partialRemaining = (length + 7) & ~7L;
-                    partialOffset = pumpWriter.payloadOffset(partialRemaining);
-                    partialType = type;
-                    partialLength = (int) length;
-                    if (partialRemaining == 0) {
-                        pumpWriter.publishRelease(type, 0);
-                        published = true;
-                    }
-                }
-                case NEXT -> {
-                    if (length != NEXT_PAYLOAD) {
-                        throw frameViolation("a NEXT frame of " + length + " bytes");
-                    }
-                    if (staging.remaining() < HEADER + NEXT_PAYLOAD) {
-                        return published;
-                    }
-                    long next = staging.getLong(p + HEADER);
-                    int current = pumpWriter.placement.area();
-                    if (next < 0 || next >= options.areaCount() || next == current
-                            || ownState.get((int) next) != STATE_FREE || !reader.isClear((int) next)) {
-                        throw frameViolation("a NEXT frame to area " + next + ", which was not free");
-                    }
-                    applyNotices(notices);
-                    ownState.set((int) next, STATE_SENDER);
-                    pumpWriter.nextRelease((int) next);
-                    staging.position(p + HEADER + NEXT_PAYLOAD);
-                }
-                case NOTICE -> {
-                    if (length != 0) {
-                        throw frameViolation("a NOTICE frame with a payload");
-                    }
-                    applyNotices(notices);
-                    staging.position(p + HEADER);
-                }
-                case CLOSE -> {
-                    if (length > FrameDescriptor.MAX_REASON) {
-                        throw frameViolation("a CLOSE frame of " + length + " bytes");
-                    }
-                    int span = (int) FrameDescriptor.frameSpan(length);
-                    if (staging.remaining() < span) {
-                        return published;
-                    }
-                    byte[] reason = new byte[(int) length];
-                    staging.get(p + HEADER, reason);
-                    staging.position(p + span);
-                    eof = true;
-                    peerEnded(true, reason.length == 0 ? null : new String(reason, StandardCharsets.UTF_8));
-                    return published;
-                }
-                default -> throw frameViolation("a frame of unknown type " + type);
+        @Override
+        public boolean mayEnter(int area) {
+            return ownState.get(area) == STATE_FREE && reader.isClear(area);
+        }
+
+        @Override
+        public void entered(int area) {
+            ownState.set(area, STATE_SENDER);
+        }
+
+        @Override
+        public void ended(boolean clean, String why) {
+            if (clean || !isClosed()) {
+                peerEnded(clean, why);
             }
         }
-    }
-
-    private void applyNotices(long notices) throws ProtocolViolation {
-        if (notices == 0) {
-            return;
-        }
-        if (placement.areaCount < 64 && (notices >>> placement.areaCount) != 0) {
-            throw frameViolation("a notice for areas it does not have (0x" + Long.toHexString(notices) + ")");
-        }
-        remoteFree.getAndUpdate(m -> m | notices);
-        creditSelector.wakeup(); // a sender waiting for areas may be asleep
-    }
-
-    private ProtocolViolation frameViolation(String what) {
-        return new ProtocolViolation("the peer sent " + what);
     }
 
     @Override
@@ -610,7 +479,7 @@ public final class TcpConnection extends BaseConnection {
 
     @Override
     protected void parkReceiver(long nanos) {
-        if (reader.hasDataAcquire() || wakeupPending()) {
+        if (reader.hasDataAcquire() || wakeupPending() || stream.hasBufferedInput()) {
             return;
         }
         try {
@@ -656,8 +525,8 @@ public final class TcpConnection extends BaseConnection {
             b.putInt(n).put((byte) CLOSE).put((byte) 0).putShort((short) 0).putLong(0).put(r, 0, n);
             b.position(0).limit(HEADER + padded);
             long deadline = System.nanoTime() + 1_000_000_000L;
-            while (b.hasRemaining() && System.nanoTime() - deadline < 0) {
-                if (channel.write(b) == 0) {
+            while ((b.hasRemaining() || !stream.flush()) && System.nanoTime() - deadline < 0) {
+                if (stream.write(b) == 0) {
                     writeSelector.select(WAIT_SLICE_MS);
                     writeSelector.selectedKeys().clear();
                 }
@@ -676,12 +545,12 @@ public final class TcpConnection extends BaseConnection {
      */
     private void lingerBriefly() {
         try {
-            channel.shutdownOutput();
+            stream.shutdownOutput(); // with TLS after a close_notify
             ByteBuffer sink = ByteBuffer.allocate(4096);
             long deadline = System.nanoTime() + 50_000_000L;
             while (System.nanoTime() - deadline < 0) {
                 sink.clear();
-                int n = channel.read(sink);
+                int n = stream.socket().read(sink); // discarded: no need to decrypt
                 if (n < 0) {
                     return;
                 }
@@ -702,7 +571,7 @@ public final class TcpConnection extends BaseConnection {
             lingerBriefly();
         }
         try {
-            channel.close();
+            stream.close();
             readSelector.close();
             writeSelector.close();
             creditSelector.close();

@@ -15,9 +15,12 @@ import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
+import javax.net.ssl.SSLException;
+
 /**
- * Opening {@code tcp://HOST:PORT} connections: connect, listen, the {@link Hello} exchange and, when
- * the options carry a shared secret, the {@link SecretExchange}. Everything of a connection's setup
+ * Opening {@code tcp://HOST:PORT} connections: connect, listen, with TLS options the
+ * {@link TlsHandshake} first, then the {@link Hello} exchange (inside TLS when on) and, when the
+ * options carry a shared secret, the {@link SecretExchange}. Everything of a connection's setup
  * runs within its connect timeout.
  */
 public final class TcpTransport {
@@ -36,12 +39,18 @@ public final class TcpTransport {
                 throw new TransportException(Reason.CONNECT, "cannot connect to " + text + ": " + e.getMessage(), e);
             }
             channel.configureBlocking(false);
+            TcpStream stream = options.tls() == null ? new PlainStream(channel)
+                    : TlsHandshake.connect(channel, options.tls(), address, text, deadline);
             Hello hello = ownHello(Hello.KIND_HELLO, options, secret != null);
             byte[] helloBytes = bytes(hello.encode());
             byte[] nonceC = secret == null ? new byte[0] : SecretExchange.nonce();
-            ChannelIO.writeFully(channel, ByteBuffer.allocate(helloBytes.length + nonceC.length).put(helloBytes).put(nonceC).flip(),
+            stream.writeFully(ByteBuffer.allocate(helloBytes.length + nonceC.length).put(helloBytes).put(nonceC).flip(),
                     deadline, "the tcp handshake");
-            Received welcome = readHello(channel, Hello.KIND_WELCOME, deadline);
+            Received welcome = readHello(stream, null, Hello.KIND_WELCOME, deadline);
+            if (welcome.hello().requiresTls()) {
+                throw new TransportException(Reason.AUTH, "the listener at " + text + " requires TLS and this side does"
+                        + " not use it (ConnectionOptions.withTls)");
+            }
             if (welcome.hello().requiresSecret() && secret == null) {
                 throw new TransportException(Reason.AUTH, "the listener at " + text + " requires a shared secret and this"
                         + " side has none (ConnectionOptions.withSharedSecret)");
@@ -51,13 +60,17 @@ public final class TcpTransport {
                     throw new TransportException(Reason.AUTH, "the listener at " + text + " does not use a shared secret,"
                             + " so it cannot prove it holds this side's: refusing the connection");
                 }
-                authenticateListener(channel, text, secret, nonceC, helloBytes, welcome.bytes(), deadline);
+                authenticateListener(stream, text, secret, nonceC, helloBytes, welcome.bytes(), deadline);
             }
             Hello w = welcome.hello();
-            return new TcpConnection(options, text + " (connector)", channel, w.areaCount(), w.areaSize());
+            return new TcpConnection(options, text + " (connector)", stream, w.areaCount(), w.areaSize());
         } catch (ProtocolViolation v) {
             ChannelIO.closeQuietly(channel);
             throw new TransportException(Reason.CONNECT, text + " refused the handshake: " + v.getMessage());
+        } catch (SSLException e) { // after the TLS handshake: the listener refused this side's certificate
+            ChannelIO.closeQuietly(channel);
+            throw new TransportException(Reason.AUTH, "the TLS handshake with " + text + " failed: "
+                    + TlsHandshake.describe(e), e);
         } catch (IOException e) {
             ChannelIO.closeQuietly(channel);
             throw new TransportException(Reason.IO, "connecting to " + text + " failed: " + e.getMessage(), e);
@@ -72,15 +85,15 @@ public final class TcpTransport {
      * the listener's nonce, proves itself, then checks the listener's proof. A listener that
      * closes instead of proving itself refused our proof (it sends nothing else at that point).
      */
-    private static void authenticateListener(SocketChannel channel, String text, byte[] secret, byte[] nonceC,
+    private static void authenticateListener(TcpStream channel, String text, byte[] secret, byte[] nonceC,
                                              byte[] hello, byte[] welcome, long deadline) throws IOException {
         byte[] nonceL = new byte[SecretExchange.NONCE];
-        ChannelIO.readFully(channel, ByteBuffer.wrap(nonceL), deadline, "the shared-secret exchange");
+        channel.readFully(ByteBuffer.wrap(nonceL), deadline, "the shared-secret exchange");
         byte[] proofC = SecretExchange.proof(secret, SecretExchange.CONNECTOR_LABEL, nonceC, nonceL, hello, welcome);
-        ChannelIO.writeFully(channel, ByteBuffer.wrap(proofC), deadline, "the shared-secret exchange");
+        channel.writeFully(ByteBuffer.wrap(proofC), deadline, "the shared-secret exchange");
         byte[] proofL = new byte[SecretExchange.PROOF];
         try {
-            ChannelIO.readFully(channel, ByteBuffer.wrap(proofL), deadline, "the shared-secret exchange");
+            channel.readFully(ByteBuffer.wrap(proofL), deadline, "the shared-secret exchange");
         } catch (TransportException e) {
             if (e.reason() != Reason.CONNECT) {
                 throw e; // TIMEOUT: a listener that says nothing is not a refusal
@@ -113,12 +126,16 @@ public final class TcpTransport {
     /** A handshake message and the bytes it came in, which the {@link SecretExchange} proofs cover. */
     private record Received(Hello hello, byte[] bytes) {}
 
-    private static Received readHello(SocketChannel channel, int kind, long deadline) throws IOException, ProtocolViolation {
-        ByteBuffer head = ByteBuffer.allocate(Hello.HEAD);
-        ChannelIO.readFully(channel, head, deadline, "the handshake");
+    /** Reads a handshake message; {@code head}, if not null, holds its head already read. */
+    private static Received readHello(TcpStream channel, ByteBuffer head, int kind, long deadline)
+            throws IOException, ProtocolViolation {
+        if (head == null) {
+            head = ByteBuffer.allocate(Hello.HEAD);
+            channel.readFully(head, deadline, "the handshake");
+        }
         int n = Hello.nameLength(head);
         ByteBuffer name = ByteBuffer.allocate(n);
-        ChannelIO.readFully(channel, name, deadline, "the handshake");
+        channel.readFully(name, deadline, "the handshake");
         name.flip();
         Hello hello = Hello.decode(head, name.duplicate(), kind);
         return new Received(hello, ByteBuffer.allocate(Hello.HEAD + n).put(head.flip()).put(name).array());
@@ -130,9 +147,9 @@ public final class TcpTransport {
         return a;
     }
 
-    private static byte[] read(SocketChannel channel, int n, long deadline, String what) throws IOException {
+    private static byte[] read(TcpStream channel, int n, long deadline, String what) throws IOException {
         byte[] a = new byte[n];
-        ChannelIO.readFully(channel, ByteBuffer.wrap(a), deadline, what);
+        channel.readFully(ByteBuffer.wrap(a), deadline, what);
         return a;
     }
 
@@ -184,14 +201,20 @@ public final class TcpTransport {
                 channel.configureBlocking(false);
                 channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
                 byte[] secret = options.sharedSecret();
-                Received hello = readHello(channel, Hello.KIND_HELLO, deadline);
+                TcpStream stream = open(channel, deadline);
+                ByteBuffer head = ByteBuffer.allocate(Hello.HEAD);
+                stream.readFully(head, deadline, "the handshake");
+                if (options.tls() == null && head.get(0) == TlsHandshake.TLS_HANDSHAKE) {
+                    throw TlsHandshake.refuseTls((PlainStream) stream, head, ownHello(Hello.KIND_WELCOME, options, false), deadline);
+                }
+                Received hello = readHello(stream, head, Hello.KIND_HELLO, deadline);
                 boolean offered = hello.hello().requiresSecret();
                 // A flagged HELLO is followed by its nonce: read it even when refusing, so that our
                 // close finds nothing unread and ends in a FIN, not a reset that could discard the WELCOME.
-                byte[] nonceC = offered ? read(channel, SecretExchange.NONCE, deadline, "the shared-secret exchange") : null;
+                byte[] nonceC = offered ? read(stream, SecretExchange.NONCE, deadline, "the shared-secret exchange") : null;
                 byte[] welcome = bytes(ownHello(Hello.KIND_WELCOME, options, secret != null).encode());
                 byte[] nonceL = secret == null ? new byte[0] : SecretExchange.nonce();
-                ChannelIO.writeFully(channel, ByteBuffer.allocate(welcome.length + nonceL.length).put(welcome).put(nonceL).flip(),
+                stream.writeFully(ByteBuffer.allocate(welcome.length + nonceL.length).put(welcome).put(nonceL).flip(),
                         deadline, "the tcp handshake");
                 if (secret != null && !offered) {
                     throw new TransportException(Reason.AUTH, "the peer did not prove the shared secret: it has none"
@@ -201,23 +224,46 @@ public final class TcpTransport {
                     throw new TransportException(Reason.AUTH, "the peer requires a shared secret and this listener has none");
                 }
                 if (secret != null) {
-                    byte[] proofC = read(channel, SecretExchange.PROOF, deadline, "the shared-secret exchange");
+                    byte[] proofC = read(stream, SecretExchange.PROOF, deadline, "the shared-secret exchange");
                     byte[] expected = SecretExchange.proof(secret, SecretExchange.CONNECTOR_LABEL, nonceC, nonceL,
                             hello.bytes(), welcome);
                     if (!SecretExchange.matches(expected, proofC)) {
                         throw new TransportException(Reason.AUTH, "the peer did not prove the shared secret (a wrong proof)");
                     }
-                    ChannelIO.writeFully(channel, ByteBuffer.wrap(SecretExchange.proof(secret, SecretExchange.ACCEPTOR_LABEL,
+                    stream.writeFully(ByteBuffer.wrap(SecretExchange.proof(secret, SecretExchange.ACCEPTOR_LABEL,
                             nonceC, nonceL, hello.bytes(), welcome)), deadline, "the shared-secret exchange");
                 }
                 Hello h = hello.hello();
-                return new TcpConnection(options, address + " (accepted #" + accepted.incrementAndGet() + ")", channel,
+                return new TcpConnection(options, address + " (accepted #" + accepted.incrementAndGet() + ")", stream,
                         h.areaCount(), h.areaSize());
+            } catch (SSLException e) { // after the TLS handshake: the peer refused this side's certificate
+                ChannelIO.closeQuietly(channel);
+                Rejections.record(address, "AUTH: the TLS handshake failed: " + TlsHandshake.describe(e));
+                return null;
             } catch (ProtocolViolation | IOException | TransportException e) {
                 ChannelIO.closeQuietly(channel);
                 Rejections.record(address, e.getMessage());
                 return null;
             }
+        }
+
+        /**
+         * The stream of an accepted socket: the socket itself, or, with TLS, the TLS handshake run
+         * after a look at the first byte (a plaintext HELLO is answered with a WELCOME saying TLS
+         * is required, and refused).
+         */
+        private TcpStream open(SocketChannel channel, long deadline) throws IOException {
+            PlainStream plain = new PlainStream(channel);
+            if (options.tls() == null) {
+                return plain;
+            }
+            ByteBuffer first = ByteBuffer.allocate(1);
+            plain.readFully(first, deadline, "the TLS handshake");
+            if (first.get(0) != TlsHandshake.TLS_HANDSHAKE) {
+                Hello refusal = new Hello(Hello.KIND_WELCOME, 0, options.areaCount(), options.areaSize(), "", Hello.FLAG_TLS);
+                throw TlsHandshake.refusePlaintext(plain, first, refusal, deadline);
+            }
+            return TlsHandshake.accept(channel, options.tls(), first.flip(), deadline);
         }
 
         @Override

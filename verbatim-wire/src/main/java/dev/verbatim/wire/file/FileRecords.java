@@ -30,11 +30,12 @@ final class FileRecords {
     private FileRecords() {}
 
     /**
-     * Learns the record's descriptions into {@code dictionary}, then validates its message.
+     * Learns the record's descriptions into {@code dictionary}, then validates its message (which keeps {@code owner}
+     * reachable).
      *
      * @throws WireFormatException with the offset in the file, for bad descriptions or a bad message
      */
-    static Message read(MemorySegment file, RecordHeader h, TypeDictionary dictionary, WireReader reader) {
+    static Message read(MemorySegment file, Object owner, RecordHeader h, TypeDictionary dictionary, WireReader reader) {
         for (Description d : descriptions(file, h, reader.limits())) {
             try {
                 dictionary.learn(d.text());
@@ -42,13 +43,16 @@ final class FileRecords {
                 throw inFile(e, d.at(), "type description at file offset " + d.at());
             }
         }
-        return validate(file, h, reader);
+        return validate(file, owner, h, reader);
     }
 
-    /** Validates the record's message (its types must be known). */
-    static Message validate(MemorySegment file, RecordHeader h, WireReader reader) {
+    /**
+     * Validates the record's message (its types must be known); the message and its views keep {@code owner}
+     * (the file's mapping) reachable.
+     */
+    static Message validate(MemorySegment file, Object owner, RecordHeader h, WireReader reader) {
         try {
-            return reader.validate(file.asSlice(h.messageAt(), h.messageLength()));
+            return reader.validate(file.asSlice(h.messageAt(), h.messageLength()), owner);
         } catch (WireFormatException e) {
             throw inFile(e, h.messageAt(), "message at file offset " + h.messageAt());
         }

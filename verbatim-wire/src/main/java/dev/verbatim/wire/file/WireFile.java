@@ -178,7 +178,7 @@ public final class WireFile implements AutoCloseable {
             // Check again what is mapped: the file may have changed since the header was read.
             RecordHeader h = checkGraph(s, early.next(), limits);
             if (!h.equals(early)) throw new WireFormatException(0, "file changed while it was opened", null);
-            Message m = FileRecords.read(s, h, new TypeDictionary(limits), new WireReader(limits));
+            Message m = FileRecords.read(s, mapping, h, new TypeDictionary(limits), new WireReader(limits));
             return new WireFile(file, mapping, m);
         } catch (RuntimeException | Error e) {
             mapping.release();

@@ -95,7 +95,7 @@ public record WireFileInfo(Path path, int kind, long fileSize, long end, long re
                         throw FileRecords.inFile(e, d.at(), "type description at file offset " + d.at());
                     }
                 }
-                Message m = FileRecords.validate(s, h, reader);
+                Message m = FileRecords.validate(s, null, h, reader); // counted here, not handed out
                 count(m, counts);
                 records++;
                 messageBytes += h.messageLength();

@@ -108,7 +108,7 @@ public final class WireLog implements AutoCloseable {
         if (position == end) return null;
         if (position > end) throw new WireFormatException(END_OFFSET, "committed end moved backwards", "end " + end + ", read up to " + position);
         RecordHeader h = checkRecordHeader(file, position, position, end, limits);
-        Message m = FileRecords.read(file, h, dictionary, reader);
+        Message m = FileRecords.read(file, mapping, h, dictionary, reader);
         position = h.next();
         records++;
         return m;

@@ -31,6 +31,27 @@ class WireFileTest {
     Path dir;
 
     @Test
+    void aViewKeepsItsFileMappedWhenTheFileIsDroppedUnclosed() throws Exception {
+        Path f = dir.resolve("kept.vbt");
+        Item item = item(7);
+        WireFile.write(f, item);
+        java.lang.ref.WeakReference<WireFile> dropped = new java.lang.ref.WeakReference<>(WireFile.open(f));
+        ItemView view = dropped.get().view(ItemView.class); // the file is dropped unclosed; only the view is kept
+        java.lang.ref.WeakReference<Object> garbage = new java.lang.ref.WeakReference<>(new Object());
+        for (int i = 0; i < 200 && garbage.get() != null; i++) {
+            System.gc();
+            Thread.sleep(10);
+        }
+        assertNull(garbage.get(), "the collector ran");
+        for (int i = 0; i < 50; i++) {
+            System.gc();
+            Thread.sleep(10); // the buffer's cleaner runs on its own thread: give it time to reclaim what it can
+        }
+        assertEquals(digest(item), digest(view), "a view still in use keeps the mapping it reads alive");
+        java.lang.ref.Reference.reachabilityFence(view);
+    }
+
+    @Test
     void aStoredGraphReadsBackThroughViewsAndMaterialized() throws IOException {
         Path f = dir.resolve("item.vbt");
         Item item = item(42);
