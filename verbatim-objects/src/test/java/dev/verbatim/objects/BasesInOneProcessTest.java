@@ -220,6 +220,27 @@ class BasesInOneProcessTest {
     }
 
     @Test
+    void aHolderThatReturnsAnExhaustedReferenceAsAResultGetsMoreWeightFromTheOwnerFirst() {
+        Base a = base("shm");
+        Base b = base("shm");
+        Base c = base(BaseOptions.DEFAULT.withGrant(2), "shm");
+        Cell cell = new Cell(0);
+        c.bind("cell", cell);
+        Store atB = new Store();
+        b.bind("store", atB);
+        Counter ref = a.lookup(c.addresses().getFirst(), "cell", Counter.class);
+        Registry storeB = a.lookup(b.addresses().getFirst(), "store", Registry.class);
+        storeB.put(ref); // a: 2 -> 1 kept, 1 to b
+        assertEquals(1, atB.storedWeight());
+
+        assertSame(ref, storeB.get(), "b's reply carries c's object back to a's one proxy");
+        assertEquals(4, c.outstandingWeight(cell), "b asked c for a grant while it wrote its reply");
+        assertEquals(2, atB.storedWeight());
+        assertEquals(2, Base.heldWeight(ref));
+        assertEquals(1, ref.add(1));
+    }
+
+    @Test
     void theOwnersTableEmptiesWhenHoldersDropTheirProxies() throws InterruptedException {
         Base a = base("shm");
         Base b = base("shm");
