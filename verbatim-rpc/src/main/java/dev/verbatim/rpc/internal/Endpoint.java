@@ -100,11 +100,6 @@ public final class Endpoint {
         return calls;
     }
 
-    /** The object layer of this endpoint's node, or null. */
-    public NodeExtension extension() {
-        return extension;
-    }
-
     /** The counters of the connection. */
     public dev.verbatim.transport.ConnectionStats stats() {
         return connection.stats();
