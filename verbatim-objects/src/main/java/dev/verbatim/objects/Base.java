@@ -73,7 +73,7 @@ public final class Base implements AutoCloseable {
      * @throws dev.verbatim.rpc.RemoteException {@code CONNECTION} if nothing answers there
      */
     public RemoteBase base(String address) {
-        return new RemoteBase(space, space.base(address));
+        return new RemoteBase(space.base(address));
     }
 
     /** Binds {@code object} under {@code name}, for {@link #lookup} by other bases (a first reference). */

@@ -1,7 +1,6 @@
 package dev.verbatim.objects;
 
-import dev.verbatim.objects.internal.ObjectSpace;
-import dev.verbatim.objects.internal.Remotes;
+import dev.verbatim.objects.internal.BaseHandle;
 
 import java.util.List;
 
@@ -10,16 +9,12 @@ import java.util.List;
  * static methods run, for the classes that base allows ({@link Base#allow}). Thread-safe.
  */
 public final class RemoteBase {
-    private final ObjectSpace space;
-    private final Object peer;
+    private final BaseHandle handle;
     private final BaseId id;
-    private final List<String> addresses;
 
-    RemoteBase(ObjectSpace space, Object peer) {
-        this.space = space;
-        this.peer = peer;
-        this.id = new BaseId(Remotes.incarnation(peer));
-        this.addresses = Remotes.addresses(peer);
+    RemoteBase(BaseHandle handle) {
+        this.handle = handle;
+        this.id = new BaseId(handle.incarnation());
     }
 
     public BaseId id() {
@@ -27,7 +22,7 @@ public final class RemoteBase {
     }
 
     public List<String> addresses() {
-        return addresses;
+        return handle.addresses();
     }
 
     /**
@@ -38,7 +33,7 @@ public final class RemoteBase {
      * @throws IllegalArgumentException if this base does not allow {@code type}, or no single constructor fits
      */
     public <T> T create(Class<T> as, Class<? extends T> type, Object... args) {
-        return as.cast(Remotes.construct(space, peer, type, args));
+        return as.cast(handle.construct(type, args));
     }
 
     /**
@@ -46,16 +41,16 @@ public final class RemoteBase {
      * result (a shared object by reference, anything else by copy), or null for {@code void}.
      */
     public Object call(Class<?> type, String method, Object... args) {
-        return Remotes.invokeStatic(space, peer, type, method, args);
+        return handle.invokeStatic(type, method, args);
     }
 
     /** The object bound under {@code name} on this base, as {@code type}; null if none. */
     public <T> T named(String name, Class<T> type) {
-        return type.cast(Remotes.named(peer, name));
+        return type.cast(handle.named(name));
     }
 
     @Override
     public String toString() {
-        return id + " at " + addresses;
+        return id + " at " + handle.addresses();
     }
 }

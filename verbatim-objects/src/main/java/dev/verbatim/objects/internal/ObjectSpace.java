@@ -250,14 +250,8 @@ public final class ObjectSpace implements NodeExtension {
     }
 
     /** The base at {@code address}. */
-    public Peers.Peer base(String address) {
-        return peers.atAddress(address);
-    }
-
-    /** The base with incarnation {@code id} at one of {@code addresses}. */
-    public Peers.Peer base(long id, List<String> addresses) {
-        peers.endpoint(id, addresses);
-        return peers.peer(id);
+    public BaseHandle base(String address) {
+        return new BaseHandle(this, peers.atAddress(address));
     }
 
     /** The owner's incarnation of {@code o}: this base's for its own objects. */

@@ -130,11 +130,6 @@ final class Peers {
         return new RemoteException(Reason.GONE, BaseIds.name(p.incarnation) + " is gone: " + why);
     }
 
-    /** The peer of incarnation {@code id}, if this base knows it; else null. */
-    Peer peer(long id) {
-        return byId.get(id);
-    }
-
     /** Whether base {@code owner} is known to be gone for good. */
     boolean isGone(long owner) {
         Peer p = byId.get(owner);
