@@ -184,8 +184,12 @@ public final class ObjectSpace implements NodeExtension {
     /** Asks the owner of {@code h}'s object for another grant (the hold has no weight to split). */
     void refill(Held h) {
         long g = peers.service(h.owner, h.addresses).grant(new WeightReturn(h.owner, h.id, 0));
-        if (g <= 0 || !h.add(g)) {
+        if (g <= 0) {
             throw new RemoteException(Reason.PROTOCOL, "no weight granted for " + h);
+        }
+        if (!h.add(g)) { // released meanwhile (by another thread): the grant goes back at once
+            giveBackNow(h, g);
+            h.check();
         }
     }
 
