@@ -2,6 +2,7 @@ package dev.verbatim.objects.internal;
 
 import dev.verbatim.objects.Shared;
 import dev.verbatim.rpc.internal.Endpoint;
+import dev.verbatim.rpc.internal.RpcDescriptor;
 import dev.verbatim.wire.WireReader;
 import dev.verbatim.wire.WireWriter;
 
@@ -41,7 +42,7 @@ final class Arguments {
             Class<?> t = types[i];
             Object v = values[i];
             if (t.isPrimitive()) {
-                put(out, PRIM, ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(bits(v)).array());
+                put(out, PRIM, ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(RpcDescriptor.bits(v)).array());
             } else if (v == null) {
                 put(out, NULL, new byte[0]);
             } else if (Shared.class.isAssignableFrom(t)) {
@@ -108,21 +109,6 @@ final class Arguments {
     private static void put(ByteArrayOutputStream out, int tag, byte[] payload) {
         out.writeBytes(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putInt(tag).putInt(payload.length).array());
         out.writeBytes(payload);
-    }
-
-    private static long bits(Object v) {
-        return switch (v) {
-            case Integer i -> i;
-            case Long l -> l;
-            case Boolean b -> b ? 1 : 0;
-            case Byte b -> b;
-            case Short s -> s;
-            case Character c -> c;
-            case Float f -> Float.floatToRawIntBits(f);
-            case Double d -> Double.doubleToRawLongBits(d);
-            case null -> throw new IllegalArgumentException("null for a primitive argument");
-            default -> throw new IllegalArgumentException("a " + v.getClass().getName() + " for a primitive argument");
-        };
     }
 
     private static Object unbits(Class<?> t, long b) {

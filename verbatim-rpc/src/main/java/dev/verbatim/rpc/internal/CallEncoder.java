@@ -80,7 +80,7 @@ final class CallEncoder {
 
     static void putPrimitive(MemorySegment s, long at, Object v) {
         putValueHeader(s, at, T_PRIM, 8);
-        s.set(ValueLayout.JAVA_LONG_UNALIGNED, at + VALUE_HEADER, bits(v));
+        s.set(ValueLayout.JAVA_LONG_UNALIGNED, at + VALUE_HEADER, RpcDescriptor.bits(v));
     }
 
     /** Writes a {@code BYTES} value; where it ends. */
@@ -185,7 +185,7 @@ final class CallEncoder {
         putValueHeader(s, at, v.tag, v.payload);
         long p = at + VALUE_HEADER;
         switch (v.tag) {
-            case T_PRIM -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, bits(v.value));
+            case T_PRIM -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, RpcDescriptor.bits(v.value));
             case T_BYTES, T_SHARED -> MemorySegment.copy((MemorySegment) v.value, 0, s, p, v.payload);
             case T_REGION -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, v.region);
             case T_REMOTE -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, remoteRef(v.value, v.as));
@@ -198,21 +198,6 @@ final class CallEncoder {
             default -> { }
         }
         return at + span(v.payload);
-    }
-
-    /** The 8 bytes of a primitive value (sign-extended, or a float's raw bits). */
-    static long bits(Object v) {
-        return switch (v) {
-            case Integer i -> i;
-            case Long l -> l;
-            case Boolean b -> b ? 1 : 0;
-            case Byte b -> b;
-            case Short sh -> sh;
-            case Character c -> c;
-            case Float f -> Float.floatToRawIntBits(f);
-            case Double d -> Double.doubleToRawLongBits(d);
-            default -> throw new IllegalArgumentException(String.valueOf(v));
-        };
     }
 
     /** Encodes a remote reference: the receiver's own object coming back, or one of ours (exported here). */

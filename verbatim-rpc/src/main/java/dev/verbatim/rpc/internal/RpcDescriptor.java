@@ -197,6 +197,26 @@ public final class RpcDescriptor {
         return m.get(ValueLayout.JAVA_INT_UNALIGNED, at + 4) & 0xFFFF_FFFFL;
     }
 
+    /**
+     * The 8 bytes of a {@code T_PRIM} value for a box: an integer sign-extended, a float's or double's raw
+     * bits, a boolean as 1 or 0.
+     *
+     * @throws IllegalArgumentException if {@code v} is not a box of a primitive
+     */
+    public static long bits(Object v) {
+        return switch (v) {
+            case Integer i -> i;
+            case Long l -> l;
+            case Boolean b -> b ? 1 : 0;
+            case Byte b -> b;
+            case Short sh -> sh;
+            case Character c -> c;
+            case Float f -> Float.floatToRawIntBits(f);
+            case Double d -> Double.doubleToRawLongBits(d);
+            case null, default -> throw new IllegalArgumentException("not a primitive: " + v);
+        };
+    }
+
     /** Writes a value's header. */
     public static void putValueHeader(MemorySegment s, long at, int tag, long length) {
         s.set(ValueLayout.JAVA_INT_UNALIGNED, at, tag);
