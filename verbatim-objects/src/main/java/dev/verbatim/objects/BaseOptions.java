@@ -12,7 +12,9 @@ import java.time.Duration;
  *                       (docs/objects.md §3): a holder can split it {@code log2(grant)} times before it
  *                       must ask for more; at least 2
  * @param virtualThreads run calls to this base's shared objects on virtual threads of their own (for
- *                       methods that block) instead of inline on the connection's dispatcher
+ *                       methods that block) instead of inline on the connection's dispatcher; such calls
+ *                       that wait for other bases hold a carrier thread while they wait (RPC's waiting),
+ *                       so on a small machine a few of them can starve the others (docs/objects.md §6)
  * @param timeout        the call timeout of references this base holds
  * @param connection     the options of the base's connections
  */

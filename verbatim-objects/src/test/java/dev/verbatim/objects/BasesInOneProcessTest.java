@@ -241,6 +241,48 @@ class BasesInOneProcessTest {
     }
 
     @Test
+    void aReferenceInAReplyNobodyWaitsForAnyMoreStillGoesHome() throws InterruptedException {
+        Base a = base(BaseOptions.DEFAULT.withTimeout(java.time.Duration.ofSeconds(2)), "shm");
+        Base b = base(BaseOptions.DEFAULT.withVirtualThreads(true), "shm");
+        b.bind("slow", new SlowMaker());
+        Fixtures.Maker slow = a.lookup(b.addresses().getFirst(), "slow", Fixtures.Maker.class);
+        RemoteException late = assertThrows(RemoteException.class, () -> slow.make(3000));
+        assertEquals(RemoteException.Reason.TIMEOUT, late.reason());
+        for (int i = 0; i < 500 && (b.exportedObjects() < 2 || SlowMaker.replied < 1); i++) {
+            Thread.sleep(10); // b replies with a new object after a's caller gave up
+        }
+        assertEquals(7, slow.ping(7), "the next call reads the late reply first, and drops it");
+        for (int i = 0; i < 500 && b.exportedObjects() > 1; i++) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertEquals(1, b.exportedObjects(), "only the maker a looked up stays: the late reply's object came back");
+    }
+
+    /** Makes a cell after a while. */
+    public static class SlowMaker implements Fixtures.Maker {
+        static volatile int replied;
+
+        public SlowMaker() {}
+
+        @Override
+        public Counter make(int millis) {
+            try {
+                Thread.sleep(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            replied++;
+            return new Cell(millis);
+        }
+
+        @Override
+        public int ping(int x) {
+            return x;
+        }
+    }
+
+    @Test
     void theOwnersTableEmptiesWhenHoldersDropTheirProxies() throws InterruptedException {
         Base a = base("shm");
         Base b = base("shm");

@@ -39,6 +39,12 @@ public final class Fixtures {
         int hop(Hop next, Hop last);
     }
 
+    public interface Maker extends Shared {
+        Counter make(int millis);
+
+        int ping(int x);
+    }
+
     public interface Nested extends Shared {
         void take(Holder h);
     }
