@@ -88,8 +88,8 @@ public final class Buffer {
     static final ValueLayout.OfDouble DOUBLE = ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private final Lease lease;
-    private final LeaseState state;
-    private final MemorySegment segment;
+    final LeaseState state;
+    final MemorySegment segment;
     /** Offset of this view inside the lease. */
     private final long offsetInLease;
     private final boolean slice;
@@ -424,7 +424,7 @@ public final class Buffer {
         }
     }
 
-    // ------------------------------------------------------------------ bulk: arrays
+    // ------------------------------------------------------------------ bulk: arrays (bodies in BulkCopy)
 
     /**
      * Copies {@code count} bytes from this buffer at {@code offset} into {@code dst} from index
@@ -433,37 +433,37 @@ public final class Buffer {
      * @throws IndexOutOfBoundsException if either range is out of bounds (nothing is copied)
      */
     public void getArray(long offset, byte[] dst, int dstIndex, int count) {
-        toArray(offset, BYTE, dst, dstIndex, count);
+        BulkCopy.toArray(this, offset, BYTE, dst, dstIndex, count);
     }
 
     /** Copies {@code count} little-endian shorts from {@code offset} into {@code dst}. */
     public void getArray(long offset, short[] dst, int dstIndex, int count) {
-        toArray(offset, SHORT, dst, dstIndex, count);
+        BulkCopy.toArray(this, offset, SHORT, dst, dstIndex, count);
     }
 
     /** Copies {@code count} little-endian chars from {@code offset} into {@code dst}. */
     public void getArray(long offset, char[] dst, int dstIndex, int count) {
-        toArray(offset, CHAR, dst, dstIndex, count);
+        BulkCopy.toArray(this, offset, CHAR, dst, dstIndex, count);
     }
 
     /** Copies {@code count} little-endian ints from {@code offset} into {@code dst}. */
     public void getArray(long offset, int[] dst, int dstIndex, int count) {
-        toArray(offset, INT, dst, dstIndex, count);
+        BulkCopy.toArray(this, offset, INT, dst, dstIndex, count);
     }
 
     /** Copies {@code count} little-endian longs from {@code offset} into {@code dst}. */
     public void getArray(long offset, long[] dst, int dstIndex, int count) {
-        toArray(offset, LONG, dst, dstIndex, count);
+        BulkCopy.toArray(this, offset, LONG, dst, dstIndex, count);
     }
 
     /** Copies {@code count} little-endian floats from {@code offset} into {@code dst}. */
     public void getArray(long offset, float[] dst, int dstIndex, int count) {
-        toArray(offset, FLOAT, dst, dstIndex, count);
+        BulkCopy.toArray(this, offset, FLOAT, dst, dstIndex, count);
     }
 
     /** Copies {@code count} little-endian doubles from {@code offset} into {@code dst}. */
     public void getArray(long offset, double[] dst, int dstIndex, int count) {
-        toArray(offset, DOUBLE, dst, dstIndex, count);
+        BulkCopy.toArray(this, offset, DOUBLE, dst, dstIndex, count);
     }
 
     /**
@@ -473,64 +473,40 @@ public final class Buffer {
      * @throws IndexOutOfBoundsException if either range is out of bounds (nothing is copied)
      */
     public void putArray(long offset, byte[] src, int srcIndex, int count) {
-        fromArray(offset, BYTE, src, srcIndex, count);
+        BulkCopy.fromArray(this, offset, BYTE, src, srcIndex, count);
     }
 
     /** Copies {@code count} shorts of {@code src} into this buffer at {@code offset}, little-endian. */
     public void putArray(long offset, short[] src, int srcIndex, int count) {
-        fromArray(offset, SHORT, src, srcIndex, count);
+        BulkCopy.fromArray(this, offset, SHORT, src, srcIndex, count);
     }
 
     /** Copies {@code count} chars of {@code src} into this buffer at {@code offset}, little-endian. */
     public void putArray(long offset, char[] src, int srcIndex, int count) {
-        fromArray(offset, CHAR, src, srcIndex, count);
+        BulkCopy.fromArray(this, offset, CHAR, src, srcIndex, count);
     }
 
     /** Copies {@code count} ints of {@code src} into this buffer at {@code offset}, little-endian. */
     public void putArray(long offset, int[] src, int srcIndex, int count) {
-        fromArray(offset, INT, src, srcIndex, count);
+        BulkCopy.fromArray(this, offset, INT, src, srcIndex, count);
     }
 
     /** Copies {@code count} longs of {@code src} into this buffer at {@code offset}, little-endian. */
     public void putArray(long offset, long[] src, int srcIndex, int count) {
-        fromArray(offset, LONG, src, srcIndex, count);
+        BulkCopy.fromArray(this, offset, LONG, src, srcIndex, count);
     }
 
     /** Copies {@code count} floats of {@code src} into this buffer at {@code offset}, little-endian. */
     public void putArray(long offset, float[] src, int srcIndex, int count) {
-        fromArray(offset, FLOAT, src, srcIndex, count);
+        BulkCopy.fromArray(this, offset, FLOAT, src, srcIndex, count);
     }
 
     /** Copies {@code count} doubles of {@code src} into this buffer at {@code offset}, little-endian. */
     public void putArray(long offset, double[] src, int srcIndex, int count) {
-        fromArray(offset, DOUBLE, src, srcIndex, count);
+        BulkCopy.fromArray(this, offset, DOUBLE, src, srcIndex, count);
     }
 
-    private void toArray(long offset, ValueLayout layout, Object dst, int dstIndex, int count) {
-        Objects.requireNonNull(dst, "dst");
-        LeaseState s = state;
-        s.enter();
-        try {
-            MemorySegment.copy(segment, layout, offset, dst, dstIndex, count);
-        } finally {
-            s.exit();
-            Reference.reachabilityFence(this);
-        }
-    }
-
-    private void fromArray(long offset, ValueLayout layout, Object src, int srcIndex, int count) {
-        Objects.requireNonNull(src, "src");
-        LeaseState s = state;
-        s.enter();
-        try {
-            MemorySegment.copy(src, srcIndex, segment, layout, offset, count);
-        } finally {
-            s.exit();
-            Reference.reachabilityFence(this);
-        }
-    }
-
-    // ------------------------------------------------------------------ bulk: segments, buffers
+    // ------------------------------------------------------------------ bulk: segments, buffers (bodies in BulkCopy)
 
     /**
      * Copies {@code length} bytes from this buffer at {@code offset} into {@code dst} at
@@ -541,14 +517,7 @@ public final class Buffer {
      */
     public void getSegment(long offset, MemorySegment dst, long dstOffset, long length) {
         Objects.requireNonNull(dst, "dst");
-        LeaseState s = state;
-        s.enter();
-        try {
-            MemorySegment.copy(segment, offset, dst, dstOffset, length);
-        } finally {
-            s.exit();
-            Reference.reachabilityFence(this);
-        }
+        BulkCopy.segments(this, segment, offset, dst, dstOffset, length);
     }
 
     /**
@@ -560,14 +529,7 @@ public final class Buffer {
      */
     public void putSegment(long offset, MemorySegment src, long srcOffset, long length) {
         Objects.requireNonNull(src, "src");
-        LeaseState s = state;
-        s.enter();
-        try {
-            MemorySegment.copy(src, srcOffset, segment, offset, length);
-        } finally {
-            s.exit();
-            Reference.reachabilityFence(this);
-        }
+        BulkCopy.segments(this, src, srcOffset, segment, offset, length);
     }
 
     /**
@@ -579,22 +541,7 @@ public final class Buffer {
      * @throws IllegalStateException if either lease has ended
      */
     public void putBuffer(long offset, Buffer src, long srcOffset, long length) {
-        Objects.requireNonNull(src, "src");
-        LeaseState from = src.state;
-        LeaseState to = state;
-        from.enter();
-        try {
-            to.enter();
-            try {
-                MemorySegment.copy(src.segment, srcOffset, segment, offset, length);
-            } finally {
-                to.exit();
-            }
-        } finally {
-            from.exit();
-            Reference.reachabilityFence(this);
-            Reference.reachabilityFence(src);
-        }
+        BulkCopy.fromBuffer(this, offset, src, srcOffset, length);
     }
 
     /**
@@ -603,14 +550,7 @@ public final class Buffer {
      * @throws IndexOutOfBoundsException if the range is out of bounds
      */
     public void fill(long offset, long length, byte value) {
-        LeaseState s = state;
-        s.enter();
-        try {
-            segment.asSlice(offset, length).fill(value);
-        } finally {
-            s.exit();
-            Reference.reachabilityFence(this);
-        }
+        BulkCopy.fill(this, offset, length, value);
     }
 
     /** A description of the buffer (kind, capacity, whether it is a slice or released). */

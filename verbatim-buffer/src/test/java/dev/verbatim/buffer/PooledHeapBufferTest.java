@@ -1,26 +1,11 @@
 package dev.verbatim.buffer;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-
 /** The buffer contract for buffers from a heap {@link BufferPool}. */
-class PooledHeapBufferTest extends BufferContractTest {
-
-    private BufferPool pool;
-
-    @BeforeEach
-    void openPool() {
-        pool = BufferPool.heap(1 << 20, 8);
-    }
-
-    @AfterEach
-    void closePool() {
-        pool.close();
-    }
+class PooledHeapBufferTest extends PooledBufferContractTest {
 
     @Override
-    Buffer newBuffer(long size) {
-        return pool.tryAcquire(size);
+    BufferPool newPool() {
+        return BufferPool.heap(1 << 20, 8);
     }
 
     @Override

@@ -38,7 +38,9 @@ public final class Main {
 
                   help                     this text
                   test                     build and run the whole test suite (Maven)
-                  demo [--transport tcp]   the J-RPC demo: a server process called through a plain interface
+                  demo [--transport tcp|tls]
+                                           the J-RPC demo: a server process called through a plain interface
+                                           (shm by default; tls makes throwaway certificates for itself)
                   demo --wire              a tour of the wire format
                   bench wire [--quick] [--json]
                                            the J-RPC Tables 3-4 with Java serialization, Kryo and Fory

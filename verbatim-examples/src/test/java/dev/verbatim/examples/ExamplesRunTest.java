@@ -65,6 +65,11 @@ class ExamplesRunTest {
     }
 
     @Test
+    void theTlsExampleCallsOverMutualTls() throws Exception {
+        assertEquals("over TLS: Quote[symbol=ACME, bid=101.49, ask=101.51]", run(false, TlsExample.class));
+    }
+
+    @Test
     void theRpcServerServesUntilStoppedAndItsClientCallsIt() throws Exception {
         Path out = Files.createTempFile("rpc-server-", ".out");
         Process server = start(true, out, RpcServerExample.class, "shm:quotes-example");

@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
@@ -23,14 +22,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ShmConnectionTest extends ConnectionContract {
     private static final AtomicInteger NAMES = new AtomicInteger();
+    private static ShmTestDirectory shmDirectory;
     static Path dir;
-    private static String previous;
 
     @BeforeAll
     static void privateDirectory() {
-        Path base = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
-        dir = base.resolve("verbatim-test-" + ProcessHandle.current().pid());
-        previous = System.setProperty("verbatim.shm.dir", dir.toString());
+        shmDirectory = ShmTestDirectory.install("verbatim-test-" + ProcessHandle.current().pid());
+        dir = shmDirectory.path();
     }
 
     @AfterAll
@@ -42,16 +40,7 @@ class ShmConnectionTest extends ConnectionContract {
                 assertTrue(left.isEmpty(), "files left after every listener and connection closed: " + left);
             }
         } finally {
-            try (Stream<Path> files = Files.walk(dir)) {
-                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(p);
-                }
-            }
-            if (previous == null) {
-                System.clearProperty("verbatim.shm.dir");
-            } else {
-                System.setProperty("verbatim.shm.dir", previous);
-            }
+            shmDirectory.remove();
         }
     }
 

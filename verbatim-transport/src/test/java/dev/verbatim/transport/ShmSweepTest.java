@@ -19,7 +19,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -45,29 +44,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 class ShmSweepTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
+    private ShmTestDirectory shmDirectory;
     private Path dir;
-    private String previous;
 
     @BeforeEach
     void privateDirectory() {
-        Path base = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
-        dir = base.resolve("verbatim-sweep-" + ProcessHandle.current().pid() + "-" + System.nanoTime() % 1_000_000);
-        previous = System.setProperty("verbatim.shm.dir", dir.toString());
+        shmDirectory = ShmTestDirectory.install("verbatim-sweep-" + ProcessHandle.current().pid() + "-"
+                + System.nanoTime() % 1_000_000);
+        dir = shmDirectory.path();
         ShmDirectory.directory(); // created owner-only
     }
 
     @AfterEach
     void removeDirectory() throws IOException {
-        if (previous == null) {
-            System.clearProperty("verbatim.shm.dir");
-        } else {
-            System.setProperty("verbatim.shm.dir", previous);
-        }
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
+        shmDirectory.remove();
     }
 
     private List<String> files() throws IOException {

@@ -19,8 +19,8 @@ import static dev.verbatim.transport.internal.AreaDescriptor.TYPE_REGION;
 
 /**
  * What both transports share: the two API levels on top of four primitives (reserve space, the
- * segment to write, publish, read the next record), bounded waiting (spin, then park), the claim
- * flyweight, failure states and counters. Fields are grouped by the thread that writes them.
+ * segment to write, publish, read the next record), bounded waiting (spin, then park), failure
+ * states and counters; the claim flyweight is {@link ClaimFlyweight}. Fields are grouped by the thread that writes them.
  */
 public abstract class BaseConnection implements Connection {
     /** The longest a waiting sender sleeps before it looks again (a freed area wakes it sooner). */
@@ -60,12 +60,12 @@ public abstract class BaseConnection implements Connection {
     protected volatile long sendParks;
     protected volatile long receiveParks;
 
-    // sending thread
-    private final ClaimImpl claim = new ClaimImpl();
-    private int pendingRegions;
-    private long messagesSent;
-    private long bytesSent;
-    private long regionsSent;
+    // sending thread (the claim flyweight counts what it commits here)
+    private final ClaimFlyweight claim = new ClaimFlyweight(this);
+    int pendingRegions;
+    long messagesSent;
+    long bytesSent;
+    long regionsSent;
     private long backPressured;
 
     protected BaseConnection(ConnectionOptions options, String description, AreaReader reader) {
@@ -180,7 +180,7 @@ public abstract class BaseConnection implements Connection {
         return e;
     }
 
-    private void checkSendable() {
+    final void checkSendable() {
         if (ended != 0) {
             throwIfUnsendable();
         }
@@ -222,10 +222,8 @@ public abstract class BaseConnection implements Connection {
                 return null;
             }
             return claim.open(reservedWindow(length), reservedOffset(length), length, TYPE_DATA);
-        } catch (IllegalStateException e) {
-            throw closedOr(e);
-        } catch (InternalError e) {
-            throw truncated(e);
+        } catch (IllegalStateException | InternalError e) {
+            throw failed(e);
         }
     }
 
@@ -238,10 +236,8 @@ public abstract class BaseConnection implements Connection {
         try {
             awaitSpace(length);
             return claim.open(reservedWindow(length), reservedOffset(length), length, TYPE_DATA);
-        } catch (IllegalStateException e) {
-            throw closedOr(e);
-        } catch (InternalError e) {
-            throw truncated(e);
+        } catch (IllegalStateException | InternalError e) {
+            throw failed(e);
         }
     }
 
@@ -287,10 +283,8 @@ public abstract class BaseConnection implements Connection {
                 awaitSpace(length);
             }
             writeRegionPayload(src, length);
-        } catch (IllegalStateException e) {
-            throw closedOr(e);
-        } catch (InternalError e) {
-            throw truncated(e);
+        } catch (IllegalStateException | InternalError e) {
+            throw failed(e);
         }
         regionsSent++;
         bytesSent += length;
@@ -303,8 +297,28 @@ public abstract class BaseConnection implements Connection {
         publish(TYPE_REGION, length);
     }
 
+    /**
+     * What a failure of a transport primitive means to the caller, as the exception to throw: a
+     * {@link ProtocolViolation} fails the connection ({@link #protocolFailed}), an
+     * {@link IllegalStateException} from memory unmapped by a concurrent close becomes
+     * {@code CLOSED} ({@link #closedOr}), an {@link InternalError} from a truncated mapping fails the
+     * connection ({@link #truncated}). The one mapping that every send, receive and wait path applies.
+     */
+    final RuntimeException failed(Throwable e) {
+        if (e instanceof ProtocolViolation v) {
+            return protocolFailed(v);
+        }
+        if (e instanceof IllegalStateException s) {
+            return closedOr(s);
+        }
+        if (e instanceof InternalError i) {
+            return truncated(i);
+        }
+        throw new AssertionError("not a transport failure", e);
+    }
+
     /** An {@link IllegalStateException} from memory unmapped by a concurrent close becomes {@code CLOSED}. */
-    protected RuntimeException closedOr(IllegalStateException e) {
+    private RuntimeException closedOr(IllegalStateException e) {
         if (closed) {
             return new TransportException(Reason.CLOSED, description + " is closed");
         }
@@ -315,7 +329,7 @@ public abstract class BaseConnection implements Connection {
      * The JDK reports an access to a mapped file that another process truncated as an
      * {@link InternalError}: on shared memory only the peer can have done that.
      */
-    protected TransportException truncated(InternalError e) {
+    private TransportException truncated(InternalError e) {
         return protocolFailed(new ProtocolViolation("the peer truncated the shared memory under the mapping ("
                 + e.getMessage() + ")"));
     }
@@ -350,89 +364,14 @@ public abstract class BaseConnection implements Connection {
         }
     }
 
-    /**
-     * The claim flyweight. It keeps where the claimed bytes are, not a slice of them: {@link #segment()}
-     * cuts the slice when asked, so a caller that only writes through it (the usual case) allocates
-     * nothing once the JIT has inlined the call (escape analysis).
-     */
-    private final class ClaimImpl implements Claim {
-        boolean open;
-        int type;
-        MemorySegment window;
-        long offset;
-        int length;
-
-        Claim open(MemorySegment w, long at, int n, int t) {
-            window = w;
-            offset = at;
-            length = n;
-            type = t;
-            open = true;
-            return this;
-        }
-
-        @Override
-        public MemorySegment segment() {
-            if (!open) {
-                throw new IllegalStateException("the claim was already committed or aborted");
-            }
-            return window.asSlice(offset, length);
-        }
-
-        @Override
-        public void commit() {
-            commit(length);
-        }
-
-        @Override
-        public void commit(int length) {
-            if (!open) {
-                throw new IllegalStateException("the claim was already committed or aborted");
-            }
-            if (length < 0 || length > this.length) {
-                throw new IllegalArgumentException("a claim of " + this.length + " bytes cannot commit " + length);
-            }
-            open = false;
-            window = null;
-            checkSendable();
-            try {
-                publish(type, length);
-            } catch (IllegalStateException e) {
-                throw closedOr(e);
-            } catch (InternalError e) {
-                throw truncated(e);
-            }
-            if (type == TYPE_REGION) {
-                regionsSent++;
-            } else {
-                messagesSent++;
-                pendingRegions = 0;
-            }
-            bytesSent += length;
-        }
-
-        @Override
-        public void abort() {
-            if (!open) {
-                throw new IllegalStateException("the claim was already committed or aborted");
-            }
-            open = false;
-            window = null;
-        }
-    }
-
     // ------------------------------------------------------------------ receive
 
     private int next() {
         if (ended == 0) {
             try {
                 return readNext();
-            } catch (ProtocolViolation v) {
-                throw protocolFailed(v);
-            } catch (IllegalStateException e) {
-                throw closedOr(e);
-            } catch (InternalError e) {
-                throw truncated(e);
+            } catch (ProtocolViolation | IllegalStateException | InternalError e) {
+                throw failed(e);
             }
         }
         return nextAfterEnd();
@@ -455,12 +394,8 @@ public abstract class BaseConnection implements Connection {
                     throw peerFailure(peerState);
                 }
             }
-        } catch (ProtocolViolation v) {
-            throw protocolFailed(v);
-        } catch (IllegalStateException e) {
-            throw closedOr(e);
-        } catch (InternalError e) {
-            throw truncated(e);
+        } catch (ProtocolViolation | IllegalStateException | InternalError e) {
+            throw failed(e);
         }
         return r;
     }
@@ -479,10 +414,8 @@ public abstract class BaseConnection implements Connection {
         }
         try {
             return !mayHaveRecord();
-        } catch (IllegalStateException e) {
-            throw closedOr(e);
-        } catch (InternalError e) {
-            throw truncated(e);
+        } catch (IllegalStateException | InternalError e) {
+            throw failed(e);
         }
     }
 
@@ -571,10 +504,8 @@ public abstract class BaseConnection implements Connection {
                 if (!options.spinOnly() && now - start >= spin) {
                     try {
                         parkReceiver(Math.min(deadline - now, RECEIVE_PARK_SLICE_NANOS));
-                    } catch (IllegalStateException e) {
-                        throw closedOr(e);
-                    } catch (InternalError e) {
-                        throw truncated(e);
+                    } catch (IllegalStateException | InternalError e) {
+                        throw failed(e);
                     }
                     // past the spin: after one look, back to sleep (63 spin-waits per wake-up of an idle
                     // receiver cost ~0.1 ms of CPU on a virtual machine, where a pause may exit to the host)

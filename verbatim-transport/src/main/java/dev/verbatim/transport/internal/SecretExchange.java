@@ -15,9 +15,9 @@ import javax.crypto.spec.SecretKeySpec;
  * <pre>
  *  connector                                   listener
  *  HELLO  (FLAG_SECRET) | nonceC (32)   ---->
- *                                       <----  WELCOME (FLAG_SECRET) | nonceL (32)
+ *                                       &lt;----  WELCOME (FLAG_SECRET) | nonceL (32)
  *  proofC (32)                          ---->  checks proofC; on a mismatch closes, sending nothing more
- *                                       <----  proofL (32)
+ *                                       &lt;----  proofL (32)
  *  checks proofL; the connection is returned        the connection is queued for accept()
  *
  *  proofC = HMAC-SHA256(secret, "verbatim tcp connector v1" 0x00 | nonceC | nonceL | HELLO | WELCOME)

@@ -3,6 +3,7 @@ package dev.verbatim.transport.internal;
 import dev.verbatim.buffer.Buffer;
 import dev.verbatim.transport.Connection;
 import dev.verbatim.transport.Listener;
+import dev.verbatim.transport.ShmTestDirectory;
 import dev.verbatim.transport.Transport;
 import dev.verbatim.transport.TransportException;
 import dev.verbatim.transport.TransportException.Reason;
@@ -20,12 +21,10 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -42,28 +41,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 class ShmRogueTest {
     private static final AtomicInteger NAMES = new AtomicInteger();
+    private static ShmTestDirectory shmDirectory;
     private static Path dir;
-    private static String previous;
 
     @BeforeAll
     static void privateDirectory() {
-        dir = Path.of(Files.isDirectory(Path.of("/dev/shm")) ? "/dev/shm" : System.getProperty("java.io.tmpdir"))
-                .resolve("verbatim-rogue-" + ProcessHandle.current().pid());
-        previous = System.setProperty("verbatim.shm.dir", dir.toString());
+        shmDirectory = ShmTestDirectory.install("verbatim-rogue-" + ProcessHandle.current().pid());
+        dir = shmDirectory.path();
     }
 
     @AfterAll
     static void cleanUp() throws Exception {
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
-        if (previous == null) {
-            System.clearProperty("verbatim.shm.dir");
-        } else {
-            System.setProperty("verbatim.shm.dir", previous);
-        }
+        shmDirectory.remove();
     }
 
     /** The rogue's end: the receiver's window, mapped for writing, and what it needs to keep alive. */

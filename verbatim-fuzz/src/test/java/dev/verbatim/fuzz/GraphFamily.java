@@ -1,4 +1,8 @@
-package dev.verbatim.wire;
+package dev.verbatim.fuzz;
+
+import dev.verbatim.wire.ArrayView;
+import dev.verbatim.wire.Message;
+import dev.verbatim.wire.WireName;
 
 import java.util.ArrayList;
 import java.util.List;

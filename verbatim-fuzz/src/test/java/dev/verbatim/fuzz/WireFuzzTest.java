@@ -1,12 +1,10 @@
-package dev.verbatim.cli;
+package dev.verbatim.fuzz;
 
 import dev.verbatim.wire.MessageDescriptor;
 import dev.verbatim.wire.WireFormatException;
 import dev.verbatim.wire.WireReader;
 import dev.verbatim.wire.WireWriter;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,7 +19,10 @@ import org.junit.jupiter.api.io.TempDir;
 import static org.junit.jupiter.api.Assertions.*;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-/** The validator fuzz campaign of {@link FuzzCommand}, at a fixed seed, as part of the test suite. */
+/**
+ * The validator fuzz campaign ({@link Campaign}) at a fixed seed, as part of the test suite: this module's tests run
+ * in the same build right after wire's, so every change to wire is fuzzed.
+ */
 class WireFuzzTest {
     private static final long SEED = 0x5EED_F022L;
 
@@ -33,7 +34,7 @@ class WireFuzzTest {
     @Test
     @Timeout(value = 170, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void twoHundredThousandMutatedAndRandomMessages() {
-        FuzzCommand.Result r = FuzzCommand.campaign(SEED, 200_000, Long.MAX_VALUE);
+        CampaignResult r = Campaign.run(SEED, 200_000, Long.MAX_VALUE);
         System.out.print(r.summary());
         assertEquals(List.of(), r.failures(), r::summary);
         assertEquals(0, r.failureCount(), r::summary);
@@ -48,19 +49,19 @@ class WireFuzzTest {
         assertTrue(r.rejectedByRule().size() >= 15, "many different rules are broken: " + r.rejectedByRule().keySet());
         assertEquals(r.rejected(), r.rejectedByRule().values().stream().mapToLong(Long::longValue).sum());
         assertTrue(r.scribbled() > 1000, "valid messages changed after validation and read again: " + r.scribbled());
-        if (r.maxValidateAllocation() >= 0) assertTrue(r.maxValidateAllocation() <= FuzzCommand.VALIDATE_ALLOCATION_BUDGET);
+        if (r.maxValidateAllocation() >= 0) assertTrue(r.maxValidateAllocation() <= MessageOracle.VALIDATE_ALLOCATION_BUDGET);
     }
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void theSameSeedGivesTheSameCampaign() {
-        FuzzCommand.Result a = FuzzCommand.campaign(42, 3000, Long.MAX_VALUE, 2, Path.of("target", "fuzz"));
-        FuzzCommand.Result b = FuzzCommand.campaign(42, 3000, Long.MAX_VALUE, 1, Path.of("target", "fuzz"));
+        CampaignResult a = Campaign.run(42, 3000, Long.MAX_VALUE, 2, Path.of("target", "fuzz"));
+        CampaignResult b = Campaign.run(42, 3000, Long.MAX_VALUE, 1, Path.of("target", "fuzz"));
         assertEquals(a.rejectedByRule(), b.rejectedByRule(), "the outcome of each iteration depends on (seed, iteration) only");
         assertEquals(a.accepted(), b.accepted());
         assertEquals(a.recordCycles(), b.recordCycles());
-        assertArrayEquals(FuzzCommand.makeCase(FuzzCommand.pool(42), 42, 1234).bytes(),
-                FuzzCommand.makeCase(FuzzCommand.pool(42), 42, 1234).bytes());
+        assertArrayEquals(Campaign.makeCase(Corpus.pool(42), 42, 1234).bytes(),
+                Campaign.makeCase(Corpus.pool(42), 42, 1234).bytes());
     }
 
     /**
@@ -70,16 +71,16 @@ class WireFuzzTest {
     @Test
     void hugeClaimsAreRejectedWithoutAllocatingForThem() {
         List<byte[]> claims = new ArrayList<>();
-        byte[] valid = new WireWriter().toByteArray(new FuzzCommand.Holder(null, null, null, "x", new String[] {"a", "b"}, null,
-                FuzzCommand.Color.RED, null, null, null, null, null, null, null, null, null, List.of(1, 2, 3), 7L, null));
-        FuzzCommand.Layout l = FuzzCommand.Layout.of(valid);
-        int[] counts = {FuzzCommand.LIMITS.maxObjects(), FuzzCommand.LIMITS.maxObjects() + 1, Integer.MAX_VALUE, -1};
+        byte[] valid = new WireWriter().toByteArray(new FuzzTypes.Holder(null, null, null, "x", new String[] {"a", "b"}, null,
+                FuzzTypes.Color.RED, null, null, null, null, null, null, null, null, null, List.of(1, 2, 3), 7L, null));
+        MessageLayout l = MessageLayout.of(valid);
+        int[] counts = {MessageOracle.LIMITS.maxObjects(), MessageOracle.LIMITS.maxObjects() + 1, Integer.MAX_VALUE, -1};
         for (int n : counts) {
             byte[] b = valid.clone();
-            FuzzCommand.putInt(b, MessageDescriptor.OBJECT_COUNT_OFFSET, n);
+            MessageLayout.putInt(b, MessageDescriptor.OBJECT_COUNT_OFFSET, n);
             claims.add(b);
         }
-        for (int t : new int[] {FuzzCommand.LIMITS.maxTypes(), 0xFFFF}) {
+        for (int t : new int[] {MessageOracle.LIMITS.maxTypes(), 0xFFFF}) {
             byte[] b = valid.clone();
             b[MessageDescriptor.TYPE_COUNT_OFFSET] = (byte) t;
             b[MessageDescriptor.TYPE_COUNT_OFFSET + 1] = (byte) (t >>> 8);
@@ -89,22 +90,22 @@ class WireFuzzTest {
             int o = l.objectStart(valid, i);
             for (int v : new int[] {Integer.MAX_VALUE, 0x7FFF_FFF0, 0x4000_0000, 0x8000_0000 | 0x3FFF_FFFF, l.tail() - o, (l.tail() - o) / 4 + 1}) {
                 byte[] b = valid.clone();
-                FuzzCommand.putInt(b, o, v);
+                MessageLayout.putInt(b, o, v);
                 claims.add(b);
             }
         }
-        WireReader reader = new WireReader(FuzzCommand.LIMITS);
-        FuzzCommand.Checker checker = new FuzzCommand.Checker(reader, new FuzzCommand.Stats());
+        WireReader reader = new WireReader(MessageOracle.LIMITS);
+        MessageOracle checker = new MessageOracle(reader, new Campaign.Stats());
         for (int i = 0; i < claims.size(); i++) {
             byte[] b = claims.get(i);
             if (i < counts.length + 2) { // the header's counts: never backed by the bytes
-                assertThrows(WireFormatException.class, () -> reader.validate(FuzzCommand.nativeCopy(b)), "count claim " + i);
+                assertThrows(WireFormatException.class, () -> reader.validate(MessageOracle.nativeCopy(b)), "count claim " + i);
             }
             // Rejected, or (a claim that happened to land on a plain field) accepted and readable in full.
             assertDoesNotThrow(() -> checker.check(b), "claim " + i);
-            long used = FuzzCommand.validateAllocation(b);
+            long used = MessageOracle.validateAllocation(b);
             // a small constant, and the copy of the object table (at most the message's length)
-            if (used >= 0) assertTrue(used <= (16 << 10) + FuzzCommand.tableCopyBytes(b), "validate allocated " + used + " bytes for a " + b.length + "-byte message");
+            if (used >= 0) assertTrue(used <= (16 << 10) + MessageOracle.tableCopyBytes(b), "validate allocated " + used + " bytes for a " + b.length + "-byte message");
         }
         assertTrue(claims.size() > counts.length + 2 + l.objects());
     }
@@ -132,13 +133,13 @@ class WireFuzzTest {
     static final class SmallHeap {
         public static void main(String[] args) {
             WireReader reader = new WireReader(dev.verbatim.wire.WireLimits.DEFAULT.withMaxTypes(0xFFFF).withMaxObjects(Integer.MAX_VALUE));
-            byte[] valid = new WireWriter().toByteArray(new FuzzCommand.Holder(null, null, null, "x", null, null, null, null, null,
+            byte[] valid = new WireWriter().toByteArray(new FuzzTypes.Holder(null, null, null, "x", null, null, null, null, null,
                     null, null, null, null, null, null, null, List.of(1, 2, 3), 7L, null));
-            FuzzCommand.Layout l = FuzzCommand.Layout.of(valid);
+            MessageLayout l = MessageLayout.of(valid);
             List<byte[]> claims = new ArrayList<>();
             for (int n : new int[] {Integer.MAX_VALUE, Integer.MAX_VALUE - 1, 1 << 30}) {
                 byte[] b = valid.clone();
-                FuzzCommand.putInt(b, MessageDescriptor.OBJECT_COUNT_OFFSET, n);
+                MessageLayout.putInt(b, MessageDescriptor.OBJECT_COUNT_OFFSET, n);
                 claims.add(b);
             }
             byte[] types = valid.clone();
@@ -147,13 +148,13 @@ class WireFuzzTest {
             claims.add(types);
             for (int i = 0; i < l.objects(); i++) {
                 byte[] b = valid.clone();
-                FuzzCommand.putInt(b, l.objectStart(valid, i), Integer.MAX_VALUE);
+                MessageLayout.putInt(b, l.objectStart(valid, i), Integer.MAX_VALUE);
                 claims.add(b);
             }
-            FuzzCommand.Checker checker = new FuzzCommand.Checker(reader, new FuzzCommand.Stats());
+            MessageOracle checker = new MessageOracle(reader, new Campaign.Stats());
             for (int i = 0; i < claims.size(); i++) {
-                FuzzCommand.Outcome o = checker.check(claims.get(i)); // throws (exit 1) if anything but a rejection escapes
-                if (i < 4 && o != FuzzCommand.Outcome.REJECTED) {
+                MessageOracle.Outcome o = checker.check(claims.get(i)); // throws (exit 1) if anything but a rejection escapes
+                if (i < 4 && o != MessageOracle.Outcome.REJECTED) {
                     System.out.println("accepted count claim " + i);
                     System.exit(3);
                 }
@@ -162,91 +163,30 @@ class WireFuzzTest {
         }
     }
 
-    @Test
-    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
-    void theCommandLineRunsACampaignAndReplaysOneIteration(@TempDir Path dir) {
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        PrintStream out = new PrintStream(buf, true, StandardCharsets.UTF_8);
-        int code = FuzzCommand.run(new String[] {"--iterations", "2000", "--seed", "7", "--out", dir.toString()}, out);
-        String text = buf.toString(StandardCharsets.UTF_8);
-        assertTrue(text.contains("seed 7: 2000 iterations"), text);
-        assertTrue(text.contains("rejected by rule:"), text);
-        // The exit code follows the failures (this test is about the command, the big campaign about the format).
-        assertEquals(text.contains("failures: 0") ? 0 : 1, code, text);
-        buf.reset();
-        FuzzCommand.run(new String[] {"--seed", "7", "--replay", "123"}, out);
-        String replay = buf.toString(StandardCharsets.UTF_8);
-        assertTrue(replay.contains("seed 7, iteration 123"), replay);
-        assertTrue(replay.contains("rejected: ") || replay.contains("outcome: ") || replay.contains("FAILED"), replay);
-        buf.reset();
-        assertEquals(2, FuzzCommand.run(new String[] {"--bogus"}, out));
-        assertEquals(2, FuzzCommand.run(new String[] {"--seconds", "x"}, out));
-    }
-
     /** The checks themselves classify valid, invalid and valid-but-unmaterializable messages. */
     @Test
     void theChecksClassifyValidInvalidAndRecordCycleMessages(@TempDir Path dir) {
-        FuzzCommand.Stats stats = new FuzzCommand.Stats();
-        FuzzCommand.Checker checker = new FuzzCommand.Checker(new WireReader(FuzzCommand.LIMITS), stats);
-        byte[] valid = new WireWriter().toByteArray(new FuzzCommand.Chain(0x0707, new FuzzCommand.Chain(0x0808, null)));
-        assertEquals(FuzzCommand.Outcome.ACCEPTED_READ, checker.check(valid));
-        assertEquals(FuzzCommand.Outcome.REJECTED, checker.check(new byte[3]));
+        Campaign.Stats stats = new Campaign.Stats();
+        MessageOracle checker = new MessageOracle(new WireReader(MessageOracle.LIMITS), stats);
+        byte[] valid = new WireWriter().toByteArray(new FuzzTypes.Chain(0x0707, new FuzzTypes.Chain(0x0808, null)));
+        assertEquals(MessageOracle.Outcome.ACCEPTED_READ, checker.check(valid));
+        assertEquals(MessageOracle.Outcome.REJECTED, checker.check(new byte[3]));
         assertEquals("message shorter than its header", checker.lastRule);
         // A chain whose root refers to itself: valid, readable by views, refused by the materializer (cycle through records).
         byte[] cycle = valid.clone();
-        FuzzCommand.Layout l = FuzzCommand.Layout.of(cycle);
+        MessageLayout l = MessageLayout.of(cycle);
         boolean patched = false;
         for (int p = MessageDescriptor.HEADER_LENGTH; p < l.tail() && !patched; p += 4) {
-            if (FuzzCommand.getInt(cycle, p) == 1) {
-                FuzzCommand.putInt(cycle, p, 0);
+            if (MessageLayout.getInt(cycle, p) == 1) {
+                MessageLayout.putInt(cycle, p, 0);
                 patched = true;
             }
         }
         assertTrue(patched);
-        assertEquals(FuzzCommand.Outcome.ACCEPTED_RECORD_CYCLE, checker.check(cycle));
-        FuzzCommand.Result r = FuzzCommand.campaign(99, 500, Long.MAX_VALUE, 1, dir);
+        assertEquals(MessageOracle.Outcome.ACCEPTED_RECORD_CYCLE, checker.check(cycle));
+        CampaignResult r = Campaign.run(99, 500, Long.MAX_VALUE, 1, dir);
         assertEquals(500, r.iterations());
         assertEquals(r.iterations(), r.accepted() + r.rejected() + r.failureCount(), r::summary);
-    }
-
-    /** The dump that views and materialized graphs are compared by sees values, sharing and cycles. */
-    @Test
-    void theDumpSeesValuesSharingAndCycles() {
-        FuzzCommand.Chain shared = new FuzzCommand.Chain(5, null);
-        FuzzCommand.Holder inner = holder(shared, null);
-        FuzzCommand.Holder sharing = holder(shared, inner);
-        FuzzCommand.Holder copies = holder(new FuzzCommand.Chain(5, null), holder(new FuzzCommand.Chain(5, null), null));
-        FuzzCommand.Holder changed = holder(shared, holder(new FuzzCommand.Chain(6, null), null));
-        String a = dump(false, sharing), b = dump(false, copies), c = dump(false, changed);
-        assertNotEquals(a, b, "sharing is visible");
-        assertNotEquals(b, c, "a value is visible");
-        assertTrue(a.contains("@"), a);
-        // The original, its views and its materialized copy dump alike.
-        dev.verbatim.wire.Message m = new WireReader(FuzzCommand.LIMITS).validate(FuzzCommand.nativeCopy(new WireWriter().toByteArray(sharing)));
-        assertEquals(a, dump(true, m.view(FuzzCommand.HolderV.class)));
-        assertEquals(a, dump(false, m.materialize(FuzzCommand.Holder.class)));
-        // A cycle through a class terminates; a cycle through records is recognized in views.
-        FuzzCommand.Node n = new FuzzCommand.Node();
-        n.next = n;
-        n.kids = new FuzzCommand.Node[] {n, null};
-        String ring = dump(false, n);
-        assertEquals(ring, dump(true, new WireReader(FuzzCommand.LIMITS).validate(FuzzCommand.nativeCopy(new WireWriter().toByteArray(n)))
-                .view(FuzzCommand.NodeV.class)));
-        FuzzCommand.Dump views = new FuzzCommand.Dump(true);
-        views.run(m.view(FuzzCommand.HolderV.class));
-        assertFalse(views.hasRecordCycle());
-    }
-
-    private static FuzzCommand.Holder holder(FuzzCommand.Chain chain, FuzzCommand.Holder inner) {
-        return new FuzzCommand.Holder(new FuzzCommand.Prims(true, (byte) 1, 'c', (short) 2, 3, 4L, 5f, 6d), null, null, "t\u00e9xt \ud83d\ude00",
-                null, null, FuzzCommand.Color.BLUE, null, null, null, null, new FuzzCommand.Circle(1.5, null), null, null, chain, null,
-                null, null, inner);
-    }
-
-    private static String dump(boolean views, Object root) {
-        FuzzCommand.Dump d = new FuzzCommand.Dump(views);
-        d.run(root);
-        return d.text();
     }
 
     /** A case that does not finish is reported as a hang with its iteration, and the campaign carries on without it. */
@@ -254,7 +194,7 @@ class WireFuzzTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aHungCaseIsReportedAndTheCampaignCarriesOn(@TempDir Path dir) throws Exception {
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-        FuzzCommand.Options options = new FuzzCommand.Options(2, dir, 300, false, it -> {
+        Campaign.Options options = new Campaign.Options(2, dir, 300, false, it -> {
             if (it == 77) {
                 try {
                     release.await(); // stands for a validate or read that never returns
@@ -263,15 +203,15 @@ class WireFuzzTest {
                 }
             }
         });
-        FuzzCommand.Result r;
+        CampaignResult r;
         try {
-            r = FuzzCommand.campaign(5, 400, Long.MAX_VALUE, options);
+            r = Campaign.run(5, 400, Long.MAX_VALUE, options);
         } finally {
             release.countDown();
         }
-        List<FuzzCommand.Failure> hangs = r.failures().stream().filter(x -> x.what().startsWith("hang")).toList();
+        List<CampaignResult.Failure> hangs = r.failures().stream().filter(x -> x.what().startsWith("hang")).toList();
         assertEquals(1, hangs.size(), r::summary);
-        FuzzCommand.Failure f = hangs.getFirst();
+        CampaignResult.Failure f = hangs.getFirst();
         assertEquals(77, f.iteration());
         assertNotNull(f.hexFile());
         String hex = Files.readString(f.hexFile());
