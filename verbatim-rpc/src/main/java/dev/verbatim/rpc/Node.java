@@ -1,8 +1,11 @@
 package dev.verbatim.rpc;
 
 import dev.verbatim.rpc.internal.CallContext;
+import dev.verbatim.rpc.internal.ChainDirectory;
 import dev.verbatim.rpc.internal.Endpoint;
 import dev.verbatim.rpc.internal.Exports;
+import dev.verbatim.rpc.internal.NodeAccess;
+import dev.verbatim.rpc.internal.NodeExtension;
 import dev.verbatim.rpc.internal.RemoteInterface;
 import dev.verbatim.transport.Connection;
 import dev.verbatim.transport.ConnectionOptions;
@@ -63,11 +66,44 @@ public final class Node implements AutoCloseable {
     private final Map<String, Endpoint[]> clients = new ConcurrentHashMap<>();
     private final ConnectionOptions options;
     private final int connectionsPerAddress;
+    /** The object layer's additions (dev.verbatim.objects), or null for a plain node. */
+    private final NodeExtension extension;
+    /** Chains matched across this node's connections (with an object layer), or null. */
+    private final ChainDirectory chains;
     private volatile boolean closed;
     private final AtomicBoolean closing = new AtomicBoolean();
     private final CountDownLatch closedLatch = new CountDownLatch(1);
 
+    static {
+        NodeAccess.install(new NodeAccess.Nodes() {
+            @Override
+            public Node listen(ConnectionOptions options, NodeExtension extension, String... addresses) {
+                return Node.listen(new Node(options, 1, extension), addresses);
+            }
+
+            @Override
+            public Endpoint[] connect(Node node, String address) {
+                return node.endpoints(address);
+            }
+
+            @Override
+            public long messagesReceived(Node node) {
+                long n = 0;
+                for (Endpoint e : node.endpoints) {
+                    n += e.stats().messagesReceived();
+                }
+                return n;
+            }
+        });
+    }
+
     private Node(ConnectionOptions options, int connectionsPerAddress) {
+        this(options, connectionsPerAddress, null);
+    }
+
+    private Node(ConnectionOptions options, int connectionsPerAddress, NodeExtension extension) {
+        this.extension = extension;
+        this.chains = extension == null ? null : new ChainDirectory();
         if (connectionsPerAddress < 1 || connectionsPerAddress > 64) {
             throw new IllegalArgumentException("connections per address must be 1 to 64, not " + connectionsPerAddress);
         }
@@ -106,7 +142,11 @@ public final class Node implements AutoCloseable {
      * {@link RemoteException.Reason#CONNECTION} caused by a transport {@code AUTH} failure.
      */
     public static Node listen(ConnectionOptions options, String... addresses) {
-        Node n = new Node(options, 1);
+        return listen(new Node(options, 1), addresses);
+    }
+
+    private static Node listen(Node n, String... addresses) {
+        ConnectionOptions options = n.options;
         try {
             for (String a : addresses) {
                 Listener l = Transport.listen(a, options);
@@ -135,11 +175,9 @@ public final class Node implements AutoCloseable {
                 return; // closed
             }
             if (c != null) {
-                Endpoint[] self = new Endpoint[1];
-                self[0] = new Endpoint(c, exports, true, () -> endpoints.remove(self[0]));
-                endpoints.add(self[0]);
+                Endpoint e = newEndpoint(c, true);
                 if (closed) {
-                    self[0].close();
+                    e.close();
                 }
             }
         }
@@ -233,15 +271,20 @@ public final class Node implements AutoCloseable {
                     throw new RemoteException(RemoteException.Reason.CONNECTION, "cannot reach " + address + ": "
                             + t.getMessage(), t);
                 }
-                Endpoint[] self = new Endpoint[1];
-                self[0] = new Endpoint(c, exports, false, () -> endpoints.remove(self[0]));
-                endpoints.add(self[0]);
-                made.add(self[0]);
-                group[i] = self[0];
+                group[i] = newEndpoint(c, false);
+                made.add(group[i]);
             }
             clients.put(address, group);
             return group;
         }
+    }
+
+    /** One end of a new connection, entered among this node's endpoints (and gone from them when it closes). */
+    private Endpoint newEndpoint(Connection c, boolean server) {
+        Endpoint[] self = new Endpoint[1];
+        self[0] = new Endpoint(c, exports, server, () -> endpoints.remove(self[0]), extension, chains);
+        endpoints.add(self[0]);
+        return self[0];
     }
 
     private static boolean allOpen(Endpoint[] group) {

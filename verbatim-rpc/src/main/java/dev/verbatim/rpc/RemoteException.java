@@ -43,9 +43,14 @@ public class RemoteException extends RuntimeException {
         /** The call was cancelled by the caller. */
         CANCELLED(7),
         /** An argument or result cannot be carried (too large, or of a type RPC does not pass). */
-        ARGUMENT(8);
+        ARGUMENT(8),
+        /**
+         * The object's base is gone: it died or closed, or another incarnation of it answers at its
+         * addresses (docs/objects.md §2). Calls to its objects fail at once, and will go on failing.
+         */
+        GONE(9);
 
-        private static final Reason[] BY_CODE = new Reason[9];
+        private static final Reason[] BY_CODE = new Reason[10];
 
         static {
             for (Reason r : values()) {

@@ -212,7 +212,9 @@ class RpcProcessTest {
                     new Bad("a reference to an object the server never exported", callBack,
                             new long[][] {{RpcDescriptor.T_REMOTE, 8, (1L << 32) | 999}, prim}, "object #999"),
                     new Bad("a reference of an unknown side", callBack,
-                            new long[][] {{RpcDescriptor.T_REMOTE, 8, (7L << 32) | 1}, prim}, "unknown side"));
+                            new long[][] {{RpcDescriptor.T_REMOTE, 8, (7L << 32) | 1}, prim}, "unknown side"),
+                    new Bad("a shared object's reference to a node without the object layer", callBack,
+                            new long[][] {{RpcDescriptor.T_SHARED, 8, 1}, prim}, "a node without objects"));
             for (Bad b : bad) {
                 try (Connection raw = Transport.connect(server.addresses().getFirst())) {
                     byte[] m = call(1, b.method(), b.values());

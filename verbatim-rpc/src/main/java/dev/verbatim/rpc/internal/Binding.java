@@ -20,6 +20,8 @@ public final class Binding implements Invoker {
     final RemoteInterface remote;
     final int target;
     final boolean toObject;
+    /** The flags of its calls: {@link RpcDescriptor#TO_OBJECT}, {@link RpcDescriptor#TO_SHARED} or 0. */
+    final int flags;
     final long timeoutNanos;
     /** For an object received by reference: how many references this side holds (released together). */
     final AtomicInteger references;
@@ -44,8 +46,35 @@ public final class Binding implements Invoker {
         this.remote = remote;
         this.target = target;
         this.toObject = toObject;
+        this.flags = toObject ? RpcDescriptor.TO_OBJECT : 0;
         this.timeoutNanos = timeout.toNanos();
         this.references = references;
+    }
+
+    /** A binding of a shared object of the object layer: its node-wide id {@code target} at {@code endpoint}'s peer. */
+    private Binding(Endpoint endpoint, RemoteInterface remote, int target, Duration timeout) {
+        this.original = null;
+        this.endpoint = endpoint;
+        this.group = null;
+        this.remote = remote;
+        this.target = target;
+        this.toObject = false;
+        this.flags = RpcDescriptor.TO_SHARED;
+        this.timeoutNanos = timeout.toNanos();
+        this.references = null;
+    }
+
+    /**
+     * What the object layer calls a shared object through: its node-wide id {@code target} at the node
+     * {@code endpoint} leads to, as {@code remote}. Its calls carry {@link RpcDescriptor#TO_SHARED}.
+     */
+    public static Binding shared(Endpoint endpoint, RemoteInterface remote, int target, Duration timeout) {
+        return new Binding(endpoint, remote, target, timeout);
+    }
+
+    /** The endpoint this binding calls over (the first of its group). */
+    public Endpoint endpoint() {
+        return endpoint;
     }
 
     Binding withTimeout(Duration timeout, Object proxy) {
@@ -86,7 +115,8 @@ public final class Binding implements Invoker {
 
     @Override
     public String toString() {
-        return "proxy of " + remote.type.getName() + (toObject ? " (object #" + target + ")" : " (export #" + target + ")")
+        return "proxy of " + remote.type.getName() + (toObject ? " (object #" + target + ")"
+                : flags == RpcDescriptor.TO_SHARED ? " (shared object #" + target + ")" : " (export #" + target + ")")
                 + " over " + endpoint.description() + (group == null ? "" : " and " + (group.length - 1) + " more connections");
     }
 }

@@ -71,16 +71,19 @@ final class CallEncoder {
     private final Endpoint endpoint;
     private final Connection connection;
     private final ExportedObjects exported;
+    /** The node's object layer (shared references, {@code T_SHARED}), or null. */
+    private final NodeExtension extension;
 
-    CallEncoder(Endpoint endpoint, Connection connection, ExportedObjects exported) {
+    CallEncoder(Endpoint endpoint, Connection connection, ExportedObjects exported, NodeExtension extension) {
         this.endpoint = endpoint;
         this.connection = connection;
         this.exported = exported;
+        this.extension = extension;
     }
 
     static void putPrimitive(MemorySegment s, long at, Object v) {
         putValueHeader(s, at, T_PRIM, 8);
-        s.set(ValueLayout.JAVA_LONG_UNALIGNED, at + VALUE_HEADER, bits(v));
+        s.set(ValueLayout.JAVA_LONG_UNALIGNED, at + VALUE_HEADER, RpcDescriptor.bits(v));
     }
 
     /** Writes a {@code BYTES} value; where it ends. */
@@ -113,6 +116,10 @@ final class CallEncoder {
                 return new Planned(T_BYTES, seg.byteSize(), seg, null, -1);
             }
             case REMOTE -> {
+                if (extension != null && extension.shares(v)) { // a node-wide reference of the object layer
+                    MemorySegment ref = MemorySegment.ofArray(extension.encode(v, k.type(), endpoint));
+                    return new Planned(T_SHARED, ref.byteSize(), ref, null, -1);
+                }
                 return new Planned(T_REMOTE, 8, v, k.type(), -1);
             }
             case COPY, VIEW -> {
@@ -183,8 +190,8 @@ final class CallEncoder {
         putValueHeader(s, at, v.tag, v.payload);
         long p = at + VALUE_HEADER;
         switch (v.tag) {
-            case T_PRIM -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, bits(v.value));
-            case T_BYTES -> MemorySegment.copy((MemorySegment) v.value, 0, s, p, v.payload);
+            case T_PRIM -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, RpcDescriptor.bits(v.value));
+            case T_BYTES, T_SHARED -> MemorySegment.copy((MemorySegment) v.value, 0, s, p, v.payload);
             case T_REGION -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, v.region);
             case T_REMOTE -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, remoteRef(v.value, (Class<?>) v.as));
             case T_WIRE -> {
@@ -196,21 +203,6 @@ final class CallEncoder {
             default -> { }
         }
         return at + span(v.payload);
-    }
-
-    /** The 8 bytes of a primitive value (sign-extended, or a float's raw bits). */
-    static long bits(Object v) {
-        return switch (v) {
-            case Integer i -> i;
-            case Long l -> l;
-            case Boolean b -> b ? 1 : 0;
-            case Byte b -> b;
-            case Short sh -> sh;
-            case Character c -> c;
-            case Float f -> Float.floatToRawIntBits(f);
-            case Double d -> Double.doubleToRawLongBits(d);
-            default -> throw new IllegalArgumentException(String.valueOf(v));
-        };
     }
 
     /** Encodes a remote reference: the receiver's own object coming back, or one of ours (exported here). */

@@ -9,7 +9,6 @@ import dev.verbatim.transport.DeliveryHandler;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
-import java.security.SecureRandom;
 import java.time.Duration;
 
 import static dev.verbatim.rpc.internal.RpcDescriptor.*;
@@ -35,13 +34,18 @@ import static dev.verbatim.rpc.internal.RpcDescriptor.*;
  * <p>Thread-safe.
  */
 public final class Endpoint {
-    private static final SecureRandom SEEDS = new SecureRandom();
-
     private final Connection connection;
     private final Runnable onClose;
     private final String description;
-    /** Top-level chains are this plus the call id: unique with overwhelming probability across processes. */
-    private final long chainSalt = SEEDS.nextLong();
+    /**
+     * Top-level chains are this XOR the call id: unique with overwhelming probability across processes;
+     * with a {@link ChainDirectory}, its prefix names this endpoint node-wide.
+     */
+    private final long chainSalt;
+    /** The node's chains across connections, or null (chains are matched per connection). */
+    private final ChainDirectory chains;
+    /** The object layer of the node, or null. */
+    private final NodeExtension extension;
 
     private final CallTable calls = new CallTable();
     private final ExportedObjects exported;
@@ -56,17 +60,29 @@ public final class Endpoint {
     private volatile String closeReason;
 
     public Endpoint(Connection connection, Exports exports, boolean server, Runnable onClose) {
+        this(connection, exports, server, onClose, null, null);
+    }
+
+    /**
+     * An endpoint of a node with an object layer ({@code extension}, or null) and node-wide chains
+     * ({@code chains}, or null).
+     */
+    public Endpoint(Connection connection, Exports exports, boolean server, Runnable onClose, NodeExtension extension,
+                    ChainDirectory chains) {
         this.connection = connection;
+        this.extension = extension;
+        this.chains = chains;
         this.onClose = onClose;
         this.description = connection.description();
         this.exported = new ExportedObjects(this::ensureDispatcher); // the peer may call it back at any time
         this.imported = new ImportedObjects(this, this::sendRelease);
-        CallEncoder encoder = new CallEncoder(this, connection, exported);
+        CallEncoder encoder = new CallEncoder(this, connection, exported, extension);
         this.sender = new Sender(this, connection, encoder, new Outbox());
         this.leader = new ReadLeader(this, connection, calls);
         this.dispatcher = new Dispatcher(this, connection, calls, leader, sender);
         this.incoming = new IncomingCalls(this, exports, exported, calls, leader, sender,
-                new ValueDecoder(exports, exported, imported));
+                new ValueDecoder(exports, exported, imported, this, extension), extension, chains);
+        this.chainSalt = chains == null ? ChainDirectory.randomSalt() : chains.register(this);
         if (server) {
             dispatcher.ensureStarted();
         }
@@ -82,6 +98,16 @@ public final class Endpoint {
 
     CallTable calls() {
         return calls;
+    }
+
+    /** The counters of the connection. */
+    public dev.verbatim.transport.ConnectionStats stats() {
+        return connection.stats();
+    }
+
+    /** Ends a wait of this endpoint's reader in the transport (a nested call was handed over from elsewhere). */
+    void wakeReader() {
+        connection.wakeup();
     }
 
     Sender sender() {
@@ -149,7 +175,7 @@ public final class Endpoint {
         long id = calls.nextId();
         long chain = CallContext.current().chain; // inside an incoming call: its chain; else a new one
         if (chain == 0) {
-            chain = chainSalt + id == 0 ? 1 : chainSalt + id;
+            chain = (chainSalt ^ id) == 0 ? 1 : chainSalt ^ id;
         }
         PendingCall p = new PendingCall(this, id, mi, b.timeoutNanos, chain, mi.async ? null : Thread.currentThread());
         calls.add(p, !mi.async);
@@ -318,6 +344,8 @@ public final class Endpoint {
                     if ((int) (ref >>> 32) == SIDE_SENDER) {
                         sender.answer(head(RELEASE, 0, 0, (int) ref), 1, 0, CallEncoder.NOTHING, null);
                     }
+                } else if (tag(m, at) == T_SHARED && extension != null) {
+                    extension.dropped(m.asSlice(at + VALUE_HEADER, length(m, at)), this);
                 }
                 at = end;
             }
@@ -391,6 +419,9 @@ public final class Endpoint {
             closed = true;
         }
         connection.close();
+        if (chains != null) {
+            chains.unregister(this, chainSalt);
+        }
         calls.failAll(new RemoteException(Reason.CONNECTION, description + " closed" + reason()));
         exported.clear();
         sender.outbox().clear(); // answers nobody can send any more

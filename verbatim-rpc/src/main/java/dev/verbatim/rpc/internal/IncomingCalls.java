@@ -49,13 +49,19 @@ final class IncomingCalls {
     private final ReadLeader leader;
     private final Sender sender;
     private final ValueDecoder decoder;
+    /** The node's object layer ({@code TO_SHARED} calls), or null: such calls are then refused. */
+    private final NodeExtension extension;
+    /** The node's chains across connections, or null: a nested call then finds its caller on this connection only. */
+    private final ChainDirectory chains;
     private final Semaphore virtualCalls = new Semaphore(MAX_VIRTUAL_CALLS);
     private final AtomicInteger asyncCalls = new AtomicInteger();
     /** Calls of the peer that can be cancelled: running on our virtual threads, or asynchronous. */
     private final Map<Long, Running> running = new ConcurrentHashMap<>();
 
     IncomingCalls(Endpoint endpoint, Exports exports, ExportedObjects exported, CallTable calls, ReadLeader leader,
-                  Sender sender, ValueDecoder decoder) {
+                  Sender sender, ValueDecoder decoder, NodeExtension extension, ChainDirectory chains) {
+        this.extension = extension;
+        this.chains = chains;
         this.endpoint = endpoint;
         this.exports = exports;
         this.exported = exported;
@@ -115,11 +121,24 @@ final class IncomingCalls {
         long callId = callId(m);
         long methodId = method(m);
         int target = target(m);
-        boolean toObject = (flags(m) & TO_OBJECT) != 0;
+        int flags = flags(m);
+        boolean toObject = (flags & TO_OBJECT) != 0;
         RemoteInterface ri;
         Object impl;
         boolean virtual = false;
-        if (toObject) {
+        if ((flags & TO_SHARED) != 0) {
+            NodeExtension.Target t = extension == null ? null : extension.target(target);
+            ri = t == null ? null : t.declaring(methodId);
+            if (ri == null) {
+                endpoint.releaseUnread(m, HEADER);
+                fail(FAIL, callId, Reason.NOT_FOUND, (t == null ? "shared object #" + target + " is not held by "
+                        : "shared object #" + target + " has no method with id " + String.format("%016x", methodId)
+                        + " at ") + endpoint.description());
+                return false;
+            }
+            impl = t.impl();
+            virtual = t.virtualThreads();
+        } else if (toObject) {
             ExportedObjects.Entry l = exported.get(target);
             if (l == null) {
                 endpoint.releaseUnread(m, HEADER);
@@ -166,6 +185,9 @@ final class IncomingCalls {
         long chain = chain(m);
         Thread me = Thread.currentThread();
         PendingCall delegate = chain == 0 || calls.isEmpty() ? null : calls.waitingIn(chain);
+        if (delegate == null && chains != null && chain != 0) { // a chain that came back by another connection
+            delegate = chains.waitingIn(chain, endpoint);
+        }
         boolean inline = delegate != null ? delegate.caller == me
                 : !virtual && me == endpoint.dispatcher().thread() && !calls.callersWait();
         if (inline) {
@@ -190,6 +212,9 @@ final class IncomingCalls {
             }
         };
         if (delegate != null && delegate.offer(task)) {
+            if (delegate.endpoint != endpoint) {
+                delegate.endpoint.wakeReader(); // it may sleep in its own connection's transport
+            }
             return true;
         }
         if (virtual) {

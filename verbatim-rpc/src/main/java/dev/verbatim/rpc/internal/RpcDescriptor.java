@@ -43,15 +43,17 @@ import java.lang.foreign.ValueLayout;
  * argument, a {@code byte[]} result, a string of the protocol); {@code T_REGION} (length 4: a u32, the index
  * of a region written ahead of the message, a large array or segment; its padding is zero); {@code T_REMOTE} (u32
  * object id, u32 side: {@link #SIDE_SENDER} the sender's object, {@link #SIDE_RECEIVER_OBJECT} the
- * receiver's own object, {@link #SIDE_RECEIVER_EXPORT} the receiver's named export, by export id).
+ * receiver's own object, {@link #SIDE_RECEIVER_EXPORT} the receiver's named export, by export id);
+ * {@code T_SHARED} (a shared object's reference, node-wide: its payload is the object layer's, see
+ * docs/objects.md).
  *
  * <ul>
  *   <li>{@code LOOKUP}: values name, interface name, then the method ids as one {@code BYTES}.</li>
  *   <li>{@code LOOKUP_OK}: target the export id; no values.</li>
  *   <li>{@code LOOKUP_FAIL}: flags a reason code; the message; for {@code INCOMPATIBLE}, the missing
  *       method ids as {@code BYTES}.</li>
- *   <li>{@code CALL}: target an export id (flags 0) or an object id ({@link #TO_OBJECT}); the method id;
- *       the arguments.</li>
+ *   <li>{@code CALL}: target an export id (flags 0), an object id ({@link #TO_OBJECT}) or a shared
+ *       object's node-wide id ({@link #TO_SHARED}); the method id; the arguments.</li>
  *   <li>{@code REPLY}: the call id; one value (none for void).</li>
  *   <li>{@code THROWN}: the call id; for each exception of the cause chain, its class name followed by
  *       its superclasses' (comma-separated) and its message.</li>
@@ -92,6 +94,11 @@ public final class RpcDescriptor {
 
     /** Flag of a {@code CALL}: the target is an object passed by reference, not a named export. */
     public static final int TO_OBJECT = 1;
+    /**
+     * Flag of a {@code CALL}: the target is a shared object of the receiving node's object layer
+     * (docs/objects.md), by its node-wide object id; only a node with that layer accepts it.
+     */
+    public static final int TO_SHARED = 2;
 
     // value tags (u32 at a value's start)
     public static final int T_NULL = 0;
@@ -100,6 +107,12 @@ public final class RpcDescriptor {
     public static final int T_BYTES = 3;
     public static final int T_REGION = 4;
     public static final int T_REMOTE = 5;
+    /**
+     * A shared object's reference (docs/objects.md §1): its owner base, object id, weight, the owner's
+     * addresses and the object's interface names, as the object layer encodes them. Only a node with
+     * that layer sends or accepts it.
+     */
+    public static final int T_SHARED = 6;
 
     public static final int VALUE_HEADER = 8;
 
@@ -182,6 +195,26 @@ public final class RpcDescriptor {
     /** The payload length of the value at {@code at} (u32). */
     public static long length(MemorySegment m, long at) {
         return m.get(ValueLayout.JAVA_INT_UNALIGNED, at + 4) & 0xFFFF_FFFFL;
+    }
+
+    /**
+     * The 8 bytes of a {@code T_PRIM} value for a box: an integer sign-extended, a float's or double's raw
+     * bits, a boolean as 1 or 0.
+     *
+     * @throws IllegalArgumentException if {@code v} is not a box of a primitive
+     */
+    public static long bits(Object v) {
+        return switch (v) {
+            case Integer i -> i;
+            case Long l -> l;
+            case Boolean b -> b ? 1 : 0;
+            case Byte b -> b;
+            case Short sh -> sh;
+            case Character c -> c;
+            case Float f -> Float.floatToRawIntBits(f);
+            case Double d -> Double.doubleToRawLongBits(d);
+            case null, default -> throw new IllegalArgumentException("not a primitive: " + v);
+        };
     }
 
     /** Writes a value's header. */

@@ -226,7 +226,7 @@ final class Sender {
 
     /** Sends call {@code p} of {@code mi} on {@code b} with {@code args}: planned, regions first, then the call. */
     void sendCall(Binding b, RemoteInterface.MethodInfo mi, Object[] args, PendingCall p) {
-        int flags = b.toObject ? TO_OBJECT : 0;
+        int flags = b.flags;
         if (mi.primitivesOnly) { // nothing to plan, no regions
             send(head(CALL, flags, args.length, b.target), p.id, mi.id, p.chain,
                     (long) args.length * (VALUE_HEADER + 8), CallEncoder.PRIMITIVES, args, p);

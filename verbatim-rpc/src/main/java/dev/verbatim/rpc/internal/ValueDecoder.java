@@ -24,11 +24,17 @@ final class ValueDecoder {
     private final Exports exports;
     private final ExportedObjects exported;
     private final ImportedObjects imported;
+    /** The endpoint values arrive at, and its node's object layer (or null). */
+    private final Endpoint endpoint;
+    private final NodeExtension extension;
 
-    ValueDecoder(Exports exports, ExportedObjects exported, ImportedObjects imported) {
+    ValueDecoder(Exports exports, ExportedObjects exported, ImportedObjects imported, Endpoint endpoint,
+                 NodeExtension extension) {
         this.exports = exports;
         this.exported = exported;
         this.imported = imported;
+        this.endpoint = endpoint;
+        this.extension = extension;
     }
 
     /** Reads one value of kind {@code k} at {@code at} of message {@code m}, delivered as {@code d}. */
@@ -92,6 +98,15 @@ final class ValueDecoder {
                 }
                 long ref = m.get(ValueLayout.JAVA_LONG_UNALIGNED, p);
                 yield resolve((int) ref, (int) (ref >>> 32), k.type());
+            }
+            case T_SHARED -> {
+                if (k.tag() != ValueKind.Tag.REMOTE) {
+                    throw new IllegalArgumentException("a shared reference for a " + k.type().getName());
+                }
+                if (extension == null) {
+                    throw new IllegalArgumentException("a shared reference to a node without objects");
+                }
+                yield extension.decode(m.asSlice(p, n), k.type(), endpoint);
             }
             default -> throw new IllegalArgumentException("an unknown value tag " + tag);
         };

@@ -17,7 +17,7 @@ class WireCodesTest {
     void reasonsTravelAsTheirFixedCodes() {
         Map<Reason, Integer> codes = Map.of(Reason.TIMEOUT, 0, Reason.CONNECTION, 1, Reason.NOT_SENT, 2,
                 Reason.OVERLOADED, 3, Reason.NOT_FOUND, 4, Reason.INCOMPATIBLE, 5, Reason.PROTOCOL, 6,
-                Reason.CANCELLED, 7, Reason.ARGUMENT, 8);
+                Reason.CANCELLED, 7, Reason.ARGUMENT, 8, Reason.GONE, 9);
         assertEquals(Reason.values().length, codes.size(), "every reason has a pinned code");
         codes.forEach((r, c) -> {
             assertEquals(c, r.code(), r.name());
@@ -27,7 +27,7 @@ class WireCodesTest {
 
     @Test
     void aReasonCodeNoReasonHasIsUnknownNotAnException() {
-        for (int c : new int[] {-1, -128, 9, 127, 255, Integer.MAX_VALUE}) {
+        for (int c : new int[] {-1, -128, 10, 127, 255, Integer.MAX_VALUE}) {
             assertNull(Reason.ofCode(c), "code " + c);
         }
     }
@@ -37,7 +37,9 @@ class WireCodesTest {
         assertArrayEquals(new int[] {1, 2, 3, 4, 5, 6, 7, 8, 9},
                 new int[] {LOOKUP, LOOKUP_OK, LOOKUP_FAIL, CALL, REPLY, THROWN, FAIL, RELEASE, CANCEL});
         assertEquals(1, TO_OBJECT);
-        assertArrayEquals(new int[] {0, 1, 2, 3, 4, 5}, new int[] {T_NULL, T_PRIM, T_WIRE, T_BYTES, T_REGION, T_REMOTE});
+        assertEquals(2, TO_SHARED);
+        assertArrayEquals(new int[] {0, 1, 2, 3, 4, 5, 6},
+                new int[] {T_NULL, T_PRIM, T_WIRE, T_BYTES, T_REGION, T_REMOTE, T_SHARED});
         assertArrayEquals(new int[] {0, 1, 2}, new int[] {SIDE_SENDER, SIDE_RECEIVER_OBJECT, SIDE_RECEIVER_EXPORT});
     }
 

@@ -1,0 +1,45 @@
+package dev.verbatim.objects;
+
+import dev.verbatim.rpc.Node;
+import dev.verbatim.transport.ConnectionOptions;
+
+import java.time.Duration;
+
+/**
+ * How a base runs.
+ *
+ * @param grant          the weight a base gives each reference to one of its objects that it sends
+ *                       (docs/objects.md §3): a holder can split it {@code log2(grant)} times before it
+ *                       must ask for more; at least 2
+ * @param virtualThreads run calls to this base's shared objects on virtual threads of their own (for
+ *                       methods that block) instead of inline on the connection's dispatcher; such calls
+ *                       that wait for other bases hold a carrier thread while they wait (RPC's waiting),
+ *                       so on a small machine a few of them can starve the others (docs/objects.md §6)
+ * @param timeout        the call timeout of references this base holds
+ * @param connection     the options of the base's connections
+ */
+public record BaseOptions(long grant, boolean virtualThreads, Duration timeout, ConnectionOptions connection) {
+    /** A grant of 2^40, calls inline, rpc's default timeout and connection options. */
+    public static final BaseOptions DEFAULT = new BaseOptions(1L << 40, false, Node.DEFAULT_TIMEOUT, Node.DEFAULT_OPTIONS);
+
+    public BaseOptions {
+        if (grant < 2) {
+            throw new IllegalArgumentException("a grant must be at least 2, not " + grant);
+        }
+    }
+
+    /** These options with another grant. */
+    public BaseOptions withGrant(long grant) {
+        return new BaseOptions(grant, virtualThreads, timeout, connection);
+    }
+
+    /** These options with calls on virtual threads (or not). */
+    public BaseOptions withVirtualThreads(boolean virtualThreads) {
+        return new BaseOptions(grant, virtualThreads, timeout, connection);
+    }
+
+    /** These options with another call timeout. */
+    public BaseOptions withTimeout(Duration timeout) {
+        return new BaseOptions(grant, virtualThreads, timeout, connection);
+    }
+}

@@ -1,0 +1,125 @@
+package dev.verbatim.objects.internal;
+
+import dev.verbatim.objects.Shared;
+import dev.verbatim.rpc.internal.Endpoint;
+import dev.verbatim.rpc.internal.RpcDescriptor;
+import dev.verbatim.wire.WireReader;
+import dev.verbatim.wire.WireWriter;
+
+import java.io.ByteArrayOutputStream;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * The arguments of a remote construction or static call, and a static call's result, in one
+ * {@code byte[]} (docs/objects.md §5): each value encoded by the type the receiving class declares, which
+ * both sides know (the caller picked the constructor or method of the same class), so no type name
+ * travels. Little-endian, each value {@code [u32 tag][u32 length][payload]}:
+ *
+ * <ul>
+ *   <li>{@link #NULL}: no payload;</li>
+ *   <li>{@link #PRIM}: 8 bytes, a primitive as RPC's {@code T_PRIM};</li>
+ *   <li>{@link #COPY}: a wire-format message, materialised as the declared type;</li>
+ *   <li>{@link #SHARED}: a shared reference ({@link ReferenceDescriptor}), with its weight.</li>
+ * </ul>
+ *
+ * A value that does not match its declared type, or overruns, is an {@link IllegalArgumentException}.
+ */
+final class Arguments {
+    private Arguments() {}
+
+    static final int NULL = 0;
+    static final int PRIM = 1;
+    static final int COPY = 2;
+    static final int SHARED = 6;
+
+    /** {@code values} as {@code types} declare them, sent over {@code over} (to the base that decodes them). */
+    static byte[] encode(ObjectSpace space, Class<?>[] types, Object[] values, Endpoint over) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (int i = 0; i < types.length; i++) {
+            Class<?> t = types[i];
+            Object v = values[i];
+            if (t.isPrimitive()) {
+                put(out, PRIM, ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(RpcDescriptor.bits(v)).array());
+            } else if (v == null) {
+                put(out, NULL, new byte[0]);
+            } else if (Shared.class.isAssignableFrom(t)) {
+                put(out, SHARED, space.encode(v, t, over));
+            } else {
+                SharedTypes.checkCopied(t, "an argument", new java.util.HashSet<>());
+                put(out, COPY, new WireWriter().toByteArray(v));
+            }
+        }
+        return out.toByteArray();
+    }
+
+    /** The values {@code bytes} holds, as {@code types} declare them. */
+    static Object[] decode(ObjectSpace space, Class<?>[] types, byte[] bytes) {
+        MemorySegment m = MemorySegment.ofArray(bytes);
+        Object[] out = new Object[types.length];
+        long at = 0;
+        for (int i = 0; i < types.length; i++) {
+            if (at + 8 > m.byteSize()) {
+                throw new IllegalArgumentException("argument " + i + " is missing");
+            }
+            int tag = m.get(ValueLayout.JAVA_INT_UNALIGNED, at);
+            long n = m.get(ValueLayout.JAVA_INT_UNALIGNED, at + 4) & 0xFFFF_FFFFL;
+            if (at + 8 + n > m.byteSize()) {
+                throw new IllegalArgumentException("argument " + i + " overruns the arguments");
+            }
+            MemorySegment p = m.asSlice(at + 8, n);
+            Class<?> t = types[i];
+            out[i] = switch (tag) {
+                case NULL -> {
+                    if (t.isPrimitive()) {
+                        throw new IllegalArgumentException("null for the " + t + " argument " + i);
+                    }
+                    yield null;
+                }
+                case PRIM -> {
+                    if (!t.isPrimitive() || n != 8) {
+                        throw new IllegalArgumentException("a primitive for the " + t.getName() + " argument " + i);
+                    }
+                    yield unbits(t, p.get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
+                }
+                case SHARED -> {
+                    if (!Shared.class.isAssignableFrom(t)) {
+                        throw new IllegalArgumentException("a shared reference for the " + t.getName() + " argument " + i);
+                    }
+                    yield space.decode(p, t, null);
+                }
+                case COPY -> {
+                    if (t.isPrimitive() || Shared.class.isAssignableFrom(t)) {
+                        throw new IllegalArgumentException("a copy for the " + t.getName() + " argument " + i);
+                    }
+                    yield new WireReader().validate(p).materialize(t);
+                }
+                default -> throw new IllegalArgumentException("an unknown tag " + tag + " of argument " + i);
+            };
+            at += 8 + n;
+        }
+        if (at != m.byteSize()) {
+            throw new IllegalArgumentException((m.byteSize() - at) + " bytes after the last argument");
+        }
+        return out;
+    }
+
+    private static void put(ByteArrayOutputStream out, int tag, byte[] payload) {
+        out.writeBytes(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putInt(tag).putInt(payload.length).array());
+        out.writeBytes(payload);
+    }
+
+    private static Object unbits(Class<?> t, long b) {
+        if (t == int.class) return (int) b;
+        if (t == long.class) return b;
+        if (t == boolean.class) return b != 0;
+        if (t == byte.class) return (byte) b;
+        if (t == short.class) return (short) b;
+        if (t == char.class) return (char) b;
+        if (t == float.class) return Float.intBitsToFloat((int) b);
+        if (t == double.class) return Double.longBitsToDouble(b);
+        throw new IllegalArgumentException(t.getName());
+    }
+}

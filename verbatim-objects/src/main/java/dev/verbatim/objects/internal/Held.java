@@ -1,0 +1,119 @@
+package dev.verbatim.objects.internal;
+
+import dev.verbatim.rpc.RemoteException;
+import dev.verbatim.rpc.internal.Binding;
+
+import java.util.List;
+
+/**
+ * This base's hold on another base's object: the state behind one proxy (docs/objects.md §3). It carries
+ * the weight of every reference to the object that arrived here since the proxy was made; sending the
+ * object on splits it (half goes, half stays: no message), and when the proxy is released or becomes
+ * unreachable the rest goes home in one message.
+ *
+ * <p>Invariants: the weight is positive while the proxy is usable (a proxy that would be left with none
+ * refills from the owner first, see {@link ObjectSpace}); adding never overflows (an arrival that would is
+ * refused as forged); after {@link #takeAll} the proxy is released and every call fails.
+ *
+ * <p>Thread-safe (this object's monitor for the weight; the bindings are replaced racily, each one valid).
+ */
+final class Held {
+    final long owner;
+    final int id;
+    final List<String> addresses;
+    final List<String> interfaces;
+    /** The interfaces of the proxy, in the proxy class's order; their bindings, made on the first call. */
+    final Class<?>[] types;
+    private final Binding[] bindings;
+    private long weight;
+    private volatile boolean released;
+
+    Held(Reference r, Class<?>[] types) {
+        this.owner = r.owner();
+        this.id = r.id();
+        this.addresses = r.addresses();
+        this.interfaces = r.interfaces();
+        this.types = types;
+        this.bindings = new Binding[types.length];
+        this.weight = r.weight();
+    }
+
+    /**
+     * Adds the weight of another reference to the object that arrived.
+     *
+     * @return false if this hold was released (the arrival makes a new proxy)
+     * @throws IllegalArgumentException if the sum overflows (a forged weight)
+     */
+    synchronized boolean add(long w) {
+        if (released) {
+            return false;
+        }
+        if (weight > Long.MAX_VALUE - w) {
+            throw new IllegalArgumentException("a reference to object #" + id + " of " + BaseIds.name(owner)
+                    + " whose weight overflows what this base holds");
+        }
+        weight += w;
+        return true;
+    }
+
+    /** Half the weight (rounded down), to send with a reference; 0 if only 1 is left (it must refill first). */
+    synchronized long split() {
+        if (weight < 2) {
+            return 0;
+        }
+        long half = weight >>> 1;
+        weight -= half;
+        return half;
+    }
+
+    /** Half the weight (rounded down, so possibly 0) for a reference going home, where none is needed. */
+    synchronized long splitHome() {
+        long half = weight >>> 1;
+        weight -= half;
+        return half;
+    }
+
+    /** Whether sending the object on now would need more weight first. */
+    synchronized boolean exhausted() {
+        return weight < 2 && !released;
+    }
+
+    /** The weight held now. */
+    synchronized long weight() {
+        return weight;
+    }
+
+    /** Releases the hold: all its weight, to give back (0 if it was released already). */
+    synchronized long takeAll() {
+        if (released) {
+            return 0;
+        }
+        released = true;
+        long w = weight;
+        weight = 0;
+        return w;
+    }
+
+    boolean released() {
+        return released;
+    }
+
+    Binding binding(int i) {
+        return bindings[i];
+    }
+
+    void binding(int i, Binding b) {
+        bindings[i] = b;
+    }
+
+    void check() {
+        if (released) {
+            throw new RemoteException(RemoteException.Reason.NOT_FOUND, this + " was released");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "shared object #" + Integer.toUnsignedString(id) + " of " + BaseIds.name(owner);
+    }
+}

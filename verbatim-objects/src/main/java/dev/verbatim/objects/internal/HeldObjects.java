@@ -1,0 +1,85 @@
+package dev.verbatim.objects.internal;
+
+import java.lang.ref.Cleaner;
+import java.lang.ref.WeakReference;
+import java.lang.reflect.Proxy;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The other bases' objects this base holds (docs/objects.md §3, §4): one proxy per object (held weakly),
+ * so two references to one object are {@code ==} here. Every arriving reference adds its weight to the
+ * proxy's {@link Held}; when the proxy becomes unreachable (a {@link Cleaner}) or is released, its weight
+ * goes home. A reference arriving after its proxy died or was released starts a new proxy with its own
+ * hold, while the old hold gives back its own weight.
+ *
+ * <p>Thread-safe (this object's monitor guards the table).
+ */
+final class HeldObjects {
+    private static final Cleaner CLEANER = Cleaner.create();
+
+    private record Key(long owner, int id) {}
+
+    private final Map<Key, WeakReference<Object>> proxies = new HashMap<>();
+    private final ObjectSpace space;
+
+    HeldObjects(ObjectSpace space) {
+        this.space = space;
+    }
+
+    /**
+     * The proxy of the object {@code r} names (another base's), as {@code declared}, with {@code r}'s weight
+     * added to what this base holds of it.
+     *
+     * @throws IllegalArgumentException if the proxy this base has does not implement {@code declared}, or the
+     *         weight overflows
+     */
+    Object resolve(Reference r, Class<?> declared) {
+        Key k = new Key(r.owner(), r.id());
+        synchronized (this) {
+            WeakReference<Object> ref = proxies.get(k);
+            Object p = ref == null ? null : ref.get();
+            if (p != null) {
+                if (!declared.isInstance(p)) {
+                    throw new IllegalArgumentException("a reference to " + SharedHandler.heldBy(p) + " as "
+                            + declared.getName() + ", which it does not implement");
+                }
+                if (SharedHandler.heldBy(p).add(r.weight())) {
+                    return p;
+                }
+            }
+            Class<?>[] types = SharedTypes.resolve(r.interfaces(), declared, space.loader());
+            Held h = new Held(r, types);
+            ClassLoader loader = types[0].getClassLoader();
+            p = Proxy.newProxyInstance(loader == null ? space.loader() : loader, types, new SharedHandler(h, space));
+            proxies.put(k, new WeakReference<>(p));
+            CLEANER.register(p, () -> drop(k, h));
+            return p;
+        }
+    }
+
+    /** Releases {@code h} (its proxy was released, or died): its entry goes if it is still the one, its weight home. */
+    void drop(Object proxy) {
+        Held h = SharedHandler.heldBy(proxy);
+        drop(new Key(h.owner, h.id), h);
+    }
+
+    private void drop(Key k, Held h) {
+        long w = h.takeAll();
+        synchronized (this) {
+            WeakReference<Object> ref = proxies.get(k);
+            Object live = ref == null ? null : ref.get();
+            if (ref != null && (live == null || SharedHandler.heldBy(live) == h)) {
+                proxies.remove(k);
+            }
+        }
+        if (w > 0) {
+            space.giveBack(h, w);
+        }
+    }
+
+    /** How many other bases' objects this base holds proxies of (live or not yet cleaned). */
+    synchronized int size() {
+        return proxies.size();
+    }
+}

@@ -1,0 +1,329 @@
+package dev.verbatim.objects.internal;
+
+import dev.verbatim.objects.BaseOptions;
+import dev.verbatim.objects.Shared;
+import dev.verbatim.rpc.ExportOptions;
+import dev.verbatim.rpc.Node;
+import dev.verbatim.rpc.RemoteException;
+import dev.verbatim.rpc.RemoteException.Reason;
+import dev.verbatim.rpc.internal.Endpoint;
+import dev.verbatim.rpc.internal.NodeAccess;
+import dev.verbatim.rpc.internal.NodeExtension;
+import dev.verbatim.wire.WireReader;
+import dev.verbatim.wire.WireWriter;
+
+import java.lang.foreign.MemorySegment;
+import java.security.SecureRandom;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One base's object space (docs/objects.md): its incarnation, the objects it owns that others hold
+ * ({@link OwnedObjects}), the proxies it holds of others' ({@link HeldObjects}), the bases it talks to
+ * ({@link Peers}), the classes it allows ({@link Construction}), and, as the RPC node's
+ * {@link NodeExtension}, how a shared reference is written and read.
+ *
+ * <p>Writing a reference: one of this base's objects gets a fresh grant of weight; a proxy of another
+ * base's object gives half of what it holds (to the object's owner, possibly nothing); a proxy left with
+ * too little to split asks the owner for another grant first. Reading one: this base's own object comes
+ * home and its weight is credited back; another base's arrives as the one proxy this base has of it.
+ *
+ * <p>Thread-safe.
+ */
+public final class ObjectSpace implements NodeExtension {
+    private static final SecureRandom IDS = new SecureRandom();
+
+    private final long id;
+    private final BaseOptions options;
+    private final ClassLoader loader;
+    private final OwnedObjects owned = new OwnedObjects();
+    private final HeldObjects held = new HeldObjects(this);
+    private final Peers peers = new Peers(this);
+    private final Construction construction = new Construction();
+    private final Map<String, Object> names = new ConcurrentHashMap<>();
+    private volatile Node node;
+    private volatile List<String> addresses = List.of();
+
+    private ObjectSpace(BaseOptions options, ClassLoader loader) {
+        long i;
+        do {
+            i = IDS.nextLong();
+        } while (i == 0);
+        this.id = i;
+        this.options = options;
+        this.loader = loader;
+    }
+
+    /** A base listening at {@code addresses}: its node exports the base service. */
+    public static ObjectSpace listen(BaseOptions options, String... addresses) {
+        if (addresses.length == 0) {
+            throw new IllegalArgumentException("a base listens at one address at least: its holders call it there");
+        }
+        ClassLoader l = Thread.currentThread().getContextClassLoader();
+        ObjectSpace s = new ObjectSpace(options, l != null ? l : ObjectSpace.class.getClassLoader());
+        Node n = NodeAccess.nodes().listen(options.connection(), s, addresses);
+        s.node = n;
+        s.addresses = n.addresses();
+        n.export(BaseService.NAME, BaseService.class, new BaseServer(s), ExportOptions.VIRTUAL_THREADS);
+        return s;
+    }
+
+    public long id() {
+        return id;
+    }
+
+    public List<String> addresses() {
+        return addresses;
+    }
+
+    public BaseOptions options() {
+        return options;
+    }
+
+    Node node() {
+        return node;
+    }
+
+    Peers peers() {
+        return peers;
+    }
+
+    ClassLoader loader() {
+        return loader;
+    }
+
+    Construction construction() {
+        return construction;
+    }
+
+    Object named(String name) {
+        return names.get(name);
+    }
+
+    // ------------------------------------------------------------------ the node's extension
+
+    @Override
+    public boolean shares(Object value) {
+        return value instanceof Shared;
+    }
+
+    @Override
+    public byte[] encode(Object value, Class<?> declared, Endpoint over) {
+        if (value instanceof WeightReturn r) {
+            return ReferenceDescriptor.encode(Reference.home(r.owner(), r.id(), r.weight()));
+        }
+        Held h = SharedHandler.heldBy(value);
+        if (h != null) {
+            if (SharedHandler.spaceOf(value) != this) {
+                throw new RemoteException(Reason.ARGUMENT, h + " is held by another base of this process: pass it"
+                        + " through that base");
+            }
+            h.check();
+            long w;
+            if (over != null && peers.leadsTo(over, h.owner)) {
+                w = h.splitHome(); // home needs no weight: it may be 0
+            } else {
+                w = h.split();
+                if (w == 0) {
+                    refill(h);
+                    w = h.split();
+                }
+            }
+            return ReferenceDescriptor.encode(new Reference(h.owner, h.id, w, h.addresses, h.interfaces));
+        }
+        SharedTypes.Offer offer = SharedTypes.offer(value.getClass());
+        OwnedObjects.Entry e;
+        try {
+            e = owned.grant(value, offer, options.grant(), options.virtualThreads());
+        } catch (IllegalStateException full) {
+            throw new RemoteException(Reason.ARGUMENT, full.getMessage(), full);
+        }
+        return ReferenceDescriptor.encode(new Reference(id, e.id, options.grant(), addresses, offer.names()));
+    }
+
+    @Override
+    public Object decode(MemorySegment payload, Class<?> declared, Endpoint over) {
+        Reference r = ReferenceDescriptor.decode(payload);
+        if (r.owner() == id) { // one of ours, coming home: its weight comes back
+            Object impl = owned.credit(r.id(), r.weight());
+            if (!declared.isInstance(impl)) {
+                throw new IllegalArgumentException("a reference to object #" + Integer.toUnsignedString(r.id()) + " as "
+                        + declared.getName() + ", which it does not implement");
+            }
+            return impl;
+        }
+        if (r.weight() == 0) {
+            throw new IllegalArgumentException("a reference to " + BaseIds.name(r.owner()) + "'s object #"
+                    + Integer.toUnsignedString(r.id()) + " without weight");
+        }
+        if (r.addresses().isEmpty()) {
+            throw new IllegalArgumentException("a reference to " + BaseIds.name(r.owner()) + "'s object without its addresses");
+        }
+        return held.resolve(r, declared);
+    }
+
+    @Override
+    public void dropped(MemorySegment payload, Endpoint over) {
+        try {
+            decode(payload, Shared.class, over); // credited, or a proxy whose weight goes home when it is collected
+        } catch (RuntimeException ignored) {
+            // malformed: nothing to give back
+        }
+    }
+
+    @Override
+    public Target target(int id) {
+        OwnedObjects.Entry e = owned.get(id);
+        return e == null ? null : e.target;
+    }
+
+    // ------------------------------------------------------------------ weights
+
+    /** Asks the owner of {@code h}'s object for another grant (the hold has no weight to split). */
+    void refill(Held h) {
+        long g = peers.service(h.owner, h.addresses).grant(new WeightReturn(h.owner, h.id, 0));
+        if (g <= 0) {
+            throw new RemoteException(Reason.PROTOCOL, "no weight granted for " + h);
+        }
+        if (!h.add(g)) { // released meanwhile (by another thread): the grant goes back at once
+            giveBackNow(h, g);
+            h.check();
+        }
+    }
+
+    /** Another grant of {@code impl} (one of this base's objects) for a holder that ran out. */
+    long grantMore(Object impl) {
+        try {
+            return owned.grantMore(impl, options.grant());
+        } catch (IllegalStateException full) {
+            throw new RemoteException(Reason.ARGUMENT, full.getMessage(), full);
+        }
+    }
+
+    /** Refills, before a call is sent, any argument that is a proxy with too little weight to split. */
+    void refillArguments(Object[] args) {
+        for (Object a : args) {
+            Held h = SharedHandler.heldBy(a);
+            if (h != null && h.exhausted()) {
+                refill(h);
+            }
+        }
+    }
+
+    /** Sends weight {@code w} of {@code h}'s object home (on a thread of its own: the caller may be a cleaner). */
+    void giveBack(Held h, long w) {
+        if (node.isClosed() || peers.isGone(h.owner)) {
+            return;
+        }
+        Thread.ofVirtual().name("verbatim-objects-release").start(() -> giveBackNow(h, w));
+    }
+
+    private void giveBackNow(Held h, long w) {
+        try {
+            peers.service(h.owner, h.addresses).release(new WeightReturn(h.owner, h.id, w));
+        } catch (RuntimeException ignored) {
+            // the owner is gone or unreachable: what it handed out no longer matters to anyone
+        }
+    }
+
+    /** Releases a proxy now: its weight goes home before this returns. */
+    public void release(Object proxy) {
+        Held h = SharedHandler.heldBy(proxy);
+        if (h == null) {
+            throw new IllegalArgumentException("not a reference to another base's object: " + proxy);
+        }
+        long w = h.takeAll();
+        held.drop(proxy);
+        if (w > 0 && !peers.isGone(h.owner)) {
+            giveBackNow(h, w);
+        }
+    }
+
+    // ------------------------------------------------------------------ the public operations
+
+    /** Binds {@code object} under {@code name} (a first reference by name). */
+    public void bind(String name, Shared object) {
+        SharedTypes.offer(object.getClass());
+        names.put(name, object);
+    }
+
+    public void allow(Class<?> c) {
+        construction.allow(c);
+    }
+
+    /** The base at {@code address}. */
+    public BaseHandle base(String address) {
+        return new BaseHandle(this, peers.atAddress(address));
+    }
+
+    /** The owner's incarnation of {@code o}: this base's for its own objects. */
+    public long home(Object o) {
+        Held h = SharedHandler.heldBy(o);
+        return h == null ? id : h.owner;
+    }
+
+    /** Whether {@code o} is a proxy of another base's object. */
+    public static boolean isRemote(Object o) {
+        return SharedHandler.heldBy(o) != null;
+    }
+
+    /** The space of the base holding {@code proxy}, or null if it is not a proxy. */
+    public static ObjectSpace holderOf(Object proxy) {
+        return SharedHandler.spaceOf(proxy);
+    }
+
+    /** A copy of {@code o} made on {@code target} (this base if it is this base's id): a reference to it. */
+    public Object cloneOn(Object o, long target, List<String> targetAddresses) {
+        Held h = SharedHandler.heldBy(o);
+        if (h != null) {
+            return peers.service(h.owner, h.addresses).cloneTo((Shared) o, target, String.join("\n", targetAddresses));
+        }
+        SharedTypes.checkCopied(o.getClass(), o.getClass().getName(), new HashSet<>());
+        byte[] state = new WireWriter().toByteArray(o);
+        if (target == id) {
+            return adopt(o.getClass(), state);
+        }
+        return peers.service(target, targetAddresses).adopt(o.getClass().getName(), state);
+    }
+
+    /** A copy of an object of class {@code c} from its state (a wire message). */
+    Object adopt(Class<?> c, byte[] state) {
+        Object copy = new WireReader().validate(MemorySegment.ofArray(state)).materialize(c);
+        if (!(copy instanceof Shared)) {
+            throw new IllegalArgumentException(c.getName() + " is not shared");
+        }
+        return copy;
+    }
+
+    /** Objects of this base other bases may hold. */
+    public int ownedCount() {
+        return owned.size();
+    }
+
+    /** The weight of {@code o} (one of this base's objects) outstanding. */
+    public long outstanding(Object o) {
+        return owned.outstanding(o);
+    }
+
+    /** The weight this base holds of another base's object, through its proxy {@code proxy}. */
+    public static long weightHeld(Object proxy) {
+        Held h = SharedHandler.heldBy(proxy);
+        return h == null ? 0 : h.weight();
+    }
+
+    /** Other bases' objects this base holds proxies of. */
+    public int heldCount() {
+        return held.size();
+    }
+
+    /** Messages this base's node received (for tests that count them). */
+    public long messagesReceived() {
+        return NodeAccess.nodes().messagesReceived(node);
+    }
+
+    public void close() {
+        node.close();
+    }
+}

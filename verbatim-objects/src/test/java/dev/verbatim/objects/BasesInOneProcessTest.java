@@ -1,0 +1,360 @@
+package dev.verbatim.objects;
+
+import dev.verbatim.objects.Fixtures.Cell;
+import dev.verbatim.objects.Fixtures.Cells;
+import dev.verbatim.objects.Fixtures.Counter;
+import dev.verbatim.objects.Fixtures.Doubler;
+import dev.verbatim.objects.Fixtures.Guard;
+import dev.verbatim.objects.Fixtures.Hop;
+import dev.verbatim.objects.Fixtures.NestedTaker;
+import dev.verbatim.objects.Fixtures.Registry;
+import dev.verbatim.objects.Fixtures.Secret;
+import dev.verbatim.objects.Fixtures.Store;
+import dev.verbatim.rpc.RemoteException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** The object layer's logic, with every base in this process (each its own node, over real connections). */
+@Timeout(60)
+class BasesInOneProcessTest {
+    private static final AtomicInteger N = new AtomicInteger();
+    private final List<Base> bases = new ArrayList<>();
+
+    static String address(String transport) {
+        return transport.equals("shm") ? "shm:objs-" + ProcessHandle.current().pid() + "-" + N.incrementAndGet() : "tcp://127.0.0.1:0";
+    }
+
+    private Base base(String transport) {
+        return base(BaseOptions.DEFAULT, transport);
+    }
+
+    private Base base(BaseOptions options, String transport) {
+        Base b = Base.listen(options, address(transport));
+        bases.add(b);
+        return b;
+    }
+
+    @AfterEach
+    void close() {
+        bases.forEach(Base::close);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void aReferenceThatComesHomeIsTheOriginalObjectAndTwoReferencesAreOneProxy(String transport) {
+        Base a = base(transport);
+        Base b = base(transport);
+        Store storeAtB = new Store();
+        b.bind("store", storeAtB);
+        Registry store = a.lookup(b.addresses().getFirst(), "store", Registry.class);
+        assertTrue(Base.isRemote(store));
+        assertEquals(b.id(), a.home(store));
+
+        Cell cell = new Cell(1);
+        store.put(cell);
+        assertTrue(Base.isRemote(storeAtB.stored), "b holds a proxy of a's cell");
+        assertSame(cell, store.get(), "the cell coming home is the original");
+        assertSame(store, a.lookup(b.addresses().getFirst(), "store", Registry.class), "one proxy per object per base");
+        assertEquals(store, a.lookup(b.addresses().getFirst(), "store", Registry.class));
+        assertEquals(System.identityHashCode(store), store.hashCode());
+        store.put(cell);
+        assertSame(storeAtB.stored, storeAtB.get(), "b's second reference to the cell is the same proxy");
+        assertEquals(8, store.addToStored(7), "b calls a's cell");
+        assertEquals(8, cell.value());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void identityHoldsAfterForwardingAToBToCToA(String transport) {
+        Base a = base(transport);
+        Base b = base(transport);
+        Base c = base(transport);
+        Store atA = new Store();
+        Store atB = new Store();
+        Store atC = new Store();
+        a.bind("store", atA);
+        b.bind("store", atB);
+        c.bind("store", atC);
+        Registry storeB = a.lookup(b.addresses().getFirst(), "store", Registry.class);
+        Registry storeC = a.lookup(c.addresses().getFirst(), "store", Registry.class);
+        Cell cell = new Cell(3);
+
+        Counter back = storeB.via(cell, storeC, atA); // a -> b -> c -> a, and back
+        assertSame(cell, back);
+        assertSame(cell, atA.stored, "the cell that went round arrives at a as the original");
+        assertTrue(Base.isRemote(atB.stored) && Base.isRemote(atC.stored));
+        Counter fromC = atC.stored;
+        storeC.put(cell); // a second way to c: the same proxy there
+        assertSame(fromC, atC.stored);
+        assertEquals(4, storeC.addToStored(1));
+        assertEquals(4, cell.value());
+    }
+
+    @Test
+    void forwardingAReferenceSendsNothingToItsOwnerUntilItIsCalled() {
+        Base a = base("shm");
+        Base b = base("shm");
+        Base c = base("shm");
+        b.bind("cell", new Cell(10));
+        Store atC = new Store();
+        c.bind("store", atC);
+        Counter cell = a.lookup(b.addresses().getFirst(), "cell", Counter.class);
+        Registry storeC = a.lookup(c.addresses().getFirst(), "store", Registry.class);
+        assertEquals(10, cell.value());
+
+        long before = b.messagesReceived();
+        storeC.put(cell); // a passes b's object to c
+        assertTrue(atC.storedIsRemote());
+        assertEquals(before, b.messagesReceived(), "b received nothing when a forwarded its object to c");
+        assertEquals(12, storeC.addToStored(2), "c calls b's object, connecting to b");
+        assertTrue(b.messagesReceived() > before, "c's call reached b");
+    }
+
+    @Test
+    void remoteConstructionMakesAllowedClassesOnlyAndTakesReferencesAsArguments() {
+        Base a = base("shm");
+        Base b = base("shm");
+        b.allow(Cell.class, Doubler.class, Cells.class);
+        RemoteBase atB = a.base(b.addresses().getFirst());
+        assertEquals(b.id(), atB.id());
+
+        Counter made = atB.create(Counter.class, Cell.class, 5);
+        assertTrue(Base.isRemote(made));
+        assertEquals(b.id(), a.home(made));
+        assertEquals(6, made.add(1));
+        assertEquals(1, b.exportedObjects());
+
+        Cell local = new Cell(0);
+        Counter doubler = atB.create(Counter.class, Doubler.class, local); // b holds a's cell
+        assertEquals(6, doubler.add(3), "b's doubler calls a's cell");
+        assertEquals(6, local.value());
+
+        assertEquals(14, atB.call(Cells.class, "twice", 7));
+        Counter fromStatic = (Counter) atB.call(Cells.class, "make", 9);
+        assertTrue(Base.isRemote(fromStatic));
+        assertEquals(10, fromStatic.add(1));
+
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> atB.create(Counter.class, Secret.class));
+        assertTrue(refused.getMessage().contains("not allowed"), refused.getMessage());
+        assertFalse(Secret.constructed, "a class that is not allowed is never constructed");
+    }
+
+    @Test
+    void cloneOnCopiesTheStateToTheChosenBase() {
+        Base a = base("shm");
+        Base b = base("shm");
+        Base c = base("shm");
+        a.allow(Cell.class);
+        b.allow(Cell.class);
+        c.allow(Cell.class);
+        RemoteBase atB = a.base(b.addresses().getFirst());
+        RemoteBase atC = a.base(c.addresses().getFirst());
+        Cell cell = new Cell(7);
+        Counter copy = a.cloneOn(cell, atB);
+        assertEquals(b.id(), a.home(copy));
+        assertEquals(7, copy.value());
+        assertEquals(8, copy.add(1));
+        assertEquals(7, cell.value(), "the original is untouched");
+
+        Counter copyOfCopy = a.cloneOn(copy, atC); // b copies its object to c
+        assertEquals(c.id(), a.home(copyOfCopy));
+        assertEquals(8, copyOfCopy.value());
+        Counter here = a.cloneHere(copy);
+        assertFalse(Base.isRemote(here));
+        assertEquals(8, here.value());
+
+        Base d = base("shm"); // allows nothing
+        RemoteException nothing = assertThrows(RemoteException.class, () -> a.cloneOn(new Doubler(cell), a.base(d.addresses().getFirst())));
+        assertTrue(nothing.getMessage().contains("Doubler.inner"), nothing.getMessage());
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> a.cloneOn(cell, a.base(d.addresses().getFirst())));
+        assertTrue(refused.getMessage().contains("not allowed"), refused.getMessage());
+    }
+
+    @Test
+    void weightsSplitWithoutMessagesDownToExhaustionThenTheOwnerGrantsMoreAndTakesAllBack() {
+        Base a = base("shm");
+        Base b = base(BaseOptions.DEFAULT.withGrant(4), "shm");
+        Base c = base("shm");
+        Cell cell = new Cell(0);
+        b.bind("cell", cell);
+        Store atC = new Store();
+        c.bind("store", atC);
+        Counter ref = a.lookup(b.addresses().getFirst(), "cell", Counter.class);
+        Registry storeC = a.lookup(c.addresses().getFirst(), "store", Registry.class);
+        assertEquals(4, Base.heldWeight(ref));
+        assertEquals(4, b.outstandingWeight(cell));
+
+        storeC.put(ref);
+        assertEquals(2, Base.heldWeight(ref));
+        assertEquals(2, atC.storedWeight());
+        storeC.put(ref);
+        assertEquals(1, Base.heldWeight(ref));
+        assertEquals(3, atC.storedWeight(), "c's one proxy adds what arrives");
+        assertEquals(4, b.outstandingWeight(cell), "splitting sent b nothing");
+
+        storeC.put(ref); // a has 1 left: b grants 4 more first
+        assertEquals(8, b.outstandingWeight(cell));
+        assertEquals(3, Base.heldWeight(ref));
+        assertEquals(5, atC.storedWeight());
+        assertEquals(b.outstandingWeight(cell), Base.heldWeight(ref) + atC.storedWeight(), "all weight is accounted for");
+
+        atC.drop();
+        assertEquals(3, b.outstandingWeight(cell));
+        assertEquals(1, b.exportedObjects());
+        Base.release(ref);
+        assertEquals(0, b.outstandingWeight(cell));
+        assertEquals(0, b.exportedObjects(), "the owner forgets the object once all weight is back");
+        RemoteException released = assertThrows(RemoteException.class, ref::value);
+        assertEquals(RemoteException.Reason.NOT_FOUND, released.reason());
+    }
+
+    @Test
+    void aHolderThatReturnsAnExhaustedReferenceAsAResultGetsMoreWeightFromTheOwnerFirst() {
+        Base a = base("shm");
+        Base b = base("shm");
+        Base c = base(BaseOptions.DEFAULT.withGrant(2), "shm");
+        Cell cell = new Cell(0);
+        c.bind("cell", cell);
+        Store atB = new Store();
+        b.bind("store", atB);
+        Counter ref = a.lookup(c.addresses().getFirst(), "cell", Counter.class);
+        Registry storeB = a.lookup(b.addresses().getFirst(), "store", Registry.class);
+        storeB.put(ref); // a: 2 -> 1 kept, 1 to b
+        assertEquals(1, atB.storedWeight());
+
+        assertSame(ref, storeB.get(), "b's reply carries c's object back to a's one proxy");
+        assertEquals(4, c.outstandingWeight(cell), "b asked c for a grant while it wrote its reply");
+        assertEquals(2, atB.storedWeight());
+        assertEquals(2, Base.heldWeight(ref));
+        assertEquals(1, ref.add(1));
+    }
+
+    @Test
+    void aReferenceInAReplyNobodyWaitsForAnyMoreStillGoesHome() throws InterruptedException {
+        Base a = base(BaseOptions.DEFAULT.withTimeout(java.time.Duration.ofSeconds(2)), "shm");
+        Base b = base(BaseOptions.DEFAULT.withVirtualThreads(true), "shm");
+        b.bind("slow", new SlowMaker());
+        Fixtures.Maker slow = a.lookup(b.addresses().getFirst(), "slow", Fixtures.Maker.class);
+        RemoteException late = assertThrows(RemoteException.class, () -> slow.make(3000));
+        assertEquals(RemoteException.Reason.TIMEOUT, late.reason());
+        for (int i = 0; i < 500 && (b.exportedObjects() < 2 || SlowMaker.replied < 1); i++) {
+            Thread.sleep(10); // b replies with a new object after a's caller gave up
+        }
+        assertEquals(7, slow.ping(7), "the next call reads the late reply first, and drops it");
+        for (int i = 0; i < 500 && b.exportedObjects() > 1; i++) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertEquals(1, b.exportedObjects(), "only the maker a looked up stays: the late reply's object came back");
+    }
+
+    /** Makes a cell after a while. */
+    public static class SlowMaker implements Fixtures.Maker {
+        static volatile int replied;
+
+        public SlowMaker() {}
+
+        @Override
+        public Counter make(int millis) {
+            try {
+                Thread.sleep(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            replied++;
+            return new Cell(millis);
+        }
+
+        @Override
+        public int ping(int x) {
+            return x;
+        }
+    }
+
+    @Test
+    void theOwnersTableEmptiesWhenHoldersDropTheirProxies() throws InterruptedException {
+        Base a = base("shm");
+        Base b = base("shm");
+        b.allow(Cell.class);
+        RemoteBase atB = a.base(b.addresses().getFirst());
+        for (int i = 0; i < 20; i++) {
+            assertEquals(i + 1, atB.create(Counter.class, Cell.class, i).add(1));
+        }
+        assertEquals(20, b.exportedObjects());
+        for (int i = 0; i < 500 && b.exportedObjects() > 0; i++) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertEquals(0, b.exportedObjects(), "every proxy became unreachable, and its weight came home");
+    }
+
+    @Test
+    void aSynchronizedChainAToBToCToAReentersTheWaitingThreadsMonitor() {
+        BaseOptions quick = BaseOptions.DEFAULT.withTimeout(java.time.Duration.ofSeconds(5)); // a deadlock fails fast
+        Base a = base(quick, "shm");
+        Base b = base(quick, "shm");
+        Base c = base(quick, "shm");
+        Guard ga = new Guard();
+        Guard gb = new Guard();
+        Guard gc = new Guard();
+        b.bind("guard", gb);
+        c.bind("guard", gc);
+        Hop hb = a.lookup(b.addresses().getFirst(), "guard", Hop.class);
+        Hop hc = a.lookup(c.addresses().getFirst(), "guard", Hop.class);
+        int hops;
+        synchronized (ga) { // a -> b -> c -> a: ga, held by this thread, is entered again from c
+            hops = hb.hop(hc, ga);
+        }
+        assertEquals(3, hops, "every hop ran");
+        assertEquals(List.of(Thread.currentThread()), ga.threads,
+                "the chain came back to a on the thread that holds ga's monitor");
+        assertEquals(1, gb.threads.size());
+        assertEquals(1, gc.threads.size());
+    }
+
+    @Test
+    void aChainAToBToAOverTwoConnectionsRunsOnTheWaitingThread() {
+        BaseOptions quick = BaseOptions.DEFAULT.withTimeout(java.time.Duration.ofSeconds(5)); // a deadlock fails fast
+        Base a = base(quick, "tcp");
+        Base b = base(quick, "tcp");
+        Guard ga = new Guard();
+        Guard gb = new Guard();
+        b.bind("guard", gb);
+        Hop hb = a.lookup(b.addresses().getFirst(), "guard", Hop.class);
+        assertEquals(3, ga.hop(hb, ga)); // a holds ga, b calls back into ga over b's own connection to a
+        assertEquals(List.of(Thread.currentThread(), Thread.currentThread()), ga.threads);
+    }
+
+    @Test
+    void aValueByCopyHoldingASharedObjectIsRefusedNamingTheField() {
+        Base a = base("shm");
+        Base b = base("shm");
+        b.bind("store", new Store());
+        Registry store = a.lookup(b.addresses().getFirst(), "store", Registry.class);
+        RemoteException e = assertThrows(RemoteException.class, () -> store.put((Counter) (Object) new NestedAndCounter()));
+        assertEquals(RemoteException.Reason.ARGUMENT, e.reason());
+        assertTrue(e.getMessage().contains("Holder.counter"), e.getMessage());
+        RemoteException bind = assertThrows(RemoteException.class, () -> b.bind("nested", new NestedTaker()));
+        assertTrue(bind.getMessage().contains("Holder.counter"), bind.getMessage());
+    }
+
+    /** Offers a counter and the refused nested interface. */
+    public static class NestedAndCounter extends Cell implements Fixtures.Nested {
+        public NestedAndCounter() {}
+
+        @Override
+        public void take(Fixtures.Holder h) {
+        }
+    }
+}

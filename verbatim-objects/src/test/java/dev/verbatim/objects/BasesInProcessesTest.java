@@ -1,0 +1,206 @@
+package dev.verbatim.objects;
+
+import dev.verbatim.objects.Fixtures.Cell;
+import dev.verbatim.objects.Fixtures.Counter;
+import dev.verbatim.objects.Fixtures.Guard;
+import dev.verbatim.objects.Fixtures.Hop;
+import dev.verbatim.objects.Fixtures.Registry;
+import dev.verbatim.objects.Fixtures.Store;
+import dev.verbatim.rpc.RemoteException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** What crosses processes: each other base is a JVM of its own (ObjectsPeer), killed with -9 where the test says. */
+@Timeout(90)
+class BasesInProcessesTest {
+    private static final AtomicInteger N = new AtomicInteger();
+    /** The shm directory of this class and its children: a killed base's listener files go with it. */
+    private static Path shmDir;
+    private static String previousShmDir;
+    private final List<Process> children = new ArrayList<>();
+    private Base a;
+
+    /** A child base: its process, id and address. */
+    record Child(Process process, BaseId id, String address) {}
+
+    @BeforeAll
+    static void ownShmDirectory() throws IOException {
+        Path base = Path.of("/dev/shm");
+        shmDir = Files.createTempDirectory(Files.isWritable(base) ? base : Path.of(System.getProperty("java.io.tmpdir")),
+                "verbatim-objp-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        previousShmDir = System.setProperty("verbatim.shm.dir", shmDir.toString());
+    }
+
+    @AfterAll
+    static void removeShmDirectory() throws IOException {
+        if (previousShmDir == null) {
+            System.clearProperty("verbatim.shm.dir");
+        } else {
+            System.setProperty("verbatim.shm.dir", previousShmDir);
+        }
+        try (var files = Files.list(shmDir)) {
+            for (Path f : files.toList()) {
+                Files.deleteIfExists(f);
+            }
+        }
+        Files.deleteIfExists(shmDir);
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        for (Process p : children) {
+            p.destroyForcibly();
+            p.waitFor(10, TimeUnit.SECONDS);
+        }
+        if (a != null) {
+            a.close();
+        }
+    }
+
+    static String address(String transport) {
+        return transport.equals("shm") ? "shm:objp-" + ProcessHandle.current().pid() + "-" + N.incrementAndGet() : "tcp://127.0.0.1:0";
+    }
+
+    private Base here(String transport) {
+        // a long call timeout: a call to a dead base must fail at once, not when this runs out
+        a = Base.listen(BaseOptions.DEFAULT.withTimeout(Duration.ofSeconds(80)), address(transport));
+        return a;
+    }
+
+    private Child child(String address) throws Exception {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        Process p = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
+                "-Dverbatim.shm.dir=" + System.getProperty("verbatim.shm.dir"),
+                "-cp", System.getProperty("java.class.path"), ObjectsPeer.class.getName(), address)
+                .redirectErrorStream(true).start();
+        children.add(p);
+        BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        String line = CompletableFuture.supplyAsync(() -> {
+            try {
+                for (String l; (l = r.readLine()) != null; ) {
+                    if (l.startsWith("READY ")) {
+                        return l;
+                    }
+                }
+                return null;
+            } catch (IOException e) {
+                return null;
+            }
+        }).get(60, TimeUnit.SECONDS);
+        assertNotNull(line, "the child base started");
+        String[] f = line.split(" ");
+        return new Child(p, new BaseId(Long.parseLong(f[1])), f[2]);
+    }
+
+    private static void kill(Child c) throws InterruptedException {
+        c.process().destroyForcibly();
+        assertTrue(c.process().waitFor(10, TimeUnit.SECONDS));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void identityHoldsAfterForwardingAToBToCToAAcrossProcesses(String transport) throws Exception {
+        Base a = here(transport);
+        Child b = child(address(transport));
+        Child c = child(address(transport));
+        Store atA = new Store();
+        Registry storeB = a.lookup(b.address(), "store", Registry.class);
+        Registry storeC = a.lookup(c.address(), "store", Registry.class);
+        Cell cell = new Cell(1);
+
+        assertSame(cell, storeB.via(cell, storeC, atA), "the cell comes back as itself");
+        assertSame(cell, atA.stored, "it arrived at a, from c, as the original");
+        assertSame(storeC.get(), storeC.get(), "c's reference to a's cell comes back as the original, twice");
+        assertEquals(3, storeC.addToStored(2), "c calls a's cell, connecting to a");
+        assertEquals(3, cell.value());
+        assertEquals(b.id(), a.home(storeB));
+    }
+
+    @Test
+    void forwardingAReferenceSendsNothingToItsOwnerProcess() throws Exception {
+        Base a = here("shm");
+        Child b = child(address("shm"));
+        Child c = child(address("shm"));
+        RemoteBase atB = a.base(b.address());
+        Counter cell = atB.create(Counter.class, Cell.class, 5);
+        Registry storeC = a.lookup(c.address(), "store", Registry.class);
+
+        long before = (Long) atB.call(ObjectsPeer.class, "received");
+        storeC.put(cell); // a passes b's object to c
+        long after = (Long) atB.call(ObjectsPeer.class, "received");
+        assertEquals(before + 1, after, "b received only the second probe, nothing for the forwarding");
+        assertEquals(7, storeC.addToStored(2), "c then calls b's object");
+        assertTrue((Long) atB.call(ObjectsPeer.class, "received") > after + 1, "that call reached b");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void aSynchronizedChainAToBToCToAAcrossProcessesReentersTheWaitingThread(String transport) throws Exception {
+        Base a = here(transport);
+        Child b = child(address(transport));
+        Child c = child(address(transport));
+        Guard ga = new Guard();
+        Hop hb = a.lookup(b.address(), "guard", Hop.class);
+        Hop hc = a.lookup(c.address(), "guard", Hop.class);
+        int hops;
+        synchronized (ga) {
+            hops = hb.hop(hc, ga);
+        }
+        assertEquals(3, hops);
+        assertEquals(List.of(Thread.currentThread()), ga.threads, "c's call into ga ran on the thread holding it");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void callsToAnOwnerKilledWithSigkillFailWithGoneAtOnce(String transport) throws Exception {
+        Base a = here(transport);
+        Child b = child(address(transport));
+        Counter cell = a.base(b.address()).create(Counter.class, Cell.class, 1);
+        assertEquals(2, cell.add(1));
+        kill(b);
+        RemoteException first = assertThrows(RemoteException.class, () -> cell.add(1));
+        assertEquals(RemoteException.Reason.GONE, first.reason(), first.getMessage());
+        RemoteException then = assertThrows(RemoteException.class, cell::value);
+        assertEquals(RemoteException.Reason.GONE, then.reason(), then.getMessage());
+    }
+
+    @Test
+    void aBaseRestartedAtTheSameAddressIsAnotherBaseAndOldReferencesFailWithGone() throws Exception {
+        Base a = here("shm");
+        String address = address("shm");
+        Child b = child(address);
+        Counter old = a.base(b.address()).create(Counter.class, Cell.class, 1);
+        assertEquals(1, old.value());
+        kill(b);
+        Child b2 = child(address);
+        assertNotEquals(b.id(), b2.id(), "a new incarnation");
+        RemoteException gone = assertThrows(RemoteException.class, old::value);
+        assertEquals(RemoteException.Reason.GONE, gone.reason(), gone.getMessage());
+        Counter fresh = a.base(address).create(Counter.class, Cell.class, 7);
+        assertEquals(7, fresh.value(), "the new base works");
+        assertEquals(b2.id(), a.home(fresh));
+        RemoteException still = assertThrows(RemoteException.class, old::value);
+        assertTrue(still.getMessage().contains("another base"), still.getMessage());
+    }
+}

@@ -1,0 +1,177 @@
+package dev.verbatim.objects;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/** Shared interfaces and classes the tests pass between bases (public: names on the wire resolve only to public interfaces). */
+public final class Fixtures {
+    private Fixtures() {}
+
+    public interface Counter extends Shared {
+        int add(int n);
+
+        int value();
+    }
+
+    /** Holds one counter; relays a counter along a chain of registries. */
+    public interface Registry extends Shared {
+        void put(Counter c);
+
+        Counter get();
+
+        /** Stores {@code c}, then passes it to {@code next} (which passes it to {@code last}); returns what comes back. */
+        Counter via(Counter c, Registry next, Registry last);
+
+        int addToStored(int n);
+
+        /** Releases the stored counter (its weight goes home). */
+        void drop();
+
+        long storedWeight();
+
+        /** Whether the stored counter is a proxy (not an object of this base). */
+        boolean storedIsRemote();
+    }
+
+    /** A hop of a synchronized chain across bases. */
+    public interface Hop extends Shared {
+        /** Synchronized: records the thread, then hops to {@code next} (which hops to {@code last}); the hops made. */
+        int hop(Hop next, Hop last);
+    }
+
+    public interface Maker extends Shared {
+        Counter make(int millis);
+
+        int ping(int x);
+    }
+
+    public interface Nested extends Shared {
+        void take(Holder h);
+    }
+
+    /** A value by copy holding a shared object: refused. */
+    public record Holder(Counter counter) {}
+
+    public static class Cell implements Counter {
+        private int v;
+
+        public Cell() {}
+
+        public Cell(int v) {
+            this.v = v;
+        }
+
+        @Override
+        public synchronized int add(int n) {
+            return v += n;
+        }
+
+        @Override
+        public synchronized int value() {
+            return v;
+        }
+    }
+
+    /** Constructed with another base's counter: its calls call that one. */
+    public static class Doubler implements Counter {
+        private final Counter inner;
+
+        public Doubler(Counter inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public int add(int n) {
+            return inner.add(2 * n);
+        }
+
+        @Override
+        public int value() {
+            return inner.value();
+        }
+    }
+
+    /** Never allowed anywhere. */
+    public static class Secret extends Cell {
+        public static volatile boolean constructed;
+
+        public Secret() {
+            constructed = true;
+        }
+    }
+
+    public static final class Cells {
+        private Cells() {}
+
+        public static int twice(int x) {
+            return 2 * x;
+        }
+
+        public static Counter make(int v) {
+            return new Cell(v);
+        }
+    }
+
+    public static class Store implements Registry {
+        public volatile Counter stored;
+
+        public Store() {}
+
+        @Override
+        public void put(Counter c) {
+            stored = c;
+        }
+
+        @Override
+        public Counter get() {
+            return stored;
+        }
+
+        @Override
+        public Counter via(Counter c, Registry next, Registry last) {
+            stored = c;
+            return next == null ? c : next.via(c, last, null);
+        }
+
+        @Override
+        public int addToStored(int n) {
+            return stored.add(n);
+        }
+
+        @Override
+        public void drop() {
+            Base.release(stored);
+            stored = null;
+        }
+
+        @Override
+        public long storedWeight() {
+            return Base.heldWeight(stored);
+        }
+
+        @Override
+        public boolean storedIsRemote() {
+            return Base.isRemote(stored);
+        }
+    }
+
+    public static class Guard implements Hop {
+        public final List<Thread> threads = new CopyOnWriteArrayList<>();
+
+        public Guard() {}
+
+        @Override
+        public synchronized int hop(Hop next, Hop last) {
+            threads.add(Thread.currentThread());
+            return next == null ? 1 : 1 + next.hop(last, null);
+        }
+    }
+
+    public static class NestedTaker implements Nested {
+        public NestedTaker() {}
+
+        @Override
+        public void take(Holder h) {
+        }
+    }
+}

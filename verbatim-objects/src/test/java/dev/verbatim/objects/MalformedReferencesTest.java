@@ -1,0 +1,159 @@
+package dev.verbatim.objects;
+
+import dev.verbatim.objects.Fixtures.Cell;
+import dev.verbatim.objects.Fixtures.Counter;
+import dev.verbatim.objects.internal.BaseService;
+import dev.verbatim.objects.internal.Reference;
+import dev.verbatim.objects.internal.ReferenceDescriptor;
+import dev.verbatim.rpc.RemoteException;
+import dev.verbatim.rpc.internal.RemoteInterface;
+import dev.verbatim.rpc.internal.RpcDescriptor;
+import dev.verbatim.transport.Claim;
+import dev.verbatim.transport.Connection;
+import dev.verbatim.transport.Transport;
+import dev.verbatim.transport.TransportException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * A peer sending forged or malformed references: the base that receives one answers the call with
+ * {@code PROTOCOL}, naming the problem, and drops that connection; its objects, their weights and its
+ * other connections are untouched.
+ */
+@Timeout(60)
+class MalformedReferencesTest {
+    private static final long RELEASE = method("release");
+    private final List<Base> bases = new ArrayList<>();
+
+    private Base base() {
+        Base b = Base.listen(BasesInOneProcessTest.address("shm"));
+        bases.add(b);
+        return b;
+    }
+
+    @AfterEach
+    void close() {
+        bases.forEach(Base::close);
+    }
+
+    static long method(String name) {
+        for (RemoteInterface.MethodInfo m : RemoteInterface.of(BaseService.class).methods) {
+            if (m.method.getName().equals(name)) {
+                return m.id;
+            }
+        }
+        throw new AssertionError(name);
+    }
+
+    record Bad(String why, byte[] reference, String expected) {}
+
+    @Test
+    void forgedIdsOwnersAndWeightsDropTheConnectionTheyCameByAndNothingElse() {
+        Base a = base();
+        Base b = base();
+        Cell cell = new Cell(1);
+        b.bind("cell", cell);
+        Counter held = a.lookup(b.addresses().getFirst(), "cell", Counter.class); // b's object #1, weight 2^40 out
+        long out = b.outstandingWeight(cell);
+        long other = a.id().incarnation();
+        List<String> at = b.addresses();
+        List<String> iface = List.of(Counter.class.getName());
+        byte[] unknownFlags = ReferenceDescriptor.encode(new Reference(other, 1, 1, at, iface));
+        unknownFlags[ReferenceDescriptor.FLAGS] = 1;
+        byte[] whole = ReferenceDescriptor.encode(new Reference(other, 1, 1, at, iface));
+        byte[] trailing = java.util.Arrays.copyOf(whole, whole.length + 3);
+        byte[] overrun = java.util.Arrays.copyOf(whole, whole.length - 1);
+        List<Bad> bad = List.of(
+                new Bad("an id b never handed out", ref(b, 999, 1), "never handed out"),
+                new Bad("more weight than b handed out", ref(b, 1, out + 1), "more than the " + out + " outstanding"),
+                new Bad("a weight of 2^63 or more", ref(b, 1, Long.MIN_VALUE), "2^63"),
+                new Bad("another base's object without weight",
+                        ReferenceDescriptor.encode(new Reference(other, 1, 0, at, iface)), "without weight"),
+                new Bad("another base's object without addresses",
+                        ReferenceDescriptor.encode(new Reference(other, 1, 1, List.of(), iface)), "without its addresses"),
+                new Bad("no owner", ReferenceDescriptor.encode(new Reference(0, 1, 1, at, iface)), "without an owner"),
+                new Bad("a short reference", new byte[5], "of 5 bytes"),
+                new Bad("unknown flags", unknownFlags, "unknown flags"),
+                new Bad("bytes after the end", trailing, "after its end"),
+                new Bad("a string overrunning the reference", overrun, "overruns"));
+        for (Bad x : bad) {
+            String message = sendExpectingDrop(b, x.reference());
+            assertTrue(message.contains(x.expected()), x.why() + ": the reason names it: " + message);
+            assertEquals(2, held.add(0) + 1, "a's reference to b's object keeps working after " + x.why());
+            assertEquals(out, b.outstandingWeight(cell), "b's weights are untouched by " + x.why());
+            assertEquals(1, b.exportedObjects());
+        }
+    }
+
+    @Test
+    void aWeightThatWouldOverflowWhatAHolderHoldsIsRefused() {
+        Base a = base();
+        Base b = base();
+        b.bind("cell", new Cell(1));
+        Counter held = a.lookup(b.addresses().getFirst(), "cell", Counter.class);
+        long w = Base.heldWeight(held);
+        byte[] r = ReferenceDescriptor.encode(new Reference(b.id().incarnation(), 1, Long.MAX_VALUE - w + 1,
+                b.addresses(), List.of(Counter.class.getName())));
+        String message = sendExpectingDrop(a, r); // to a, which holds b's object
+        assertTrue(message.contains("overflows"), message);
+        assertEquals(w, Base.heldWeight(held), "a's weight is untouched");
+        assertEquals(1, held.value());
+    }
+
+    private static byte[] ref(Base owner, int id, long weight) {
+        return ReferenceDescriptor.encode(new Reference(owner.id().incarnation(), id, weight, List.of(), List.of()));
+    }
+
+    /** Sends {@code base}'s service a release of {@code reference}; the reason of the FAIL that answers it. */
+    private static String sendExpectingDrop(Base base, byte[] reference) {
+        try (Connection raw = Transport.connect(base.addresses().getFirst())) {
+            byte[] m = release(reference);
+            Claim c = raw.claim(m.length);
+            c.segment().copyFrom(MemorySegment.ofArray(m));
+            c.commit();
+            var reply = raw.take(Duration.ofSeconds(10));
+            assertNotNull(reply, "an answer");
+            MemorySegment r = reply.payload();
+            assertEquals(RpcDescriptor.FAIL, r.get(ValueLayout.JAVA_BYTE, RpcDescriptor.KIND));
+            assertEquals(RemoteException.Reason.PROTOCOL.code(), r.get(ValueLayout.JAVA_BYTE, RpcDescriptor.FLAGS));
+            int n = r.get(ValueLayout.JAVA_INT_UNALIGNED, RpcDescriptor.HEADER + 4);
+            String message = new String(r.asSlice(RpcDescriptor.HEADER + RpcDescriptor.VALUE_HEADER, n)
+                    .toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
+            reply.release();
+            TransportException e = assertThrows(TransportException.class, () -> {
+                for (int i = 0; i < 200; i++) {
+                    if (raw.take(Duration.ofMillis(100)) != null) {
+                        throw new AssertionError("more than one answer");
+                    }
+                }
+            }, "then the connection is dropped");
+            assertEquals(TransportException.Reason.PEER_CLOSED, e.reason(), e.getMessage());
+            return message;
+        }
+    }
+
+    /** A CALL of the base service's release (export #1) with one T_SHARED value. */
+    private static byte[] release(byte[] reference) {
+        int size = RpcDescriptor.HEADER + (int) RpcDescriptor.span(reference.length);
+        MemorySegment m = MemorySegment.ofArray(new byte[size]);
+        m.set(ValueLayout.JAVA_BYTE, RpcDescriptor.KIND, (byte) RpcDescriptor.CALL);
+        m.set(ValueLayout.JAVA_SHORT_UNALIGNED, RpcDescriptor.COUNT, (short) 1);
+        m.set(ValueLayout.JAVA_INT_UNALIGNED, RpcDescriptor.TARGET, 1);
+        m.set(ValueLayout.JAVA_LONG_UNALIGNED, RpcDescriptor.CALL_ID, 77L);
+        m.set(ValueLayout.JAVA_LONG_UNALIGNED, RpcDescriptor.METHOD, RELEASE);
+        RpcDescriptor.putValueHeader(m, RpcDescriptor.HEADER, RpcDescriptor.T_SHARED, reference.length);
+        MemorySegment.copy(MemorySegment.ofArray(reference), 0, m, RpcDescriptor.HEADER + RpcDescriptor.VALUE_HEADER,
+                reference.length);
+        return m.toArray(ValueLayout.JAVA_BYTE);
+    }
+}

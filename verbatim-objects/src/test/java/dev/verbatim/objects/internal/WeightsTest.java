@@ -1,0 +1,77 @@
+package dev.verbatim.objects.internal;
+
+import dev.verbatim.objects.Fixtures;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** The weight arithmetic of an owner's table and of a holder's hold (docs/objects.md §3). */
+class WeightsTest {
+    private static final SharedTypes.Offer OFFER = SharedTypes.offer(Fixtures.Cell.class);
+
+    @Test
+    void anOwnerCountsEveryGrantAndForgetsTheObjectWhenAllOfItIsBack() {
+        OwnedObjects t = new OwnedObjects();
+        Object o = new Fixtures.Cell();
+        OwnedObjects.Entry e = t.grant(o, OFFER, 8, false);
+        assertSame(e, t.grant(o, OFFER, 8, false), "one entry per object");
+        assertEquals(16, t.outstanding(o));
+        assertSame(o, t.credit(e.id, 10));
+        assertEquals(6, t.outstanding(o));
+        assertEquals(1, t.size());
+        t.credit(e.id, 6);
+        assertEquals(0, t.size(), "forgotten at zero");
+        assertNull(t.get(e.id));
+        assertNotEquals(e.id, t.grant(o, OFFER, 8, false).id, "an id is never reused");
+    }
+
+    @Test
+    void weightComingBackBeyondWhatIsOutstandingOrForAnIdNeverHandedOutIsRefusedAndChangesNothing() {
+        OwnedObjects t = new OwnedObjects();
+        Object o = new Fixtures.Cell();
+        OwnedObjects.Entry e = t.grant(o, OFFER, 8, false);
+        assertThrows(IllegalArgumentException.class, () -> t.credit(e.id, 9));
+        assertThrows(IllegalArgumentException.class, () -> t.credit(e.id + 1, 1));
+        assertEquals(8, t.outstanding(o));
+    }
+
+    @Test
+    void anOwnerRefusesToHandOutMoreThanTwoToTheSixtyThreeMinusOne() {
+        OwnedObjects t = new OwnedObjects();
+        Object o = new Fixtures.Cell();
+        t.grant(o, OFFER, Long.MAX_VALUE - 1, false);
+        assertThrows(IllegalStateException.class, () -> t.grant(o, OFFER, 2, false));
+        assertThrows(IllegalStateException.class, () -> t.grantMore(o, 2));
+        assertEquals(Long.MAX_VALUE - 1, t.outstanding(o));
+        assertEquals(Long.MAX_VALUE, t.outstanding(o) + t.grantMore(o, 1), "up to the limit exactly");
+    }
+
+    @Test
+    void aHoldSplitsInHalvesDownToOneThenHasNothingToSplitButMayStillSendHomeNothing() {
+        Held h = new Held(new Reference(7, 1, 5, List.of("shm:x"), List.of()), new Class<?>[0]);
+        assertEquals(2, h.split());
+        assertEquals(3, h.weight());
+        assertEquals(1, h.split());
+        assertEquals(2, h.weight());
+        assertEquals(1, h.split());
+        assertTrue(h.exhausted());
+        assertEquals(0, h.split(), "a hold of 1 cannot be split");
+        assertEquals(1, h.weight());
+        assertEquals(0, h.splitHome(), "home needs no weight");
+        assertTrue(h.add(4));
+        assertFalse(h.exhausted());
+        assertEquals(5, h.takeAll());
+        assertFalse(h.add(1), "a released hold takes no more: the arrival makes a new proxy");
+        assertEquals(0, h.takeAll(), "given back once");
+    }
+
+    @Test
+    void aHoldRefusesAWeightThatWouldOverflowIt() {
+        Held h = new Held(new Reference(7, 1, Long.MAX_VALUE - 3, List.of("shm:x"), List.of()), new Class<?>[0]);
+        assertThrows(IllegalArgumentException.class, () -> h.add(4));
+        assertEquals(Long.MAX_VALUE - 3, h.weight());
+        assertTrue(h.add(3));
+    }
+}

@@ -1,0 +1,61 @@
+package dev.verbatim.rpc.internal;
+
+import java.security.SecureRandom;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The endpoints of one node by the prefix of the chains their calls start (docs/rpc.md §4): so that a
+ * call arriving over one connection, nested in a chain a caller of another connection of the same node
+ * waits in (A calls B, B calls C, C calls A), runs on that waiting caller, as a call nested over one
+ * connection does. Only nodes that ask for it have one (the object layer's bases): a plain node matches
+ * chains per connection and pays nothing here.
+ *
+ * <p>A chain a connection starts is its <em>salt</em> XOR the call id. A salt is a prefix (the high
+ * {@value #PREFIX_BITS} bits), unique among the node's open endpoints, then {@code 64 - PREFIX_BITS}
+ * random bits; call ids stay below {@code 2^(64 - PREFIX_BITS)}, so the prefix of a chain names the
+ * endpoint whose caller started it. A foreign chain that happens to carry one of our prefixes names
+ * no waiting caller unless all 64 bits match a live chain of ours, as with any salt.
+ *
+ * <p>Thread-safe.
+ */
+public final class ChainDirectory {
+    /** The bits of a chain that name the endpoint that started it. */
+    static final int PREFIX_BITS = 24;
+    private static final SecureRandom SEEDS = new SecureRandom();
+
+    private final Map<Long, Endpoint> byPrefix = new ConcurrentHashMap<>();
+
+    /** A salt of the form a chain directory reads: its prefix names nothing (yet). */
+    static long randomSalt() {
+        return SEEDS.nextLong();
+    }
+
+    /** Enters {@code e} under a prefix no other open endpoint of the node has; the salt of its chains. */
+    long register(Endpoint e) {
+        while (true) {
+            long salt = SEEDS.nextLong();
+            if (byPrefix.putIfAbsent(salt >>> (64 - PREFIX_BITS), e) == null) {
+                return salt;
+            }
+        }
+    }
+
+    /** {@code e} closed: its prefix is free again. */
+    void unregister(Endpoint e, long salt) {
+        byPrefix.remove(salt >>> (64 - PREFIX_BITS), e);
+    }
+
+    /**
+     * A synchronous caller of another endpoint than {@code except} waiting in {@code chain}, or null.
+     * Costs one map lookup.
+     */
+    PendingCall waitingIn(long chain, Endpoint except) {
+        Endpoint e = byPrefix.get(chain >>> (64 - PREFIX_BITS));
+        if (e == null || e == except) {
+            return null;
+        }
+        CallTable t = e.calls();
+        return t.isEmpty() ? null : t.waitingIn(chain);
+    }
+}

@@ -1,0 +1,52 @@
+package dev.verbatim.rpc.internal;
+
+import dev.verbatim.rpc.Node;
+import dev.verbatim.transport.ConnectionOptions;
+
+import java.lang.invoke.MethodHandles;
+
+/**
+ * How the object layer reaches what {@link Node} keeps private (the JDK's "shared secrets" pattern): a
+ * node with a {@link NodeExtension} and node-wide chains, and the connections a node keeps to an
+ * address. {@code Node} installs the implementation when it is initialised; this package is exported
+ * to the object module only.
+ */
+public final class NodeAccess {
+    private NodeAccess() {}
+
+    /** What {@code Node} offers the object layer. */
+    public interface Nodes {
+        /** A node listening at {@code addresses}, with the object layer {@code extension} and chains across connections. */
+        Node listen(ConnectionOptions options, NodeExtension extension, String... addresses);
+
+        /** The open connections of {@code node} to {@code address} (made if there are none), as a lookup uses them. */
+        Endpoint[] connect(Node node, String address);
+
+        /** Messages {@code node} received over its connections open now. */
+        long messagesReceived(Node node);
+    }
+
+    private static volatile Nodes nodes;
+
+    /** Installed once, by {@code Node}'s initialisation. */
+    public static void install(Nodes n) {
+        if (nodes != null) {
+            throw new IllegalStateException("installed already");
+        }
+        nodes = n;
+    }
+
+    /** The node operations (initialises {@code Node} if needed). */
+    public static Nodes nodes() {
+        Nodes n = nodes;
+        if (n == null) {
+            try {
+                MethodHandles.lookup().ensureInitialized(Node.class);
+            } catch (IllegalAccessException e) {
+                throw new IllegalStateException(e);
+            }
+            n = nodes;
+        }
+        return n;
+    }
+}
