@@ -70,6 +70,11 @@ class ExamplesRunTest {
     }
 
     @Test
+    void theObjectsExampleConstructsOnAnotherBaseAndKeepsIdentity() throws Exception {
+        assertEquals("remote: true, lives on the bank: true, same proxy: true, balance 150", run(true, ObjectsExample.class));
+    }
+
+    @Test
     void theRpcServerServesUntilStoppedAndItsClientCallsIt() throws Exception {
         Path out = Files.createTempFile("rpc-server-", ".out");
         Process server = start(true, out, RpcServerExample.class, "shm:quotes-example");
