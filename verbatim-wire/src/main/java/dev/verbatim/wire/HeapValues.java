@@ -75,7 +75,7 @@ final class HeapValues {
             case JType.BOXED -> {
                 int k = b.w.element.kind;
                 long o = m.objectOffset(r, b.w);
-                if (o + WireWriter.boxSize(k) > m.tail) throw Message.changed(o, "box out of range");
+                if (o + LeafEncoding.boxSize(k) > m.tail) throw Message.changed(o, "box out of range");
                 return readPrim(seg, k, o);
             }
             case JType.PRIM_ARRAY -> {
@@ -87,7 +87,7 @@ final class HeapValues {
                     boolean[] a = (boolean[]) v;
                     for (int j = 0; j < n; j++) a[j] = seg.get(I8, o + 4 + j) != 0;
                 } else {
-                    MemorySegment.copy(seg, WireWriter.elementLayout(k), o + b.w.arrayDataOffset(), v, 0, n);
+                    MemorySegment.copy(seg, LeafEncoding.elementLayout(k), o + b.w.arrayDataOffset(), v, 0, n);
                 }
                 return v;
             }

@@ -182,6 +182,15 @@ final class Materializer {
 
     /** A reference to a class: the instance (created and queued to be filled on first sight), or null. */
     Object cls(int r, BindingMaterializer c) {
+        return instance(r, c, false);
+    }
+
+    /**
+     * The instance object {@code r} of a class binding: the one made already, or a new one, remembered at once (a
+     * cycle back to it must find it) and then queued to be filled, or with {@code chain} left for {@link #chained}.
+     * Both callers pass a constant, so each compiles to its own path.
+     */
+    private Object instance(int r, BindingMaterializer c, boolean chain) {
         if (r == NULL_REF) return null;
         if (Integer.compareUnsigned(r, objects) >= 0) throw outOfRange(r);
         int s = slot(r);
@@ -192,7 +201,11 @@ final class Materializer {
         Object v = c.create();
         keys[s] = c.key;
         memo[s] = v;
-        enqueue(v, c, o, 0);
+        if (chain) {
+            chained = o;
+        } else {
+            enqueue(v, c, o, 0);
+        }
         return v;
     }
 
@@ -206,18 +219,7 @@ final class Materializer {
      * end the loop, not create another copy.
      */
     Object chain(int r, BindingMaterializer c) {
-        if (r == NULL_REF) return null;
-        if (Integer.compareUnsigned(r, objects) >= 0) throw outOfRange(r);
-        int s = slot(r);
-        int k = keys[s];
-        if (k == c.key) return memo[s];
-        if (k != 0) return other(r, c);
-        int o = offset(r, c);
-        Object v = c.create();
-        keys[s] = c.key; // remembered at once: a cycle back to it (a ring of nodes) must end the chain
-        memo[s] = v;
-        chained = o;
-        return v;
+        return instance(r, c, true);
     }
 
     /** The offset of the instance {@link #chain} just created (and forgets it), or -1 if it created none. */

@@ -264,7 +264,7 @@ public final class WireReader {
             }
             case Shape.BOX -> {
                 int k = s.element.kind;
-                long size = WireWriter.boxSize(k);
+                long size = LeafEncoding.boxSize(k);
                 if (pos + size > tail) throw new WireFormatException(pos, "box overruns the tables", null);
                 if (k == Shape.BOOL) checkBoolean(m, pos);
                 return size;

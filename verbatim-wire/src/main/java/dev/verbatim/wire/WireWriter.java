@@ -1,7 +1,6 @@
 package dev.verbatim.wire;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.List;
 
@@ -282,12 +281,12 @@ public final class WireWriter {
                 int k = s.element.kind;
                 int n = java.lang.reflect.Array.getLength(o);
                 if (pos + arrayDataOffset(Shape.PRIM_SIZES[k]) + (long) n * Shape.PRIM_SIZES[k] > limit) return -1;
-                int data = arrayHeader(seg, pos, n, Shape.PRIM_SIZES[k]);
+                int data = LeafEncoding.arrayHeader(seg, pos, n, Shape.PRIM_SIZES[k]);
                 if (k == Shape.BOOL) {
                     boolean[] a = (boolean[]) o;
                     for (int j = 0; j < n; j++) seg.set(I8, pos + data + j, (byte) (a[j] ? 1 : 0));
                 } else {
-                    MemorySegment.copy(o, 0, seg, elementLayout(k), pos + data, n);
+                    MemorySegment.copy(o, 0, seg, LeafEncoding.elementLayout(k), pos + data, n);
                 }
                 return data + (long) n * Shape.PRIM_SIZES[k];
             }
@@ -295,16 +294,16 @@ public final class WireWriter {
                 ArrayView v = (ArrayView) o;
                 int size = Shape.PRIM_SIZES[s.element.kind];
                 if (pos + arrayDataOffset(size) + (long) v.length() * size > limit) return -1;
-                int data = arrayHeader(seg, pos, v.length(), size);
+                int data = LeafEncoding.arrayHeader(seg, pos, v.length(), size);
                 MemorySegment.copy(v.segment(), 0, seg, pos + data, (long) v.length() * size);
                 return data + (long) v.length() * size;
             }
             case JType.STRING, JType.CHARSEQ -> {
-                return writeString((CharSequence) o, seg, pos, limit);
+                return LeafEncoding.writeString((CharSequence) o, seg, pos, limit);
             }
             case JType.BOXED -> {
-                if (pos + boxSize(s.element.kind) > limit) return -1;
-                return writeBox(o, s.element.kind, seg, pos);
+                if (pos + LeafEncoding.boxSize(s.element.kind) > limit) return -1;
+                return LeafEncoding.writeBox(o, s.element.kind, seg, pos);
             }
             case JType.REF_ARRAY -> {
                 Object[] a = (Object[]) o;
@@ -379,14 +378,6 @@ public final class WireWriter {
         return 4 + (long) n * t.shape.keyedEntrySize();
     }
 
-    /** Writes an array's length (and the zero padding before 8-byte elements); returns the data offset. */
-    private static int arrayHeader(MemorySegment seg, long pos, int n, int elementSize) {
-        seg.set(I32, pos, n);
-        int data = arrayDataOffset(elementSize);
-        if (data == 8) seg.set(I32, pos + 4, 0);
-        return data;
-    }
-
     /** Size of one object that is not a struct, and discovery of the objects it references (for {@link #sizeOf}). */
     private long sizeAndDiscover(Object o, JType t) {
         Shape s = t.shape;
@@ -401,10 +392,10 @@ public final class WireWriter {
             }
             case JType.STRING, JType.CHARSEQ -> {
                 CharSequence cs = (CharSequence) o;
-                return STRING_DATA_OFFSET + (long) cs.length() * (isLatin1(cs) ? 1 : 2);
+                return STRING_DATA_OFFSET + (long) cs.length() * (LeafEncoding.isLatin1(cs) ? 1 : 2);
             }
             case JType.BOXED -> {
-                return boxSize(s.element.kind);
+                return LeafEncoding.boxSize(s.element.kind);
             }
             case JType.MAP, JType.SET -> {
                 boolean map = t.jkind == JType.MAP;
@@ -430,54 +421,6 @@ public final class WireWriter {
         }
     }
 
-    static int boxSize(int k) { return Shape.PRIM_SIZES[k]; }
-
-    private static long writeBox(Object o, int k, MemorySegment seg, long at) {
-        switch (k) {
-            case Shape.BOOL -> seg.set(I8, at, (byte) ((Boolean) o ? 1 : 0));
-            case Shape.I8 -> seg.set(I8, at, (Byte) o);
-            case Shape.U16 -> seg.set(U16, at, (Character) o);
-            case Shape.I16 -> seg.set(I16, at, (Short) o);
-            case Shape.I32 -> seg.set(I32, at, (Integer) o);
-            case Shape.I64 -> seg.set(I64, at, (Long) o);
-            case Shape.F32 -> seg.set(F32, at, (Float) o);
-            default -> seg.set(F64, at, (Double) o);
-        }
-        return boxSize(k);
-    }
-
-    private static boolean isLatin1(CharSequence s) {
-        for (int i = 0, n = s.length(); i < n; i++) if (s.charAt(i) > 0xFF) return false;
-        return true;
-    }
-
-    private static long writeString(CharSequence s, MemorySegment seg, long pos, long limit) {
-        int n = s.length();
-        long p = pos + STRING_DATA_OFFSET;
-        boolean latin1 = isLatin1(s);
-        if (p + (latin1 ? (long) n : 2L * n) > limit) return -1;
-        if (latin1) {
-            seg.set(I32, pos, n);
-            for (int i = 0; i < n; i++) seg.set(I8, p + i, (byte) s.charAt(i));
-            return STRING_DATA_OFFSET + n;
-        }
-        seg.set(I32, pos, n | STRING_UTF16_BIT);
-        for (int i = 0; i < n; i++) seg.set(U16, p + 2L * i, s.charAt(i));
-        return STRING_DATA_OFFSET + 2L * n;
-    }
-
-    static ValueLayout elementLayout(int k) {
-        return switch (k) {
-            case Shape.BOOL -> ValueLayout.JAVA_BOOLEAN;
-            case Shape.I8 -> I8;
-            case Shape.U16 -> U16;
-            case Shape.I16 -> I16;
-            case Shape.I32 -> I32;
-            case Shape.I64 -> I64;
-            case Shape.F32 -> F32;
-            default -> F64;
-        };
-    }
 
     private StructWriter writerOf(JType t) {
         StructWriter w = t.writer;

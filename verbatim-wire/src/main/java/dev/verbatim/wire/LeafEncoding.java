@@ -1,0 +1,77 @@
+package dev.verbatim.wire;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import static dev.verbatim.wire.MessageDescriptor.*;
+
+/**
+ * The bytes of leaf objects, which hold no references: boxed values, strings (Latin-1 when every char fits a
+ * byte, else UTF-16, the flag in the length word) and the header of a primitive array. Stateless; shared by the
+ * writer, the validator (sizes) and the materializer (bulk copies). Layouts: {@link MessageDescriptor}.
+ */
+final class LeafEncoding {
+    private LeafEncoding() {}
+
+    /** Writes an array's length (and the zero padding before 8-byte elements); returns the data offset. */
+    static int arrayHeader(MemorySegment seg, long pos, int n, int elementSize) {
+        seg.set(I32, pos, n);
+        int data = arrayDataOffset(elementSize);
+        if (data == 8) seg.set(I32, pos + 4, 0);
+        return data;
+    }
+
+    /** The bytes of a boxed primitive of kind {@code k}. */
+    static int boxSize(int k) { return Shape.PRIM_SIZES[k]; }
+
+    /** Writes a boxed primitive of kind {@code k}; returns its size. */
+    static long writeBox(Object o, int k, MemorySegment seg, long at) {
+        switch (k) {
+            case Shape.BOOL -> seg.set(I8, at, (byte) ((Boolean) o ? 1 : 0));
+            case Shape.I8 -> seg.set(I8, at, (Byte) o);
+            case Shape.U16 -> seg.set(U16, at, (Character) o);
+            case Shape.I16 -> seg.set(I16, at, (Short) o);
+            case Shape.I32 -> seg.set(I32, at, (Integer) o);
+            case Shape.I64 -> seg.set(I64, at, (Long) o);
+            case Shape.F32 -> seg.set(F32, at, (Float) o);
+            default -> seg.set(F64, at, (Double) o);
+        }
+        return boxSize(k);
+    }
+
+    /** Whether every char of {@code s} fits one byte (the string is then written as Latin-1). */
+    static boolean isLatin1(CharSequence s) {
+        for (int i = 0, n = s.length(); i < n; i++) if (s.charAt(i) > 0xFF) return false;
+        return true;
+    }
+
+    /** Writes a string object at {@code pos}; returns its size, or -1 if it would pass {@code limit}. */
+    static long writeString(CharSequence s, MemorySegment seg, long pos, long limit) {
+        int n = s.length();
+        long p = pos + STRING_DATA_OFFSET;
+        boolean latin1 = isLatin1(s);
+        if (p + (latin1 ? (long) n : 2L * n) > limit) return -1;
+        if (latin1) {
+            seg.set(I32, pos, n);
+            for (int i = 0; i < n; i++) seg.set(I8, p + i, (byte) s.charAt(i));
+            return STRING_DATA_OFFSET + n;
+        }
+        seg.set(I32, pos, n | STRING_UTF16_BIT);
+        for (int i = 0; i < n; i++) seg.set(U16, p + 2L * i, s.charAt(i));
+        return STRING_DATA_OFFSET + 2L * n;
+    }
+
+    /** The layout of one element of a primitive array of kind {@code k}. */
+    static ValueLayout elementLayout(int k) {
+        return switch (k) {
+            case Shape.BOOL -> ValueLayout.JAVA_BOOLEAN;
+            case Shape.I8 -> I8;
+            case Shape.U16 -> U16;
+            case Shape.I16 -> I16;
+            case Shape.I32 -> I32;
+            case Shape.I64 -> I64;
+            case Shape.F32 -> F32;
+            default -> F64;
+        };
+    }
+}
