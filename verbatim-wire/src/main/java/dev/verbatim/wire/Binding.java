@@ -45,8 +45,10 @@ final class Binding {
     Binding[] children;
     /** ENUM: reader constant per writer ordinal. */
     Object[] enumValues;
-    /** ARRAY, LIST: the elements' binding. */
+    /** ARRAY, LIST, SET, OPTIONAL: the elements' binding; MAP: the keys'. */
     Binding element;
+    /** MAP: the values' binding. */
+    Binding mapValue;
     /** SEALED: bindings per writer case, aligned with {@code w.variants}. */
     Binding[] variants;
 
@@ -127,6 +129,11 @@ final class Binding {
                 require(w.kind == Shape.ARRAY || w.kind == Shape.LIST, w, r, where);
                 require(!w.element.isPrimitive(), w, r, where);
                 b.element = create(w.element, r.element, local, fresh, where + "[]");
+            }
+            case JType.MAP, JType.SET, JType.OPTIONAL -> {
+                require(w.kind == r.shape.kind, w, r, where);
+                b.element = create(w.element, r.element, local, fresh, where + (r.jkind == JType.MAP ? "<key>" : "<element>"));
+                if (r.jkind == JType.MAP) b.mapValue = create(w.mapValue, r.mapValue, local, fresh, where + "<value>");
             }
             case JType.RECORD, JType.CLASS, JType.IFACE -> {
                 require(w.kind == Shape.STRUCT, w, r, where);

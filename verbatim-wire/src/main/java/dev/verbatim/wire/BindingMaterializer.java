@@ -12,7 +12,8 @@ package dev.verbatim.wire;
  */
 class BindingMaterializer {
     /** Kinds, from the reader type: what the materializer does with an object of this binding. */
-    static final int VALUE = 0, VIEW = 1, RECORD = 2, CLASS = 3, REF_ARRAY = 4, LIST = 5, SEALED = 6, ENUM = 7, STRING = 8;
+    static final int VALUE = 0, VIEW = 1, RECORD = 2, CLASS = 3, REF_ARRAY = 4, LIST = 5, SEALED = 6, ENUM = 7, STRING = 8,
+            MAP = 9, SET = 10, OPTIONAL = 11;
 
     private static final Object LOCK = new Object();
 
@@ -28,8 +29,10 @@ class BindingMaterializer {
     final boolean recordChildren;
     /** RECORD: exactly one field may hold a record. */
     final boolean oneRecordField;
-    /** REF_ARRAY, LIST: the elements' code. */
+    /** REF_ARRAY, LIST, SET, OPTIONAL: the elements' code; MAP: the keys'. */
     final BindingMaterializer element;
+    /** MAP: the values' code. */
+    final BindingMaterializer mapValue;
     /** SEALED: the code of each writer case, aligned with {@code w.variants}. */
     final BindingMaterializer[] variants;
     /** REF_ARRAY: the component type of the heap array. */
@@ -44,7 +47,8 @@ class BindingMaterializer {
         int recordFields = kind == RECORD ? recordFields(b) : 0;
         this.recordChildren = recordFields > 0;
         this.oneRecordField = recordFields == 1;
-        this.element = kind == REF_ARRAY || kind == LIST ? of(b.element) : null;
+        this.element = kind == REF_ARRAY || kind == LIST || kind == MAP || kind == SET || kind == OPTIONAL ? of(b.element) : null;
+        this.mapValue = kind == MAP ? of(b.mapValue) : null;
         if (kind == SEALED) {
             variants = new BindingMaterializer[b.variants.length];
             for (int i = 0; i < variants.length; i++) variants[i] = of(b.variants[i]);
@@ -86,6 +90,9 @@ class BindingMaterializer {
             case JType.CLASS -> CLASS;
             case JType.REF_ARRAY -> REF_ARRAY;
             case JType.LIST -> LIST;
+            case JType.MAP -> MAP;
+            case JType.SET -> SET;
+            case JType.OPTIONAL -> OPTIONAL;
             case JType.SEALED -> SEALED;
             case JType.ENUM -> ENUM;
             default -> throw new IllegalStateException("not materialized: " + t);
@@ -95,6 +102,7 @@ class BindingMaterializer {
     /** True if a reference of binding {@code c} may name a record (which a record holding it must be built after). */
     static boolean mayBeRecord(Binding c) {
         if (c == null) return false;
+        if (c.r.jkind == JType.OPTIONAL) return mayBeRecord(c.element);
         if (c.r.jkind == JType.RECORD) return true;
         if (c.r.jkind != JType.SEALED) return false;
         for (Binding v : c.variants) if (v.r.jkind == JType.RECORD) return true;

@@ -85,7 +85,9 @@ final class BindingMaterializerGenerator {
         List<Object> data = new ArrayList<>();
         MethodHandles.Lookup lookup = Schema.lookupFor(t.raw);
         try {
-            if (isRecord) {
+            if (t.factory != null) {
+                data.add(t.factory);
+            } else if (isRecord) {
                 var rc = t.raw.getRecordComponents();
                 Class<?>[] types = new Class<?>[rc.length];
                 Class<?>[] erased = new Class<?>[rc.length];
@@ -219,7 +221,8 @@ final class BindingMaterializerGenerator {
             params[k] = ft.jkind == JType.PRIM ? PRIM_CD[ft.shape.kind] : CD_Object;
             Shape.Field src = b.source[i];
             if (src == null) { // a field the writer lacks: its default
-                if (ft.jkind != JType.PRIM) code.aconst_null();
+                if (ft.jkind == JType.OPTIONAL) code.invokestatic(CD_Optional, "empty", MethodTypeDesc.of(CD_Optional), false);
+                else if (ft.jkind != JType.PRIM) code.aconst_null();
                 else switch (ft.shape.kind) {
                     case Shape.I64 -> code.lconst_0();
                     case Shape.F32 -> code.fconst_0();
@@ -295,6 +298,7 @@ final class BindingMaterializerGenerator {
             case BindingMaterializer.CLASS -> "cls";
             case BindingMaterializer.RECORD -> "rec";
             case BindingMaterializer.STRING -> "str";
+            case BindingMaterializer.OPTIONAL -> "opt";
             default -> "ref";
         };
     }

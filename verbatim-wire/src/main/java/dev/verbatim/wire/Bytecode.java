@@ -33,6 +33,7 @@ final class Bytecode {
     private Bytecode() {}
 
     private static final AtomicInteger SERIAL = new AtomicInteger();
+    static final ClassDesc CD_Optional = ClassDesc.of("java.util.Optional");
     static final ClassDesc CD_MemorySegment = ClassDesc.of(MemorySegment.class.getName());
     static final ClassDesc CD_MethodHandle = ClassDesc.of(MethodHandle.class.getName());
     static final ClassDesc CD_StructWriter = ClassDesc.of(StructWriter.class.getName());

@@ -84,22 +84,42 @@ final class Fingerprints {
 
     private static void wrapperCanonical(Shape s) {
         if (s.canonical != null) return;
-        Shape e = s.element;
-        if (!e.isComposite() && e.canonical == null) wrapperCanonical(e);
-        String inner = e.isComposite() ? "#" + hex(e.fingerprint) : e.canonical;
+        String inner = standalone(s.element);
         s.canonical = switch (s.kind) {
             case Shape.ARRAY -> "array(" + inner + ")";
             case Shape.LIST -> "list(" + inner + ")";
+            case Shape.SET -> "set(" + inner + ")";
+            case Shape.OPTIONAL -> "optional(" + inner + ")";
+            case Shape.MAP -> "map(" + inner + "," + standalone(s.mapValue) + ")";
             case Shape.BOX -> "box(" + inner + ")";
             default -> throw new IllegalStateException("no canonical form for kind " + s.kind);
         };
         s.fingerprint = of(s.canonical);
     }
 
+    /** How a wrapper written on its own names its element: a composite by fingerprint, anything else in full. */
+    private static String standalone(Shape e) {
+        if (!e.isComposite() && e.canonical == null) wrapperCanonical(e);
+        return e.isComposite() ? "#" + hex(e.fingerprint) : e.canonical;
+    }
+
     private static void describeType(Shape t, List<Shape> stack, int scc, Map<Shape, Integer> sccOf, StringBuilder sb) {
+        if (t.builtinId != 0) {
+            sb.append(t.canonical);
+            return;
+        }
         switch (t.kind) {
             case Shape.ARRAY -> { sb.append("array("); describeType(t.element, stack, scc, sccOf, sb); sb.append(')'); }
             case Shape.LIST -> { sb.append("list("); describeType(t.element, stack, scc, sccOf, sb); sb.append(')'); }
+            case Shape.SET -> { sb.append("set("); describeType(t.element, stack, scc, sccOf, sb); sb.append(')'); }
+            case Shape.OPTIONAL -> { sb.append("optional("); describeType(t.element, stack, scc, sccOf, sb); sb.append(')'); }
+            case Shape.MAP -> {
+                sb.append("map(");
+                describeType(t.element, stack, scc, sccOf, sb);
+                sb.append(',');
+                describeType(t.mapValue, stack, scc, sccOf, sb);
+                sb.append(')');
+            }
             case Shape.STRUCT, Shape.SEALED -> describeComposite(t, stack, scc, sccOf, sb);
             case Shape.ENUM -> sb.append(t.canonical != null ? t.canonical : "enum(" + String.join(",", t.constants) + ")");
             default -> sb.append(t.canonical);
@@ -138,7 +158,7 @@ final class Fingerprints {
         stack.removeLast();
     }
 
-    /** Composites directly mentioned by a composite (through arrays and lists). */
+    /** Composites directly mentioned by a composite (through arrays, lists, sets, maps and optionals). */
     static void compositeEdges(Shape s, List<Shape> out) {
         if (s.kind == Shape.STRUCT) {
             for (Shape.Field f : s.fields) addComposite(f.type, out);
@@ -148,7 +168,10 @@ final class Fingerprints {
     }
 
     private static void addComposite(Shape t, List<Shape> out) {
-        while (t.kind == Shape.ARRAY || t.kind == Shape.LIST) t = t.element;
+        while (t.kind == Shape.ARRAY || t.kind == Shape.LIST || t.kind == Shape.SET || t.kind == Shape.OPTIONAL || t.kind == Shape.MAP) {
+            if (t.kind == Shape.MAP) addComposite(t.mapValue, out);
+            t = t.element;
+        }
         if (t.isComposite()) out.add(t);
     }
 

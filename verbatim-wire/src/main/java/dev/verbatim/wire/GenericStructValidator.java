@@ -29,14 +29,18 @@ final class GenericStructValidator extends StructValidator {
         long step = align8(s.objectSize);
         int[] refOffsets = s.refOffsets;
         Shape[] refShapes = s.refShapes;
+        int back = 0;
         do {
             if (pos + s.objectSize > tail) throw WireReader.overrun(pos, s);
-            for (int j = 0; j < refOffsets.length; j++) WireReader.checkRef(m, pos + refOffsets[j], refShapes[j], entries, ids);
+            for (int j = 0; j < refOffsets.length; j++) {
+                if (!WireReader.checkRef(m, pos + refOffsets[j], refShapes[j], entries, ids, i)) back = BACK;
+            }
             for (int b : s.boolOffsets) WireReader.checkBoolean(m, pos + b);
             for (int j = 0; j < s.enumOffsets.length; j++) WireReader.checkOrdinal(m, pos + s.enumOffsets[j], s.enumCounts[j]);
+            if (ValueTypes.isValue(s)) ValueTypes.check(s, m, pos, entries, tail);
             pos += step;
             i++;
         } while (i < n && entries[i] == (tidBits | pos));
-        return i;
+        return i | back;
     }
 }

@@ -12,7 +12,7 @@ import java.lang.invoke.MethodHandle;
  */
 final class JType {
     static final int PRIM = 0, BOXED = 1, STRING = 2, CHARSEQ = 3, ENUM = 4, PRIM_ARRAY = 5, ARRAY_VIEW = 6,
-            REF_ARRAY = 7, LIST = 8, RECORD = 9, CLASS = 10, IFACE = 11, SEALED = 12;
+            REF_ARRAY = 7, LIST = 8, RECORD = 9, CLASS = 10, IFACE = 11, SEALED = 12, MAP = 13, SET = 14, OPTIONAL = 15;
 
     /** One accessor of a record, class or interface, aligned with the shape's fields (sorted by name). */
     static final class JField {
@@ -36,14 +36,21 @@ final class JType {
     final int jkind;
     final Class<?> raw;
     Shape shape;
-    /** REF_ARRAY, LIST: the element's Java type. */
+    /** REF_ARRAY, LIST, SET, OPTIONAL: the element's Java type; MAP: the key's. */
     JType element;
+    /** MAP: the value's Java type. */
+    JType mapValue;
     /** RECORD, CLASS, IFACE: fields aligned with {@code shape.fields}. */
     JField[] fields;
     /** SEALED: Java classes of the cases, aligned with {@code shape.variants}. */
     JType[] variants;
     /** ENUM: the constants in ordinal order. */
     Object[] enumConstants;
+    /**
+     * RECORD of a value class ({@link JavaValues}): builds the value from its fields in name order (instead of a
+     * record's canonical constructor); null for records.
+     */
+    MethodHandle factory;
 
     // Generated code, created on first use.
     volatile StructWriter writer;
@@ -74,7 +81,7 @@ final class JType {
         return registry[serial];
     }
 
-    boolean isComposite() { return jkind >= RECORD; }
+    boolean isComposite() { return jkind >= RECORD && jkind <= SEALED; }
 
     @Override
     public String toString() { return raw.getName(); }

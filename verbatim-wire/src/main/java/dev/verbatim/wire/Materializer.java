@@ -1,9 +1,7 @@
 package dev.verbatim.wire;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.lang.reflect.Array;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -15,12 +13,14 @@ import static dev.verbatim.wire.MessageDescriptor.*;
  * Copies a validated graph into heap objects, in one pass over the objects it reaches and without recursion.
  *
  * <p>Each object is read with the {@link BindingMaterializer} of its binding (generated code for records and classes) and
- * remembered in a memo indexed by object index, so sharing and cycles are preserved: {@code keys[i]} is the code the
- * object was read with and {@code memo[i]} the heap object (an object read with a second binding, rare, goes to a
- * map). A class, array or list exists as soon as it is met (its identity is what cycles need) and is queued to be
- * filled later; a record is built by an explicit depth-first walk over the records it holds, after them, so a
+ * remembered in a memo, so sharing and cycles are preserved: {@code keys[s]} is the code the object of slot {@code s}
+ * was read with and {@code memo[s]} the heap object (an object read with a second binding, rare, goes to a map). The
+ * root's materialization uses the object index as the slot; a subgraph's (a field read through a view) numbers the
+ * objects it meets ({@link MemoSlots}), so that its cost is the subgraph's, not the message's. A class, array or
+ * list exists as soon as it is met (its identity is what cycles need) and is queued to be filled later; a record is built by an explicit depth-first walk over the records it holds, after them, so a
  * million-element chain of records takes a million-frame array, not a million-frame thread stack; a cycle through
- * records alone cannot be built and is refused ({@link WireSchemaException}). Queued objects are filled until the
+ * records alone cannot be built and is refused ({@link WireSchemaException}; a {@link WireFormatException} if the
+ * validator saw no cycle: the memory changed since). Queued objects are filled until the
  * queue is empty.
  *
  * <p>Every reference is read from the message once (a record's record fields twice: when walking, and when
@@ -41,9 +41,14 @@ final class Materializer {
     private final long[] entries;
     private final Shape[] ids;
     private final int objects;
-    /** Per object: 1 + the binding id of the code it was read with, 0 if not read yet (ints: no GC barrier per store). */
-    private final int[] keys;
-    private final Object[] memo;
+    /**
+     * Per slot: 1 + the binding id of the code its object was read with, 0 if not read yet (ints: no GC barrier per
+     * store), and the heap object. An object's slot is its index ({@link #slots} null: the root's materialization), or
+     * the one {@link #slots} gives it (a subgraph's: the tables grow with the objects reached, not the message).
+     */
+    private int[] keys;
+    private Object[] memo;
+    private final MemoSlots slots;
     /** Objects read with a second code: (index {@code <<} 32 | binding id) to the object. */
     private HashMap<Long, Object> extra;
 
@@ -60,14 +65,33 @@ final class Materializer {
     private BindingMaterializer[] sCode;
     private int depth;
 
-    Materializer(Message m) {
+    /**
+     * A materializer of message {@code m}: {@code subgraph} false for the root's graph (memo tables of one slot per
+     * object of the message), true for a subgraph read through a view (memo tables that grow with the objects the
+     * materialization reaches: a read costs what it copies, however many objects the message holds).
+     */
+    Materializer(Message m, boolean subgraph) {
         this.msg = m;
         this.seg = m.seg;
         this.entries = m.entries;
         this.ids = m.ids;
         this.objects = m.objects;
-        this.keys = new int[objects];
-        this.memo = new Object[objects];
+        int slotCount = subgraph ? Math.min(objects, 8) : objects;
+        this.keys = new int[slotCount];
+        this.memo = new Object[slotCount];
+        this.slots = subgraph ? new MemoSlots() : null;
+    }
+
+    /** The memo slot of object {@code r} (in range): its index, or the next free slot of a subgraph's tables on first sight. */
+    private int slot(int r) {
+        MemoSlots t = slots;
+        if (t == null) return r;
+        int s = t.slot(r);
+        if (s == keys.length) {
+            keys = Arrays.copyOf(keys, 2 * s);
+            memo = Arrays.copyOf(memo, 2 * s);
+        }
+        return s;
     }
 
     /** Object {@code root} read with binding {@code b}, and everything it reaches. */
@@ -78,6 +102,7 @@ final class Materializer {
     private Object run(int root, BindingMaterializer c) {
         Object v = ref(root, c);
         drain();
+        insertKeyed();
         return v;
     }
 
@@ -99,7 +124,7 @@ final class Materializer {
             c = BindingMaterializer.of(m.rootBinding(w, Schema.of(type)));
             ROOTS[h] = new Root(type, w, c);
         }
-        return new Materializer(m).run(0, c);
+        return new Materializer(m, false).run(0, c);
     }
 
     private void drain() {
@@ -110,6 +135,7 @@ final class Materializer {
             switch (c.kind) {
                 case BindingMaterializer.CLASS -> c.fill(this, target, qInt[j]);
                 case BindingMaterializer.REF_ARRAY -> fillArray((Object[]) target, c.element, qInt[j], qInt[j + 1]);
+                case BindingMaterializer.MAP, BindingMaterializer.SET -> resolveKeyed(target, c, qInt[j], qInt[j + 1]);
                 default -> fillList(target, c.element, qInt[j], qInt[j + 1]);
             }
         }
@@ -141,13 +167,14 @@ final class Materializer {
     Object cls(int r, BindingMaterializer c) {
         if (r == NULL_REF) return null;
         if (Integer.compareUnsigned(r, objects) >= 0) throw outOfRange(r);
-        int k = keys[r];
-        if (k == c.key) return memo[r];
+        int s = slot(r);
+        int k = keys[s];
+        if (k == c.key) return memo[s];
         if (k != 0) return other(r, c);
         int o = offset(r, c);
         Object v = c.create();
-        keys[r] = c.key;
-        memo[r] = v;
+        keys[s] = c.key;
+        memo[s] = v;
         enqueue(v, c, o, 0);
         return v;
     }
@@ -164,13 +191,14 @@ final class Materializer {
     Object chain(int r, BindingMaterializer c) {
         if (r == NULL_REF) return null;
         if (Integer.compareUnsigned(r, objects) >= 0) throw outOfRange(r);
-        int k = keys[r];
-        if (k == c.key) return memo[r];
+        int s = slot(r);
+        int k = keys[s];
+        if (k == c.key) return memo[s];
         if (k != 0) return other(r, c);
         int o = offset(r, c);
         Object v = c.create();
-        keys[r] = c.key; // remembered at once: a cycle back to it (a ring of nodes) must end the chain
-        memo[r] = v;
+        keys[s] = c.key; // remembered at once: a cycle back to it (a ring of nodes) must end the chain
+        memo[s] = v;
         chained = o;
         return v;
     }
@@ -190,9 +218,10 @@ final class Materializer {
     Object rec(int r, BindingMaterializer c) {
         if (r == NULL_REF) return null;
         if (Integer.compareUnsigned(r, objects) >= 0) throw outOfRange(r);
-        int k = keys[r];
+        int s = slot(r);
+        int k = keys[s];
         if (k == c.key) {
-            Object v = memo[r];
+            Object v = memo[s];
             if (v != PENDING) return v;
             throw Message.changed(-1, "reference to record " + r + " that is not built");
         }
@@ -201,8 +230,8 @@ final class Materializer {
         if (depth > 0) throw Message.changed(-1, "reference to record " + r + " that is not built");
         if (!c.recordChildren) {
             Object v = c.construct(this, o);
-            keys[r] = c.key;
-            memo[r] = v;
+            keys[s] = c.key;
+            memo[s] = v;
             return v;
         }
         return build(r, c, o);
@@ -212,19 +241,26 @@ final class Materializer {
     Object str(int r, BindingMaterializer c) {
         if (r == NULL_REF) return null;
         if (Integer.compareUnsigned(r, objects) >= 0) throw outOfRange(r);
-        int k = keys[r];
-        if (k == c.key) return memo[r];
+        int s = slot(r);
+        int k = keys[s];
+        if (k == c.key) return memo[s];
         if (k != 0) return other(r, c);
-        String v = readString(msg, offset(r, c));
-        keys[r] = c.key;
-        memo[r] = v;
+        String v = HeapValues.readString(msg, offset(r, c));
+        keys[s] = c.key;
+        memo[s] = v;
         return v;
     }
 
-    /** Any other reference (boxes, primitive arrays, views, arrays, lists, sealed types), or null. */
+    /** An {@code Optional} field: empty for null, else the value of the reference. */
+    Object opt(int r, BindingMaterializer c) {
+        return r == NULL_REF ? java.util.Optional.empty() : java.util.Optional.of(ref(r, c.element));
+    }
+
+    /** Any other reference (boxes, primitive arrays, views, arrays, lists, maps, sets, sealed types), or null. */
     Object ref(int r, BindingMaterializer c) {
         if (r == NULL_REF) return null;
         if (Integer.compareUnsigned(r, objects) >= 0) throw outOfRange(r);
+        if (c.kind == BindingMaterializer.OPTIONAL) return opt(r, c);
         if (c.kind == BindingMaterializer.SEALED) {
             BindingMaterializer v = c.variantFor(shapeOf(r));
             if (v == null) throw wrongType(r);
@@ -240,7 +276,7 @@ final class Materializer {
         if (v != null) return v;
         long o = offset(r, c);
         switch (c.kind) {
-            case BindingMaterializer.VALUE -> v = readValue(msg, r, c.b);
+            case BindingMaterializer.VALUE -> v = HeapValues.readValue(msg, r, c.b);
             case BindingMaterializer.VIEW -> v = msg.readRef(r, c.b);
             case BindingMaterializer.REF_ARRAY -> {
                 int n = msg.arrayLength(o, c.w);
@@ -250,6 +286,11 @@ final class Materializer {
             case BindingMaterializer.LIST -> {
                 int n = msg.arrayLength(o, c.w);
                 v = new ArrayList<>(n);
+                enqueue(v, c, (int) o, n);
+            }
+            case BindingMaterializer.MAP, BindingMaterializer.SET -> {
+                int n = msg.keyedLength(o, c.w);
+                v = c.kind == BindingMaterializer.MAP ? java.util.LinkedHashMap.newLinkedHashMap(n) : java.util.LinkedHashSet.newLinkedHashSet(n);
                 enqueue(v, c, (int) o, n);
             }
             default -> throw new IllegalStateException("not a reference: " + c);
@@ -266,27 +307,29 @@ final class Materializer {
     boolean descend(int r, BindingMaterializer c) {
         if (r == NULL_REF) return false;
         if (Integer.compareUnsigned(r, objects) >= 0) throw outOfRange(r);
+        if (c.kind == BindingMaterializer.OPTIONAL) c = c.element;
         if (c.kind == BindingMaterializer.SEALED) {
             BindingMaterializer v = c.variantFor(shapeOf(r));
             if (v == null) throw wrongType(r);
             if (v.kind != BindingMaterializer.RECORD) return false;
             c = v;
         }
-        int k = keys[r];
+        int s = slot(r);
+        int k = keys[s];
         if (k != c.key && k != 0) return descendOther(r, c);
         if (k != 0) {
-            if (memo[r] == PENDING) throw cycle(c);
+            if (memo[s] == PENDING) throw cycle(c);
             return false;
         }
         int o = offset(r, c);
         if (!c.recordChildren) {
             Object v = c.construct(this, o);
-            keys[r] = c.key;
-            memo[r] = v;
+            keys[s] = c.key;
+            memo[s] = v;
             return false;
         }
-        keys[r] = c.key;
-        memo[r] = PENDING;
+        keys[s] = c.key;
+        memo[s] = PENDING;
         push(r, c);
         return true;
     }
@@ -334,7 +377,7 @@ final class Materializer {
 
     private void push(int r, BindingMaterializer c) {
         if (sIdx == null) {
-            int cap = Math.min(objects, 1024);
+            int cap = Math.min(objects, slots == null ? 1024 : 16);
             sIdx = new int[cap];
             sCode = new BindingMaterializer[cap];
         } else if (depth == sIdx.length) {
@@ -345,7 +388,13 @@ final class Materializer {
         sCode[depth++] = c;
     }
 
-    private static WireSchemaException cycle(BindingMaterializer c) {
+    /**
+     * A cycle through records, which cannot be built: a property of the sender's graph ({@link WireSchemaException}),
+     * unless the message had no cycle when it was validated ({@link Message#forwardOnly}): then its memory changed
+     * since ({@link WireFormatException}).
+     */
+    private RuntimeException cycle(BindingMaterializer c) {
+        if (msg.forwardOnly) return Message.changed(-1, "a cycle through record " + c.b.r.raw.getName() + " the validated message did not have");
         return new WireSchemaException("the graph has a cycle through record " + c.b.r.raw.getName()
                 + ", which cannot be built (a record needs its fields first); read it through a view or use a class");
     }
@@ -374,6 +423,70 @@ final class Materializer {
             case BindingMaterializer.STRING -> { for (int k = 0; k < n; k++) list.add(str(seg.get(I32, base + 4L * k), e)); }
             default -> { for (int k = 0; k < n; k++) list.add(ref(seg.get(I32, base + 4L * k), e)); }
         }
+    }
+
+    // ------------------------------------------------------------------ maps and sets
+
+    /**
+     * Maps and sets whose keys (and values) are read but not inserted yet: (collection, keys, values) at
+     * {@code 3j .. 3j + 2}. Keys are inserted once every object is filled ({@link #insertKeyed}): a key's
+     * {@code hashCode} may depend on fields that are set later (a class is filled after it is created).
+     */
+    private Object[] keyed;
+    private int keyedCount;
+
+    /** Reads the {@code n} keys (and values) of the map or set at {@code o}; they are inserted after the queue drains. */
+    private void resolveKeyed(Object target, BindingMaterializer c, int o, int n) {
+        long base = o + 4L;
+        Object[] ks = new Object[n];
+        for (int k = 0; k < n; k++) ks[k] = element(seg.get(I32, base + 4L * k), c.element);
+        Object[] vs = null;
+        if (c.kind == BindingMaterializer.MAP) {
+            vs = new Object[n];
+            for (int k = 0; k < n; k++) vs[k] = element(seg.get(I32, base + 4L * (n + k)), c.mapValue);
+        }
+        if (keyed == null) keyed = new Object[12];
+        else if (3 * keyedCount == keyed.length) keyed = Arrays.copyOf(keyed, 2 * keyed.length);
+        keyed[3 * keyedCount] = target;
+        keyed[3 * keyedCount + 1] = ks;
+        keyed[3 * keyedCount + 2] = vs;
+        keyedCount++;
+    }
+
+    private Object element(int x, BindingMaterializer e) {
+        return switch (e.kind) {
+            case BindingMaterializer.ENUM -> enm(x, e);
+            case BindingMaterializer.CLASS -> cls(x, e);
+            case BindingMaterializer.RECORD -> rec(x, e);
+            case BindingMaterializer.STRING -> str(x, e);
+            default -> ref(x, e);
+        };
+    }
+
+    /**
+     * Inserts the keys of every map and set read, the ones met last first (a map held by a key of another map is then
+     * complete before that key is hashed). Keys the validator found distinct but {@code equals} finds equal (two
+     * distinct objects of one value) are refused.
+     */
+    @SuppressWarnings("unchecked")
+    private void insertKeyed() {
+        for (int j = keyedCount - 1; j >= 0; j--) {
+            Object[] ks = (Object[]) keyed[3 * j + 1], vs = (Object[]) keyed[3 * j + 2];
+            if (vs != null) {
+                java.util.Map<Object, Object> map = (java.util.Map<Object, Object>) keyed[3 * j];
+                for (int k = 0; k < ks.length; k++) map.put(ks[k], vs[k]);
+                if (map.size() != ks.length) throw notUnique(ks.length - map.size());
+            } else {
+                java.util.Set<Object> set = (java.util.Set<Object>) keyed[3 * j];
+                for (Object k : ks) set.add(k);
+                if (set.size() != ks.length) throw notUnique(ks.length - set.size());
+            }
+        }
+        keyedCount = 0;
+    }
+
+    private static WireFormatException notUnique(int duplicates) {
+        return new WireFormatException(-1, "map keys or set elements not unique", duplicates + " equal to another by equals");
     }
 
     private void enqueue(Object v, BindingMaterializer c, int o, int n) {
@@ -420,17 +533,19 @@ final class Materializer {
 
     /** The object (or PENDING) read from {@code r} with code {@code c}, or null. */
     private Object get(int r, BindingMaterializer c) {
-        int k = keys[r];
-        if (k == c.key) return memo[r];
+        int s = slot(r);
+        int k = keys[s];
+        if (k == c.key) return memo[s];
         if (k == 0 || extra == null) return null;
         return extra.get(key(r, c));
     }
 
     private void put(int r, BindingMaterializer c, Object v) {
-        int k = keys[r];
+        int s = slot(r);
+        int k = keys[s];
         if (k == 0 || k == c.key) {
-            keys[r] = c.key;
-            memo[r] = v;
+            keys[s] = c.key;
+            memo[s] = v;
         } else {
             if (extra == null) extra = new HashMap<>();
             extra.put(key(r, c), v);
@@ -456,102 +571,9 @@ final class Materializer {
                 if (!c.recordChildren) put(r, c, v = c.construct(this, o));
                 else v = build(r, c, o);
             }
-            case BindingMaterializer.STRING -> put(r, c, v = readString(msg, o));
+            case BindingMaterializer.STRING -> put(r, c, v = HeapValues.readString(msg, o));
             default -> throw new IllegalStateException("not a record, class or string: " + c);
         }
         return v;
-    }
-
-    // ------------------------------------------------------------------ values
-
-    /** Strings up to this many chars are read a word at a time (a bulk copy costs more than it saves for them). */
-    private static final int SHORT_STRING = 64;
-
-    /**
-     * The string at {@code o}, exactly as written (unpaired surrogates included), its length (read again: the memory
-     * may have changed) checked to fit before the tables.
-     *
-     * <p>Short strings are read in 8-byte words from the object's start: the object starts 8-aligned and its chars end
-     * before the tables, which start 8-aligned, so every word read lies inside the message (the first one too: the
-     * validated object holds at least its 4-byte header).
-     */
-    static String readString(Message m, long o) {
-        MemorySegment seg = m.seg;
-        long w = seg.get(I64, o);
-        int h = (int) w;
-        int n = h & ~STRING_UTF16_BIT;
-        boolean utf16 = (h & STRING_UTF16_BIT) != 0;
-        long end = o + STRING_DATA_OFFSET + (utf16 ? 2L * n : n);
-        if (end > m.tail) throw Message.changed(o, "string length out of range");
-        if (n > SHORT_STRING) {
-            long data = o + STRING_DATA_OFFSET;
-            if (utf16) {
-                char[] c = new char[n];
-                MemorySegment.copy(seg, U16, data, c, 0, n);
-                return new String(c);
-            }
-            byte[] a = new byte[n];
-            MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, data, a, 0, n);
-            return new String(a, StandardCharsets.ISO_8859_1);
-        }
-        if (utf16) {
-            char[] c = new char[n];
-            int j = STRING_DATA_OFFSET; // the byte of the object the next char starts at
-            for (int i = 0; i < n; i++, j += 2) {
-                if ((j & 7) == 0) w = seg.get(I64, o + j);
-                c[i] = (char) (w >>> ((j & 7) << 3));
-            }
-            return new String(c);
-        }
-        byte[] a = new byte[n];
-        int j = STRING_DATA_OFFSET;
-        for (int i = 0; i < n; i++, j++) {
-            if ((j & 7) == 0) w = seg.get(I64, o + j);
-            a[i] = (byte) (w >>> ((j & 7) << 3));
-        }
-        return new String(a, StandardCharsets.ISO_8859_1);
-    }
-
-    /** A string, box or primitive array copied out of the message. */
-    static Object readValue(Message m, int r, Binding b) {
-        MemorySegment seg = m.seg;
-        switch (b.r.jkind) {
-            case JType.STRING -> {
-                return readString(m, m.objectOffset(r, Shape.STRING_SHAPE));
-            }
-            case JType.BOXED -> {
-                int k = b.w.element.kind;
-                long o = m.objectOffset(r, b.w);
-                if (o + WireWriter.boxSize(k) > m.tail) throw Message.changed(o, "box out of range");
-                return readPrim(seg, k, o);
-            }
-            case JType.PRIM_ARRAY -> {
-                int k = b.w.element.kind;
-                long o = m.objectOffset(r, b.w);
-                int n = m.arrayLength(o, b.w);
-                Object v = Array.newInstance(b.r.raw.getComponentType(), n);
-                if (k == Shape.BOOL) {
-                    boolean[] a = (boolean[]) v;
-                    for (int j = 0; j < n; j++) a[j] = seg.get(I8, o + 4 + j) != 0;
-                } else {
-                    MemorySegment.copy(seg, WireWriter.elementLayout(k), o + b.w.arrayDataOffset(), v, 0, n);
-                }
-                return v;
-            }
-            default -> throw new IllegalStateException("not a value type: " + b.r);
-        }
-    }
-
-    static Object readPrim(MemorySegment seg, int kind, long at) {
-        return switch (kind) {
-            case Shape.BOOL -> bool(seg, at);
-            case Shape.I8 -> seg.get(I8, at);
-            case Shape.U16 -> seg.get(U16, at);
-            case Shape.I16 -> seg.get(I16, at);
-            case Shape.I32 -> seg.get(I32, at);
-            case Shape.I64 -> seg.get(I64, at);
-            case Shape.F32 -> seg.get(F32, at);
-            default -> seg.get(F64, at);
-        };
     }
 }

@@ -49,6 +49,12 @@ public final class Message {
     private final int runFirst;
     private final int runCount;
     private final long runBase;
+    /**
+     * True if, when the message was validated, every reference named an object after the one holding it: the graph had
+     * no cycle then. A cycle met later (a record cycle the materializer cannot build) is then a change made after
+     * validation ({@link WireFormatException}), not a property of the sender's graph ({@link WireSchemaException}).
+     */
+    final boolean forwardOnly;
 
     /** Keeps {@code owner} reachable as long as this message or a view of it is; set once, before the message is handed out. */
     Message owned(Object owner) {
@@ -58,7 +64,8 @@ public final class Message {
 
     /** A message whose objects {@code runFirst .. runFirst + runCount - 1} are a run of {@code runShape} from {@code runBase}. */
     Message(MemorySegment seg, int objects, long tail, long objTable, long[] entries, Shape[] ids,
-            Shape runShape, int runFirst, int runCount, long runBase) {
+            Shape runShape, int runFirst, int runCount, long runBase, boolean forwardOnly) {
+        this.forwardOnly = forwardOnly;
         this.runShape = runShape;
         this.runFirst = runFirst;
         this.runCount = runShape == null ? 0 : runCount;
@@ -177,7 +184,9 @@ public final class Message {
 
     /** Called by generated views for references that are not plain struct views. */
     Object readRef(int r, int bindingId) {
-        return r == NULL_REF ? null : readRef(r, Binding.byId(bindingId));
+        Binding b = Binding.byId(bindingId);
+        if (r == NULL_REF) return b.r.jkind == JType.OPTIONAL ? java.util.Optional.empty() : null;
+        return readRef(r, b);
     }
 
     /** Called by generated views: an enum constant from its ordinal. */
@@ -199,7 +208,7 @@ public final class Message {
                 Binding vb = b.variantFor(shapeOf(r));
                 if (vb == null) throw changed(objTable + 8L * r + 4, "object of the wrong type");
                 if (vb.r.jkind == JType.IFACE) return newView(vb, objectOffset(r, vb.w));
-                return new Materializer(this).run(r, vb);
+                return new Materializer(this, true).run(r, vb);
             }
             case JType.CHARSEQ -> {
                 long o = objectOffset(r, Shape.STRING_SHAPE);
@@ -213,7 +222,7 @@ public final class Message {
             }
             case JType.LIST -> {
                 if (b.element.r.jkind == JType.IFACE || b.element.r.jkind == JType.CHARSEQ) return listView(r, b);
-                return new Materializer(this).run(r, b);
+                return new Materializer(this, true).run(r, b);
             }
             case JType.REF_ARRAY -> {
                 if (b.element.r.jkind == JType.IFACE) {
@@ -222,13 +231,22 @@ public final class Message {
                     for (int i = 0; i < a.length; i++) a[i] = l.get(i);
                     return a;
                 }
-                return new Materializer(this).run(r, b);
+                return new Materializer(this, true).run(r, b);
+            }
+            case JType.MAP -> {
+                return KeyedViews.map(this, r, b);
+            }
+            case JType.SET -> {
+                return KeyedViews.set(this, r, b);
+            }
+            case JType.OPTIONAL -> {
+                return java.util.Optional.of(readRef(r, b.element));
             }
             case JType.STRING, JType.BOXED, JType.PRIM_ARRAY -> {
-                return Materializer.readValue(this, r, b); // no graph to copy: no materializer state
+                return HeapValues.readValue(this, r, b); // no graph to copy: no materializer state
             }
             default -> {
-                return new Materializer(this).run(r, b);
+                return new Materializer(this, true).run(r, b);
             }
         }
     }
@@ -257,6 +275,14 @@ public final class Message {
         if (o + 4 > tail) throw changed(o, "array out of range");
         int n = seg.get(I32, o + ARRAY_LENGTH_OFFSET);
         if (n < 0 || o + s.arrayDataOffset() + (long) n * s.elementSize() > tail) throw changed(o, "array length out of range");
+        return n;
+    }
+
+    /** The length of the map or set of shape {@code s} at {@code o}, checked to fit. */
+    int keyedLength(long o, Shape s) {
+        if (o + 4 > tail) throw changed(o, "map or set out of range");
+        int n = seg.get(I32, o + ARRAY_LENGTH_OFFSET);
+        if (n < 0 || o + 4 + (long) n * s.keyedEntrySize() > tail) throw changed(o, "map or set length out of range");
         return n;
     }
 

@@ -68,7 +68,10 @@ public final class MessageDescriptor {
     public static final int T_BOOLEAN_ARRAY = 1, T_BYTE_ARRAY = 2, T_CHAR_ARRAY = 3, T_SHORT_ARRAY = 4,
             T_INT_ARRAY = 5, T_LONG_ARRAY = 6, T_FLOAT_ARRAY = 7, T_DOUBLE_ARRAY = 8, T_STRING = 9,
             T_BOOLEAN = 10, T_BYTE = 11, T_CHAR = 12, T_SHORT = 13, T_INT = 14, T_LONG = 15, T_FLOAT = 16, T_DOUBLE = 17;
-    public static final int MAX_BUILTIN = 17;
+    /** The value types (docs/wire-format.md §3, "Value types"): structs of fixed layout with built-in ids. */
+    public static final int T_INSTANT = 18, T_DURATION = 19, T_LOCAL_DATE = 20, T_LOCAL_TIME = 21, T_LOCAL_DATE_TIME = 22,
+            T_OFFSET_DATE_TIME = 23, T_ZONED_DATE_TIME = 24, T_UUID = 25, T_BIG_INTEGER = 26, T_BIG_DECIMAL = 27;
+    public static final int MAX_BUILTIN = 27;
     /** Type ids at and above this name entry {@code id - FIRST_TABLE_TYPE_ID} of the type table. */
     public static final int FIRST_TABLE_TYPE_ID = 64;
 

@@ -13,17 +13,22 @@ import java.lang.reflect.Type;
 import java.lang.reflect.WildcardType;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Wire schemas derived from Java types, with no IDL: records and classes (non-transient fields), accessor
  * interfaces, sealed hierarchies, enums, {@code String}, boxed and primitive values, primitive arrays,
- * arrays of references and {@code List}s of supported types. Each type is analysed once and cached.
+ * arrays of references, {@code List}s, {@code Collection}s, {@code Set}s and {@code Map}s of supported types,
+ * {@code Optional} fields, and the value types of {@link ValueTypes} ({@code java.time}, {@code UUID},
+ * {@code BigInteger}, {@code BigDecimal}). Each type is analysed once and cached.
  *
  * <p>Thread-safe: analysis runs under one lock; lookups of analysed types are lock-free.
  */
@@ -36,6 +41,10 @@ public final class Schema {
     /** {@code List<T>} and {@code T[]} per element type, so every usage site shares one Java type (and one binding). */
     private static final Map<JType, JType> LISTS = new ConcurrentHashMap<>();
     private static final Map<JType, JType> ARRAYS = new ConcurrentHashMap<>();
+    /** {@code Collection<T>}, {@code Set<T>}, {@code Map<K, V>}, {@code Optional<T>} by raw type and arguments. */
+    private static final Map<GenericKey, JType> GENERICS = new ConcurrentHashMap<>();
+
+    private record GenericKey(Class<?> raw, JType a, JType b) {}
     private static volatile Shape[] bySerial = new Shape[256];
     private static int nextSerial;
 
@@ -68,6 +77,16 @@ public final class Schema {
         JType cs = new JType(JType.CHARSEQ, CharSequence.class);
         cs.shape = Shape.STRING_SHAPE;
         TYPES.put(CharSequence.class, cs);
+        for (int id = ValueTypes.FIRST; id <= ValueTypes.LAST; id++) {
+            Shape.Field[] fs = ValueTypes.shape(id).fields;
+            JType[] fieldTypes = new JType[fs.length];
+            for (int i = 0; i < fs.length; i++) {
+                Shape f = fs[i].type;
+                fieldTypes[i] = f.isPrimitive() ? PRIM_JTYPES[f.kind] : f == Shape.STRING_SHAPE ? s : TYPES.get(byte[].class);
+            }
+            JType v = JavaValues.javaType(id, fieldTypes);
+            TYPES.put(v.raw, v);
+        }
     }
 
     /** The structural fingerprint of a type: equal for every JVM, and for a record and an interface of one structure. */
@@ -145,6 +164,7 @@ public final class Schema {
             if (canon.get(s) != s) continue;
             if (s.fields != null) for (Shape.Field f : s.fields) f.type = canon.getOrDefault(f.type, f.type);
             if (s.element != null) s.element = canon.getOrDefault(s.element, s.element);
+            if (s.mapValue != null) s.mapValue = canon.getOrDefault(s.mapValue, s.mapValue);
             if (s.variants != null) for (int i = 0; i < s.variants.length; i++) s.variants[i] = canon.getOrDefault(s.variants[i], s.variants[i]);
             added.add(s);
         }
@@ -161,17 +181,24 @@ public final class Schema {
         private final Map<Class<?>, JType> local = new HashMap<>();
         private final Map<JType, JType> localLists = new HashMap<>();
         private final Map<JType, JType> localArrays = new HashMap<>();
+        private final Map<GenericKey, JType> localGenerics = new HashMap<>();
         private final List<Shape> freshShapes = new ArrayList<>();
         private final List<JType> freshTypes = new ArrayList<>();
 
         JType analyze(Type generic, String where) {
             if (generic instanceof Class<?> c) return analyzeClass(c, where);
             if (generic instanceof ParameterizedType p) {
-                if (p.getRawType() != List.class) {
-                    throw unsupported(where, generic, "the only generic type carried is java.util.List<T>");
+                Type raw = p.getRawType();
+                if (raw == Map.class || raw == Set.class || raw == Collection.class || raw == Optional.class) {
+                    return generic(p, (Class<?>) raw, where);
+                }
+                if (raw != List.class) {
+                    throw unsupported(where, generic, "the generic types carried are List<T>, Collection<T>, Set<T>, Map<K, V> "
+                            + "and Optional<T>");
                 }
                 JType elem = analyze(bound(p.getActualTypeArguments()[0], where), where + "<element>");
                 if (elem.jkind == JType.PRIM) throw unsupported(where, generic, "a list element must be a reference type");
+                if (elem.jkind == JType.OPTIONAL) throw unsupported(where, generic, "Optional is carried in fields and accessors, not in collections");
                 JType t = LISTS.get(elem);
                 if (t == null) t = localLists.get(elem);
                 if (t != null) return t;
@@ -184,9 +211,38 @@ public final class Schema {
             }
             if (generic instanceof GenericArrayType g) {
                 JType elem = analyze(g.getGenericComponentType(), where + "[]");
+                if (elem.jkind == JType.OPTIONAL) throw unsupported(where, generic, "Optional is carried in fields and accessors, not in arrays");
                 return refArray(elem, null);
             }
             throw unsupported(where, generic, "type variables and wildcards are not carried; use a concrete type");
+        }
+
+        /**
+         * {@code Collection<T>} (a list on the wire), {@code Set<T>}, {@code Map<K, V>} or {@code Optional<T>}: one
+         * Java type per (raw type, arguments), shared by every usage site.
+         */
+        private JType generic(ParameterizedType p, Class<?> raw, String where) {
+            Type[] args = p.getActualTypeArguments();
+            JType a = analyze(bound(args[0], where), where + "<" + (raw == Map.class ? "key" : "element") + ">");
+            JType b = raw == Map.class ? analyze(bound(args[1], where), where + "<value>") : null;
+            if (a.jkind == JType.PRIM || b != null && b.jkind == JType.PRIM) throw unsupported(where, p, "type arguments are reference types");
+            if (a.jkind == JType.OPTIONAL || b != null && b.jkind == JType.OPTIONAL) {
+                throw unsupported(where, p, "Optional is carried in fields and accessors, not inside collections or Optional");
+            }
+            GenericKey key = new GenericKey(raw, a, b);
+            JType t = GENERICS.get(key);
+            if (t == null) t = localGenerics.get(key);
+            if (t != null) return t;
+            int jkind = raw == Map.class ? JType.MAP : raw == Set.class ? JType.SET : raw == Optional.class ? JType.OPTIONAL : JType.LIST;
+            int kind = raw == Map.class ? Shape.MAP : raw == Set.class ? Shape.SET : raw == Optional.class ? Shape.OPTIONAL : Shape.LIST;
+            t = new JType(jkind, raw);
+            t.element = a;
+            t.mapValue = b;
+            t.shape = wrapper(kind, a.shape);
+            t.shape.mapValue = b == null ? null : b.shape;
+            freshTypes.add(t);
+            localGenerics.put(key, t);
+            return t;
         }
 
         private Type bound(Type t, String where) {
@@ -228,7 +284,10 @@ public final class Schema {
                 local.put(c, a);
                 return a;
             }
-            if (c == List.class) throw unsupported(where, c, "a List needs a type argument, e.g. List<String>");
+            if (c == List.class || c == Collection.class || c == Set.class || c == Map.class || c == Optional.class) {
+                throw unsupported(where, c, "a " + c.getSimpleName() + " needs type arguments, e.g. " + c.getSimpleName()
+                        + (c == Map.class ? "<String, String>" : "<String>"));
+            }
             if (c.isEnum()) return analyzeEnum(c);
             if (c == Object.class || c.isPrimitive() || c.isAnnotation() || c.isHidden()
                     || (c.getName().startsWith("java.") && !c.isRecord())) {
@@ -404,6 +463,7 @@ public final class Schema {
             }
             for (Map.Entry<Class<?>, JType> e : local.entrySet()) TYPES.putIfAbsent(e.getKey(), e.getValue());
             LISTS.putAll(localLists);
+            GENERICS.putAll(localGenerics);
             ARRAYS.putAll(localArrays);
         }
     }

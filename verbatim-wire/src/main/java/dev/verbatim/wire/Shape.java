@@ -15,7 +15,7 @@ import java.util.List;
 final class Shape {
     // Kinds. Primitive kinds only occur as field or element types.
     static final int BOOL = 0, I8 = 1, U16 = 2, I16 = 3, I32 = 4, I64 = 5, F32 = 6, F64 = 7,
-            STRING = 8, BOX = 9, ENUM = 10, ARRAY = 11, LIST = 12, STRUCT = 13, SEALED = 14;
+            STRING = 8, BOX = 9, ENUM = 10, ARRAY = 11, LIST = 12, STRUCT = 13, SEALED = 14, MAP = 15, SET = 16, OPTIONAL = 17;
 
     static final String[] PRIM_NAMES = {"bool", "i8", "u16", "i16", "i32", "i64", "f32", "f64"};
     static final int[] PRIM_SIZES = {1, 1, 2, 2, 4, 8, 4, 8};
@@ -24,7 +24,7 @@ final class Shape {
     static final Shape STRING_SHAPE;
     static final Shape[] PRIM_ARRAYS = new Shape[8];
     static final Shape[] BOXES = new Shape[8];
-    /** Built-in shapes by type id (index 1..17), null elsewhere. */
+    /** Built-in shapes by type id (index 1..17, and the value types 18..27 of {@link ValueTypes}), null elsewhere. */
     static final Shape[] BUILTINS = new Shape[MessageDescriptor.FIRST_TABLE_TYPE_ID];
 
     static {
@@ -51,6 +51,7 @@ final class Shape {
             BOXES[k] = b;
             BUILTINS[b.builtinId] = b;
         }
+        ValueTypes.define(BUILTINS);
         for (Shape s : BUILTINS) {
             if (s != null) s.freezeBuiltin();
         }
@@ -79,8 +80,10 @@ final class Shape {
     String variantName;
     /** STRUCT: fields sorted by name. */
     Field[] fields;
-    /** ARRAY, LIST: element type; BOX: the primitive. */
+    /** ARRAY, LIST, SET, OPTIONAL: element type; MAP: the key type; BOX: the primitive. */
     Shape element;
+    /** MAP: the value type. */
+    Shape mapValue;
     /** SEALED: variants sorted by variant name. */
     Shape[] variants;
     /** ENUM: constant names in ordinal order. */
@@ -117,12 +120,19 @@ final class Shape {
     /** True if a field of this type holds a reference (u32 object index) rather than a value. */
     boolean isReference() { return kind != ENUM && kind > F64; }
 
-    boolean isComposite() { return kind == STRUCT || kind == SEALED; }
+    /** A struct or sealed type of the type table (the built-in value structs are leaves, like strings). */
+    boolean isComposite() { return kind == STRUCT && builtinId == 0 || kind == SEALED; }
 
     boolean isPrimitiveArray() { return kind == ARRAY && element.isPrimitive(); }
 
     /** Where an array's elements start. */
     int arrayDataOffset() { return MessageDescriptor.arrayDataOffset(elementSize()); }
+
+    /** A map or set object: {@code [u32 n][n keys][n values (maps)][n u32 order]}, 4-byte entries ({@link KeyOrder}). */
+    boolean isKeyed() { return kind == MAP || kind == SET; }
+
+    /** Bytes per entry of a map or set: key, value (maps) and order index, 4 bytes each. */
+    int keyedEntrySize() { return kind == MAP ? 12 : 8; }
 
     /** Element size in bytes for arrays and lists (4 for references). */
     int elementSize() {
@@ -133,6 +143,7 @@ final class Shape {
     /** True if an object of shape {@code actual} may stand where a reference of this shape is declared. */
     boolean accepts(Shape actual) {
         if (actual == this) return true;
+        if (kind == OPTIONAL) return element.accepts(actual);
         if (kind == SEALED) {
             for (Shape v : variants) if (v == actual) return true;
         }

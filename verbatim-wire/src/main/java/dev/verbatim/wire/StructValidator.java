@@ -20,10 +20,15 @@ abstract class StructValidator {
      *
      * @param entries the validated copy of the object table (reference targets' types are read there)
      * @param ids shapes by type id, for references whose target is not the declared shape itself
-     * @return the index after the run; its objects end at {@code pos + (returned - i) * align8(objectSize)}
+     * @return the index after the run (its objects end at {@code pos + (index - i) * align8(objectSize)}), with bit 31
+     *     ({@link #BACK}) set if a reference of the run names the object holding it or an earlier one
+     *     ({@link Message#forwardOnly})
      * @throws WireFormatException if a rule is broken
      */
     abstract int validateRun(MemorySegment m, long[] entries, Shape[] ids, int i, long pos, long tail, long tidBits);
+
+    /** Or-ed into {@link #validateRun}'s result when a reference of the run points back. */
+    static final int BACK = Integer.MIN_VALUE;
 
     /**
      * Whether this is the shape's validator for good: a generated one, or the generic one of a shape whose code could

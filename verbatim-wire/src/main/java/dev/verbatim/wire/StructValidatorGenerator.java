@@ -28,6 +28,7 @@ final class StructValidatorGenerator {
     static final ClassDesc CD_StructValidator = ClassDesc.of(StructValidator.class.getName());
     static final ClassDesc CD_WireReader = ClassDesc.of(WireReader.class.getName());
     static final ClassDesc CD_WireFormatException = ClassDesc.of(WireFormatException.class.getName());
+    static final ClassDesc CD_ValueTypes = ClassDesc.of(ValueTypes.class.getName());
     /** References whose last accepted target type a generated validator keeps in a local (the rest check every time). */
     private static final int CACHED_REFS = 16;
 
@@ -45,17 +46,21 @@ final class StructValidatorGenerator {
      * int count = j - i;
      * long ok = -2; // per reference: the target type id last accepted there (none yet)
      * long at = pos;
-     * for (int k = 0; k < count; k++, at += A) { // phase 2, the checks
+     * int after = i + 1; // the index after the object being checked
+     * int back = 0; // Integer.MIN_VALUE once a reference names the object itself or an earlier one
+     * for (int k = 0; k < count; k++, at += A, after++) { // phase 2, the checks
      *     int r = m.get(I32, at + o);
      *     if (r != -1) {
-     *         if (D == shape && Integer.compareUnsigned(r - i, count) < 0) continue; // into the run: of this type
+     *         if (D == shape && Integer.compareUnsigned(r - after, j - after) < 0) continue; // forward into the run: of this type
      *         if (Integer.compareUnsigned(r, n) >= 0) throw refOutOfRange(at + o, r, entries);
+     *         if (r < after) back = Integer.MIN_VALUE;
      *         long t = entries[r] >>> 32;
      *         if (t != ok) ok = checkTarget(m, at + o, D, t, ids);
      *     }
      *     // booleans: checkBoolean(m, at + b); enum ordinals: checkOrdinal(m, at + e, count)
+     *     // a value type's rule: ValueTypes.check(shape, m, at, entries, tail)
      * }
-     * return j;
+     * return j | back;
      * }</pre>
      * An object after the run that does not fit comes back as the first of the next call, which reports it.
      */
@@ -73,9 +78,10 @@ final class StructValidatorGenerator {
             cb.withMethodBody("validateRun", runType, ClassFile.ACC_FINAL, code -> {
                 // locals: 0 this, 1 m, 2 entries, 3 ids, 4 i, 5-6 pos, 7-8 tail, 9-10 tidBits, 11 n, 12 r, 13-14 t,
                 // 15 j (the run's end), 16-17 p, 18 count, 19 k, 20-21 at, 22 maxEnd,
-                // 23.. the accepted target type per cached reference (2 slots each)
+                // 23.. the accepted target type per cached reference (2 slots each), then after, back
                 int refs = s.refOffsets.length;
                 int cached = Math.min(refs, CACHED_REFS);
+                int after = 23 + 2 * cached, back = after + 1;
                 java.lang.classfile.Label fits = code.newLabel();
                 java.lang.classfile.Label scan = code.newLabel();
                 java.lang.classfile.Label scanned = code.newLabel();
@@ -113,6 +119,8 @@ final class StructValidatorGenerator {
                 for (int j = 0; j < cached; j++) code.ldc(-2L).lstore(23 + 2 * j);
                 code.iconst_0().istore(19);
                 code.lload(5).lstore(20);
+                code.iload(4).iconst_1().iadd().istore(after);
+                code.iconst_0().istore(back);
                 code.labelBinding(check);
                 for (int j = 0; j < refs; j++) {
                     long off = s.refOffsets[j];
@@ -125,7 +133,7 @@ final class StructValidatorGenerator {
                     code.lload(20).ldc(off).ladd().invokeinterface(CD_MemorySegment, "get", getInt).istore(12);
                     code.iload(12).iconst_m1().if_icmpeq(skip);
                     if (s.refShapes[j] == s) {
-                        code.iload(12).iload(4).isub().iload(18)
+                        code.iload(12).iload(after).isub().iload(15).iload(after).isub()
                                 .invokestatic(ConstantDescs.CD_Integer, "compareUnsigned", MethodTypeDesc.of(CD_int, CD_int, CD_int))
                                 .iflt(skip);
                     }
@@ -135,6 +143,10 @@ final class StructValidatorGenerator {
                             .invokestatic(CD_WireReader, "refOutOfRange", MethodTypeDesc.of(CD_WireFormatException, CD_long, CD_int, CD_long_array))
                             .athrow();
                     code.labelBinding(inRange);
+                    java.lang.classfile.Label forward = code.newLabel();
+                    code.iload(12).iload(after).if_icmpge(forward);
+                    code.ldc(Integer.MIN_VALUE).istore(back);
+                    code.labelBinding(forward);
                     code.aload(2).iload(12).laload().ldc(32).lushr().lstore(13);
                     if (j < cached) code.lload(13).lload(23 + 2 * j).lcmp().ifeq(skip);
                     code.aload(1).lload(20).ldc(off).ladd().ldc(classDataAt(CD_Shape, declared)).lload(13).aload(3)
@@ -152,10 +164,15 @@ final class StructValidatorGenerator {
                     code.aload(1).lload(20).ldc((long) s.enumOffsets[j]).ladd().ldc(s.enumCounts[j])
                             .invokestatic(CD_WireReader, "checkOrdinal", MethodTypeDesc.of(CD_void, CD_MemorySegment, CD_long, CD_int));
                 }
+                if (ValueTypes.isValue(s)) {
+                    code.ldc(classDataAt(CD_Shape, 0)).aload(1).lload(20).aload(2).lload(7)
+                            .invokestatic(CD_ValueTypes, "check", MethodTypeDesc.of(CD_void, CD_Shape, CD_MemorySegment, CD_long, CD_long_array, CD_long));
+                }
                 code.lload(20).ldc(aligned).ladd().lstore(20);
                 code.iinc(19, 1);
+                code.iinc(after, 1);
                 code.iload(19).iload(18).if_icmplt(check);
-                code.iload(15).ireturn();
+                code.iload(15).iload(back).ior().ireturn();
             });
         });
         try {

@@ -96,7 +96,8 @@ final class StructWriterGenerator {
                     code.aload(1).ldc(classDataAt(CD_MethodHandle, k)).aload(3)
                             .invokevirtual(CD_MethodHandle, "invokeExact", MethodTypeDesc.of(CD_Object, CD_Object))
                             .ldc(classDataAt(CD_JType, k + 1))
-                            .invokevirtual(CD_WireWriter, "ref", MethodTypeDesc.of(CD_int, CD_Object, CD_JType)).pop();
+                            .invokevirtual(CD_WireWriter, sf.type.kind == Shape.OPTIONAL ? "optional" : "ref",
+                                    MethodTypeDesc.of(CD_int, CD_Object, CD_JType)).pop();
                 }
                 code.iinc(2, 1);
                 code.iload(2).aload(1).getfield(CD_WireWriter, "count", CD_int).if_icmpge(done);
@@ -203,7 +204,7 @@ final class StructWriterGenerator {
                     code.ldc(classDataAt(CD_MethodHandle, k)).aload(obj)
                             .invokevirtual(CD_MethodHandle, "invokeExact", MethodTypeDesc.of(CD_Object, CD_Object))
                             .ldc(classDataAt(CD_JType, tk));
-                    code.invokevirtual(CD_WireWriter, sf.type.kind == Shape.ENUM ? "ordinal" : "ref",
+                    code.invokevirtual(CD_WireWriter, sf.type.kind == Shape.ENUM ? "ordinal" : sf.type.kind == Shape.OPTIONAL ? "optional" : "ref",
                             MethodTypeDesc.of(CD_int, CD_Object, CD_JType));
                     widenToWord(code, Shape.I32);
                 }

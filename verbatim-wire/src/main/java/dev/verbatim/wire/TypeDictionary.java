@@ -60,6 +60,7 @@ public final class TypeDictionary {
             all.add(s);
             if (s.fields != null) for (Shape.Field f : s.fields) work.push(f.type);
             if (s.element != null) work.push(s.element);
+            if (s.mapValue != null) work.push(s.mapValue);
             if (s.variants != null) for (Shape v : s.variants) work.push(v);
         }
         Map<String, String> byHex = new LinkedHashMap<>();
@@ -175,18 +176,35 @@ public final class TypeDictionary {
                     return Shape.PRIMS[java.util.Arrays.asList(Shape.PRIM_NAMES).indexOf(word)];
                 }
                 case "string" -> { return Shape.STRING_SHAPE; }
-                case "box", "array", "list" -> {
+                case "instant", "duration", "localdate", "localtime", "localdatetime", "offsetdatetime", "zoneddatetime",
+                     "uuid", "biginteger", "bigdecimal" -> {
+                    return ValueTypes.shape(ValueTypes.FIRST + java.util.Arrays.asList(ValueTypes.NAMES).indexOf(word));
+                }
+                case "box", "array", "list", "set", "optional", "map" -> {
                     expect('(');
                     Shape e = type(depth + 1);
+                    Shape v = null;
+                    if (word.equals("map")) {
+                        expect(',');
+                        v = type(depth + 1);
+                    }
                     expect(')');
                     if (word.equals("box")) {
                         if (!e.isPrimitive()) throw error("box of a non-primitive");
                         return Shape.BOXES[e.kind];
                     }
                     if (word.equals("array") && e.isPrimitive()) return Shape.PRIM_ARRAYS[e.kind];
-                    if (word.equals("list") && e.isPrimitive()) throw error("list of a primitive");
-                    Shape w = new Shape(word.equals("array") ? Shape.ARRAY : Shape.LIST);
+                    if (e.isPrimitive() || v != null && v.isPrimitive()) throw error(word + " of a primitive");
+                    if (e.kind == Shape.OPTIONAL || v != null && v.kind == Shape.OPTIONAL) throw error(word + " of an optional");
+                    Shape w = new Shape(switch (word) {
+                        case "array" -> Shape.ARRAY;
+                        case "list" -> Shape.LIST;
+                        case "set" -> Shape.SET;
+                        case "map" -> Shape.MAP;
+                        default -> Shape.OPTIONAL;
+                    });
                     w.element = e;
+                    w.mapValue = v;
                     fresh.add(w);
                     return w;
                 }

@@ -104,7 +104,8 @@ final class ViewGenerator {
     private static void viewAccessor(CodeBuilder code, JType.JField f, Shape.Field src, Binding child, ClassDesc ret, List<Object> data) {
         JType t = f.type;
         if (src == null) { // a field the writer's version lacks: its default
-            if (t.jkind != JType.PRIM) code.aconst_null().areturn();
+            if (t.jkind == JType.OPTIONAL) code.invokestatic(CD_Optional, "empty", MethodTypeDesc.of(CD_Optional), false).areturn();
+            else if (t.jkind != JType.PRIM) code.aconst_null().areturn();
             else switch (t.shape.kind) {
                 case Shape.I64 -> code.lconst_0().lreturn();
                 case Shape.F32 -> code.fconst_0().freturn();

@@ -15,7 +15,9 @@ import static dev.verbatim.wire.MessageDescriptor.*;
  * fingerprint is known; every object starts where the object table says, at the 8-aligned end of the
  * previous one, with a known type id, and fits before the tables; array and string lengths fit; booleans
  * are 0 or 1; enum ordinals are in range; every reference is null or the index of an object whose type is
- * the declared one (or a permitted case of a declared sealed type); the objects end exactly at the tables.
+ * the declared one (or a permitted case of a declared sealed type); value types (java.time, UUID, big numbers) keep
+ * their ranges ({@link ValueTypes#check}); the objects end exactly at the tables; then every map's keys and every
+ * set's elements are unique and listed in order by the object's order ({@link KeyOrder#check}).
  *
  * <p>Thread-safe and reusable.
  */
@@ -89,6 +91,9 @@ public final class WireReader {
         int runFirst = 0, runCount = 0;
         long runBase = 0;
         Shape runShape = null;
+        boolean forwardOnly = true; // no reference names the object holding it or an earlier one
+        int[] keyed = null; // maps and sets, whose key order is checked once every object is known to fit
+        int keyedCount = 0;
         for (int i = 0; i < objects; ) {
             long entry = entries[i];
             long at = objTable + 8L * i;
@@ -97,11 +102,25 @@ public final class WireReader {
             Shape s = shapeOf(tid, ids);
             if (s == null) throw new WireFormatException(at + 4, "unknown type id", "id " + tid);
             if (s.kind != Shape.STRUCT) {
-                pos = align8(pos + validateObject(message, s, pos, tail, entries, ids));
+                if (s.isKeyed()) {
+                    if (keyed == null) keyed = new int[8];
+                    else if (keyedCount == keyed.length) keyed = java.util.Arrays.copyOf(keyed, 2 * keyedCount);
+                    keyed[keyedCount++] = i;
+                }
+                long size = validateObject(message, s, pos, tail, entries, ids, i);
+                if (size < 0) {
+                    forwardOnly = false;
+                    size &= Long.MAX_VALUE;
+                }
+                pos = align8(pos + size);
                 i++;
                 continue;
             }
             int next = validatorOf(s).validateRun(message, entries, ids, i, pos, tail, (long) tid << 32);
+            if (next < 0) {
+                forwardOnly = false;
+                next &= Integer.MAX_VALUE;
+            }
             if (next - i > runCount) {
                 runFirst = i;
                 runCount = next - i;
@@ -112,7 +131,11 @@ public final class WireReader {
             i = next;
         }
         if (objects > 0 && pos != tail) throw new WireFormatException(pos, "bytes between the last object and the tables", (tail - pos) + " bytes");
-        return new Message(message, objects, tail, objTable, entries, ids, runShape, runFirst, runCount, runBase);
+        for (int k = 0; k < keyedCount; k++) {
+            long entry = entries[keyed[k]];
+            KeyOrder.check(message, shapeOf(entryType(entry), ids), Integer.toUnsignedLong(entryOffset(entry)), entries);
+        }
+        return new Message(message, objects, tail, objTable, entries, ids, runShape, runFirst, runCount, runBase, forwardOnly);
     }
 
     private static WireFormatException badEntry(long at, int i, long entry, long pos) {
@@ -179,7 +202,7 @@ public final class WireReader {
             long fp = m.get(I64, at);
             Shape s = Schema.shapeByFingerprint(fp);
             if (s == null) throw new WireFormatException(at, "unknown type fingerprint", Fingerprints.hex(fp));
-            if (s.builtinId != 0 || s.isPrimitive() || s.kind == Shape.ENUM || s.kind == Shape.SEALED) {
+            if (s.builtinId != 0 || s.isPrimitive() || s.kind == Shape.ENUM || s.kind == Shape.SEALED || s.kind == Shape.OPTIONAL) {
                 throw new WireFormatException(at, "type table names a type that is not an object type", s.toString());
             }
             for (int j = 0; j < k; j++) {
@@ -194,8 +217,11 @@ public final class WireReader {
         return ids;
     }
 
-    /** Checks one object that is not a struct (structs are checked in the main loop); returns its size in bytes (unpadded). */
-    private static long validateObject(MemorySegment m, Shape s, long pos, long tail, long[] entries, Shape[] ids) {
+    /**
+     * Checks object {@code i}, which is not a struct (structs are checked in the main loop); returns its size in bytes
+     * (unpadded), with bit 63 set if one of its references names it or an earlier object.
+     */
+    private static long validateObject(MemorySegment m, Shape s, long pos, long tail, long[] entries, Shape[] ids, int i) {
         switch (s.kind) {
             case Shape.ARRAY, Shape.LIST -> {
                 if (pos + 4 > tail) throw new WireFormatException(pos, "array length overruns the tables", null);
@@ -209,11 +235,23 @@ public final class WireReader {
                     int count = e.constants.length;
                     for (long p = pos + data, stop = pos + size; p < stop; p += 4) checkOrdinal(m, p, count);
                 } else if (!e.isPrimitive()) {
+                    boolean forward = true;
                     for (long p = pos + data, stop = pos + size; p < stop; p += 4) {
-                        checkRef(m, p, e, entries, ids);
+                        forward &= checkRef(m, p, e, entries, ids, i);
                     }
+                    if (!forward) return size | Long.MIN_VALUE;
                 }
                 return size;
+            }
+            case Shape.MAP, Shape.SET -> {
+                if (pos + 4 > tail) throw new WireFormatException(pos, "map or set length overruns the tables", null);
+                int n = m.get(I32, pos + ARRAY_LENGTH_OFFSET);
+                if (n < 0) throw new WireFormatException(pos + ARRAY_LENGTH_OFFSET, "negative map or set length", Integer.toString(n));
+                long size = 4 + (long) n * s.keyedEntrySize();
+                if (size > tail - pos) throw new WireFormatException(pos + ARRAY_LENGTH_OFFSET, "map or set overruns the tables", "length " + n);
+                boolean forward = checkElements(m, pos + 4, n, s.element, entries, ids, i);
+                if (s.kind == Shape.MAP) forward &= checkElements(m, pos + 4 + 4L * n, n, s.mapValue, entries, ids, i);
+                return forward ? size : size | Long.MIN_VALUE; // the order is checked after the walk (KeyOrder.check)
             }
             case Shape.STRING -> {
                 if (pos + 4 > tail) throw new WireFormatException(pos, "string length overruns the tables", null);
@@ -232,6 +270,17 @@ public final class WireReader {
             }
             default -> throw new WireFormatException(pos, "not an object type", s.toString());
         }
+    }
+
+    /** Checks {@code n} 4-byte elements of type {@code e} (references or enum ordinals) from {@code at}; false if one points back. */
+    private static boolean checkElements(MemorySegment m, long at, int n, Shape e, long[] entries, Shape[] ids, int holder) {
+        boolean forward = true;
+        if (e.kind == Shape.ENUM) {
+            for (long p = at, stop = at + 4L * n; p < stop; p += 4) checkOrdinal(m, p, e.constants.length);
+        } else {
+            for (long p = at, stop = at + 4L * n; p < stop; p += 4) forward &= checkRef(m, p, e, entries, ids, holder);
+        }
+        return forward;
     }
 
     static void checkBoolean(MemorySegment m, long at) {
@@ -258,13 +307,17 @@ public final class WireReader {
      * A reference is null or the index of an object whose type (read from its object table entry) the
      * declared type accepts. The target's offset is checked when the linear walk reaches it. Failures
      * leave through methods of their own so that this one stays small enough to be inlined.
+     *
+     * @param holder the index of the object holding the reference
+     * @return false if the reference names the holder or an earlier object (a back reference), true otherwise
      */
-    static void checkRef(MemorySegment m, long at, Shape declared, long[] entries, Shape[] ids) {
+    static boolean checkRef(MemorySegment m, long at, Shape declared, long[] entries, Shape[] ids, int holder) {
         int r = m.get(I32, at);
-        if (r == NULL_REF) return;
+        if (r == NULL_REF) return true;
         if (Integer.compareUnsigned(r, entries.length) >= 0) throw refOutOfRange(at, r, entries.length);
         Shape actual = shapeOf(entryType(entries[r]), ids);
         if (actual != declared && !acceptsSlow(declared, actual)) throw wrongType(at, declared, actual);
+        return r > holder;
     }
 
     private static boolean acceptsSlow(Shape declared, Shape actual) {

@@ -299,8 +299,11 @@ public final class WireWriter {
                 }
                 return 4 + 4L * a.length;
             }
+            case JType.MAP, JType.SET -> {
+                return writeKeyed(o, t, seg, pos, limit);
+            }
             case JType.LIST -> {
-                List<?> l = (List<?>) o;
+                java.util.Collection<?> l = (java.util.Collection<?>) o;
                 int n = l.size();
                 if (pos + 4 + 4L * n > limit) return -1;
                 seg.set(I32, pos, n);
@@ -318,6 +321,42 @@ public final class WireWriter {
             }
             default -> throw new IllegalStateException("not an object kind: " + t);
         }
+    }
+
+    /**
+     * Writes a map or a set: its length, its keys (elements) and, for a map, its values, each in the collection's
+     * iteration order, then the order of the keys ({@link KeyOrder}).
+     */
+    private long writeKeyed(Object o, JType t, MemorySegment seg, long pos, long limit) {
+        boolean map = t.jkind == JType.MAP;
+        java.util.Collection<?> keys = map ? ((java.util.Map<?, ?>) o).keySet() : (java.util.Set<?>) o;
+        int n = keys.size();
+        if (pos + 4 + (long) n * t.shape.keyedEntrySize() > limit) return -1;
+        seg.set(I32, pos, n);
+        Object[] ks = new Object[n];
+        int[] written = new int[n];
+        int i = 0;
+        for (Object k : keys) {
+            if (i == n) throw new java.util.ConcurrentModificationException("map or set changed size while being written");
+            ks[i] = k;
+            written[i] = t.element.jkind == JType.ENUM ? ordinal(k, t.element) : ref(k, t.element);
+            seg.set(I32, pos + 4 + 4L * i, written[i]);
+            i++;
+        }
+        if (i != n) throw new java.util.ConcurrentModificationException("map or set changed size while being written");
+        long at = pos + 4 + 4L * n;
+        if (map) {
+            i = 0;
+            for (Object v : ((java.util.Map<?, ?>) o).values()) {
+                if (i++ == n) throw new java.util.ConcurrentModificationException("map changed size while being written");
+                seg.set(I32, at, t.mapValue.jkind == JType.ENUM ? ordinal(v, t.mapValue) : ref(v, t.mapValue));
+                at += 4;
+            }
+        }
+        int[] order = new int[n];
+        KeyOrder.sort(t.shape.element, ks, written, n, order);
+        for (int k = 0; k < n; k++) seg.set(I32, at + 4L * k, order[k]);
+        return 4 + (long) n * t.shape.keyedEntrySize();
     }
 
     /** Writes an array's length (and the zero padding before 8-byte elements); returns the data offset. */
@@ -347,10 +386,20 @@ public final class WireWriter {
             case JType.BOXED -> {
                 return boxSize(s.element.kind);
             }
+            case JType.MAP, JType.SET -> {
+                boolean map = t.jkind == JType.MAP;
+                int n = 0;
+                for (Object k : map ? ((java.util.Map<?, ?>) o).keySet() : (java.util.Set<?>) o) {
+                    n++;
+                    if (t.element.jkind != JType.ENUM) ref(k, t.element);
+                }
+                if (map && t.mapValue.jkind != JType.ENUM) for (Object v : ((java.util.Map<?, ?>) o).values()) ref(v, t.mapValue);
+                return 4 + (long) n * t.shape.keyedEntrySize();
+            }
             case JType.REF_ARRAY, JType.LIST -> {
                 JType e = t.element;
                 int n = 0;
-                Iterable<?> it = t.jkind == JType.LIST ? (List<?>) o : Arrays.asList((Object[]) o);
+                Iterable<?> it = t.jkind == JType.LIST ? (java.util.Collection<?>) o : Arrays.asList((Object[]) o);
                 for (Object x : it) {
                     n++;
                     if (e.jkind != JType.ENUM) ref(x, e);
@@ -455,10 +504,22 @@ public final class WireWriter {
         return append(value, value.getClass() == declared.raw ? declared : actualType(value, declared));
     }
 
-    /** A reference to object {@code i} already placed: its type must have the declared structure. */
+    /** Called by generated writers for an {@code Optional<T>} field: the reference to its value, -1 when empty (or null). */
+    int optional(Object value, JType declared) {
+        return value == null ? NULL_REF : ref(((java.util.Optional<?>) value).orElse(null), declared.element);
+    }
+
+    /**
+     * A reference to object {@code i} already placed: its type must have the declared structure, except an empty
+     * collection (the JDK shares {@code List.of()}, {@code Map.of()}... between uses of any element type), which is
+     * written again as the type declared here.
+     */
     private int again(int i, Object value, JType declared) {
         JType t = JType.bySerial(typeSerials[i]);
         if (t.shape != declared.shape && !declared.shape.accepts(t.shape)) {
+            if (value instanceof java.util.Collection<?> c && c.isEmpty() || value instanceof java.util.Map<?, ?> m && m.isEmpty()) {
+                return append(value, actualType(value, declared));
+            }
             throw new IllegalArgumentException("one object is referenced as " + t + " and as " + declared
                     + ", which have different structures: " + value.getClass().getName());
         }
@@ -494,7 +555,7 @@ public final class WireWriter {
         Class<?> c = value.getClass();
         switch (declared.jkind) {
             case JType.RECORD, JType.CLASS -> {
-                if (c == declared.raw) return declared;
+                if (c == declared.raw || declared.factory != null && declared.raw.isInstance(value)) return declared;
                 throw new IllegalArgumentException("a reference declared " + declared.raw.getName() + " holds a "
                         + c.getName() + ": only sealed hierarchies are polymorphic on the wire");
             }
@@ -520,7 +581,7 @@ public final class WireWriter {
             case JType.BOXED, JType.PRIM_ARRAY -> { if (c == declared.raw) return declared; }
             case JType.ARRAY_VIEW -> { if (declared.raw.isInstance(value)) return declared; }
             case JType.REF_ARRAY -> { if (value instanceof Object[] && declared.raw.isInstance(value)) return declared; }
-            case JType.LIST -> { if (value instanceof List<?>) return declared; }
+            case JType.LIST, JType.SET, JType.MAP -> { if (declared.raw.isInstance(value)) return declared; }
             default -> { }
         }
         throw new IllegalArgumentException("a reference declared " + declared + " holds a " + c.getName());

@@ -26,12 +26,18 @@ class FingerprintVectorsTest {
     record Add(Expr l, Expr r) implements Expr {}
 
     interface PointView { int y(); int x(); }
+    enum Side { BUY, SELL }
+    record Trade(long qty, Side side, String symbol, java.time.Instant at, java.util.UUID id, java.math.BigDecimal price) {}
+    record Profile(String name, java.util.Map<String, String> attrs, java.util.Set<String> tags, java.util.Optional<Point> home,
+                   java.time.LocalDate born, java.util.Collection<Long> ids) {}
 
     private static final Map<String, Class<?>> JAVA = Map.ofEntries(
             Map.entry("String", String.class), Map.entry("byte[]", byte[].class), Map.entry("Integer", Integer.class),
             Map.entry("Point", Point.class), Map.entry("Node", Node.class), Map.entry("Circle", Circle.class),
             Map.entry("Shape", Shape.class), Map.entry("Drawing", Drawing.class), Map.entry("Expr", Expr.class),
-            Map.entry("Add", Add.class), Map.entry("Point[]", Point[].class));
+            Map.entry("Add", Add.class), Map.entry("Point[]", Point[].class), Map.entry("Instant", java.time.Instant.class),
+            Map.entry("ZonedDateTime", java.time.ZonedDateTime.class), Map.entry("UUID", java.util.UUID.class),
+            Map.entry("BigDecimal", java.math.BigDecimal.class), Map.entry("Trade", Trade.class), Map.entry("Profile", Profile.class));
 
     record Vector(String description, String fingerprint, String javaType) {}
 
@@ -46,7 +52,7 @@ class FingerprintVectorsTest {
     @Test
     void everyDocumentedVectorHolds() throws IOException {
         List<Vector> vs = vectors();
-        assertTrue(vs.size() >= 12, "expected the vector table, found " + vs.size() + " rows");
+        assertTrue(vs.size() >= 18, "expected the vector table, found " + vs.size() + " rows");
         for (Vector v : vs) {
             assertEquals(v.fingerprint(), String.format("%016x", Schema.fingerprintOf(v.description())), v.description());
             if (v.javaType().equals("Color")) continue; // an enum is a field type, never a message type

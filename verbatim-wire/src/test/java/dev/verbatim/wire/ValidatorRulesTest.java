@@ -77,7 +77,7 @@ class ValidatorRulesTest {
         long ot = objTable(b);
         expect("object table entry does not match the layout", b, s -> s.set(I32, ot, 16));
         expect("unknown type id", b, s -> s.set(I32, ot + 4, 0));
-        expect("unknown type id", b, s -> s.set(I32, ot + 4, 20));
+        expect("unknown type id", b, s -> s.set(I32, ot + 4, MAX_BUILTIN + 1)); // 28: the first reserved id
         expect("unknown type id", b, s -> s.set(I32, ot + 4, FIRST_TABLE_TYPE_ID + 9));
         // Find the string through its object-table entry and make its length claim more than the message holds.
         long strAt = -1;
