@@ -87,6 +87,28 @@ final class WireReport {
             Map<String, Double> r = ratios(sizes(run, c));
             t.add(ratio(c.name() + "/size jos/verbatim", r.get("jos"), 1));
         }
+        t.addAll(payloadTargets(run));
+        return t;
+    }
+
+    /**
+     * Issue 19's targets on each payload, against Fory with reference tracking on (the like-for-like
+     * column: Verbatim always keeps sharing): marshal no slower, unmarshal (validate + views) at least
+     * 1.5x faster, materialize at most 1.2x Fory's time, size at most 1.3x Fory's.
+     */
+    static List<Target> payloadTargets(WireBench.Run run) {
+        List<Target> t = new ArrayList<>();
+        for (WireCase c : run.cases().stream().filter(c -> c.kind().payload()).toList()) {
+            Map<String, Double> m = times(run, c, "marshal");
+            Map<String, Double> u = times(run, c, "unmarshal");
+            Map<String, Double> s = sizes(run, c);
+            t.add(ratio(c.name() + "/marshal fory/verbatim", m.get("fory") / m.get("verbatim"), 1));
+            t.add(ratio(c.name() + "/unmarshal fory/verbatim", u.get("fory") / u.get("verbatim"), 1.5));
+            t.add(Target.atMost(c.name() + "/unmarshal verbatim-materialize/fory",
+                    u.get("verbatim-materialize") / u.get("fory"), 1.2, "<= " + ReportText.ratio(1.2)));
+            t.add(Target.atMost(c.name() + "/size verbatim/fory", s.get("verbatim") / s.get("fory"), 1.3,
+                    "<= " + ReportText.ratio(1.3)));
+        }
         return t;
     }
 
@@ -108,12 +130,16 @@ final class WireReport {
         out.println();
 
         Predicate<WireCase> bytes = c -> c.kind() == MessageKind.BYTES;
-        Predicate<WireCase> lists = c -> c.kind() != MessageKind.BYTES;
+        Predicate<WireCase> payloads = c -> c.kind().payload();
+        Predicate<WireCase> lists = bytes.negate().and(payloads.negate());
         table(out, run, "Table 3a. Byte arrays, marshal (ns per message)", "bytes", bytes, "marshal");
         table(out, run, "Table 3b. Byte arrays, unmarshal (ns per message)", "bytes", bytes, "unmarshal");
         table(out, run, "Table 3c. Linked lists, marshal (ns per element)", "case", lists, "marshal");
         table(out, run, "Table 3d. Linked lists, unmarshal (ns per element)", "case", lists, "unmarshal");
-        table(out, run, "Table 4. Message size (bytes)", "case", c -> true, "size");
+        table(out, run, "Table 4. Message size (bytes)", "case", payloads.negate(), "size");
+        table(out, run, "Table 5a. Payloads, marshal (ns per message)", "payload", payloads, "marshal");
+        table(out, run, "Table 5b. Payloads, unmarshal (ns per message)", "payload", payloads, "unmarshal");
+        table(out, run, "Table 5c. Payloads, message size (bytes)", "payload", payloads, "size");
 
         Target.print(out, targets(run), 60, ReportText::ratio, Target.Missing.FIGURE);
         out.println();
@@ -124,9 +150,13 @@ final class WireReport {
     private static void table(PrintStream out, WireBench.Run run, String title, String firstColumn,
                               Predicate<WireCase> rows, String op) {
         List<WireCase> cases = run.cases().stream().filter(rows).toList();
-        List<String> libs = new ArrayList<>(op.equals("size") || op.equals("marshal")
-                ? List.of("verbatim", "jos", "kryo", "fory")
-                : WireBench.LIBRARIES);
+        if (cases.isEmpty()) {
+            return;
+        }
+        List<String> libs = WireBench.LIBRARIES.stream()
+                .filter(lib -> cases.stream().allMatch(c -> WireBench.measures(lib, c)))
+                .filter(lib -> !(op.equals("size") || op.equals("marshal")) || WireBench.measuresMarshal(lib))
+                .toList();
         out.println(title);
         StringBuilder head = new StringBuilder(String.format(Locale.ROOT, "  %-10s", firstColumn));
         for (String lib : libs) {
@@ -227,6 +257,13 @@ final class WireReport {
                         + " in Verbatim), codegen on (default, synchronous), max depth raised from 50 to "
                         + ForyCodec.MAX_DEPTH + " (list-500 nests 500 deep), MemoryBuffers reused.",
                 "pso-128: Jaguar Figure 8's list element (four bytes, four ints, next), 128 elements.",
+                "payloads (issue 19), figures per message: trade (one record: 3 longs, 2 doubles, an enum, two"
+                        + " short strings, an Instant, a UUID), profile (a person with an address, 5 tags, a"
+                        + " Map<String, String> of 5, a LocalDate, a nickname and a null address), batch-100 (a"
+                        + " list of 100 events: a long, an enum, two short strings). Unmarshal reads every field,"
+                        + " strings char by char as CharSequence (views: in place; peers: the String copies).",
+                "kryo-noref, fory-noref: the same with reference tracking OFF (no sharing or cycles kept), on"
+                        + " the payloads only; the targets compare with tracking ON, as Verbatim always keeps sharing.",
                 WireBench.inProcess()
                         ? "Same JVM for all libraries (-D" + WireBench.IN_PROCESS + "=true), measured one after"
                                 + " another, case by case; every workload ran once before timing began, so every"
