@@ -140,6 +140,7 @@ final class WireReport {
         table(out, run, "Table 5a. Payloads, marshal (ns per message)", "payload", payloads, "marshal");
         table(out, run, "Table 5b. Payloads, unmarshal (ns per message)", "payload", payloads, "unmarshal");
         table(out, run, "Table 5c. Payloads, message size (bytes)", "payload", payloads, "size");
+        sizeBound(run, out);
 
         Target.print(out, targets(run), 60, ReportText::ratio, Target.Missing.FIGURE);
         out.println();
@@ -183,6 +184,30 @@ final class WireReport {
                 row.append(String.format(Locale.ROOT, " %8s", ReportText.ratio(r.get(lib))));
             }
             out.println(row);
+        }
+        out.println();
+    }
+
+    /**
+     * The format's share of each payload's size ({@link MessageAnatomy}): the header, type and object
+     * tables and the strings' alignment padding, and the objects' own bytes measured against Fory's
+     * message, which is the best the size target could reach without changing the format.
+     */
+    private static void sizeBound(WireBench.Run run, PrintStream out) {
+        List<WireCase> payloads = run.cases().stream().filter(c -> c.kind().payload()).toList();
+        if (payloads.isEmpty()) {
+            return;
+        }
+        out.println("Format bound on size: the 8-byte header, 8 bytes per type and per object (the object table),"
+                + " the strings' padding to 8");
+        out.printf(Locale.ROOT, "  %-10s %9s %8s %8s %8s %9s %14s %8s%n", "payload", "verbatim", "objects", "tables",
+                "padding", "objBytes", "objBytes/fory", "v/fory");
+        for (WireCase c : payloads) {
+            MessageAnatomy a = MessageAnatomy.of(c.root());
+            double fory = sizes(run, c).get("fory");
+            out.printf(Locale.ROOT, "  %-10s %9d %8d %8d %8d %9d %14s %8s%n", c.name(), a.size(), a.objects(),
+                    a.tables(), a.stringPadding(), a.withoutTablesAndPadding(),
+                    ReportText.ratio(a.withoutTablesAndPadding() / fory), ReportText.ratio(a.size() / fory));
         }
         out.println();
     }
@@ -308,8 +333,17 @@ final class WireReport {
                         .numbers("spread", spread, Json.decimals(4)).numbers("cpu", cpu, Json.decimals(3))
                         .array("unstable", unstable).string("mode", mode));
             }
-            out.println(caseLine(c.name() + "/size", "bytes", sizes(run, c), x -> Long.toString(Math.round(x)))
-                    .string("mode", mode));
+            Json size = caseLine(c.name() + "/size", "bytes", sizes(run, c), x -> Long.toString(Math.round(x)));
+            if (c.kind().payload()) {
+                MessageAnatomy a = MessageAnatomy.of(c.root());
+                Map<String, Double> anatomy = new LinkedHashMap<>();
+                anatomy.put("objects", (double) a.objects());
+                anatomy.put("tables", (double) a.tables());
+                anatomy.put("stringPadding", (double) a.stringPadding());
+                anatomy.put("objectBytes", (double) a.withoutTablesAndPadding());
+                size.numbers("verbatimAnatomy", anatomy, x -> Long.toString(Math.round(x)));
+            }
+            out.println(size.string("mode", mode));
         }
         for (Target t : targets(run)) {
             out.println(t.jsonLine("wire"));
