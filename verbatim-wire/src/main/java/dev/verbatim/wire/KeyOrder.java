@@ -28,6 +28,9 @@ final class KeyOrder {
     /** How keys of a type compare: by string, by box value, by enum ordinal, by object index. */
     static final int STRING = 0, BOX = 1, ENUM = 2, INDEX = 3;
 
+    /** The chars string keys may cost to compare when a message is validated, per byte of the message. */
+    static final int CHARS_PER_BYTE = 16;
+
     static int of(Shape key) {
         return switch (key.kind) {
             case Shape.STRING -> STRING;
@@ -88,11 +91,11 @@ final class KeyOrder {
      * Compares two keys as written ({@code a}, {@code b}: object indices or enum ordinals) in a message whose objects
      * are validated (every entry's offset and every string's length are known to fit).
      */
-    static int compareWire(MemorySegment m, long[] entries, Shape key, int a, int b) {
+    static int compareWire(MemorySegment m, long[] entries, Shape key, int a, int b, long[] budget) {
         int how = of(key);
         if (how == INDEX || how == ENUM || a == NULL_REF || b == NULL_REF) return Integer.compare(a, b);
         long oa = Integer.toUnsignedLong(entryOffset(entries[a])), ob = Integer.toUnsignedLong(entryOffset(entries[b]));
-        if (how == STRING) return compareStrings(m, oa, ob);
+        if (how == STRING) return compareStrings(m, oa, ob, budget);
         return compareBoxes(m, key.element.kind, oa, ob);
     }
 
@@ -108,18 +111,27 @@ final class KeyOrder {
         };
     }
 
-    /** Two validated strings at {@code oa}, {@code ob}, by UTF-16 code units. */
-    private static int compareStrings(MemorySegment m, long oa, long ob) {
+    /**
+     * Two validated strings at {@code oa}, {@code ob}, by UTF-16 code units; the chars compared are taken from
+     * {@code budget[0]} (a message whose keys share long prefixes across many maps could otherwise cost far more than
+     * its size to check).
+     */
+    private static int compareStrings(MemorySegment m, long oa, long ob, long[] budget) {
         int ha = m.get(I32, oa), hb = m.get(I32, ob);
         int na = ha & ~STRING_UTF16_BIT, nb = hb & ~STRING_UTF16_BIT;
         boolean ua = (ha & STRING_UTF16_BIT) != 0, ub = (hb & STRING_UTF16_BIT) != 0;
         long da = oa + STRING_DATA_OFFSET, db = ob + STRING_DATA_OFFSET;
-        for (int i = 0, n = Math.min(na, nb); i < n; i++) {
-            char ca = ua ? m.get(U16, da + 2L * i) : (char) (m.get(I8, da + i) & 0xFF);
-            char cb = ub ? m.get(U16, db + 2L * i) : (char) (m.get(I8, db + i) & 0xFF);
-            if (ca != cb) return Character.compare(ca, cb);
+        int i = 0;
+        try {
+            for (int n = Math.min(na, nb); i < n; i++) {
+                char ca = ua ? m.get(U16, da + 2L * i) : (char) (m.get(I8, da + i) & 0xFF);
+                char cb = ub ? m.get(U16, db + 2L * i) : (char) (m.get(I8, db + i) & 0xFF);
+                if (ca != cb) return Character.compare(ca, cb);
+            }
+            return Integer.compare(na, nb);
+        } finally {
+            budget[0] -= i + 1;
         }
-        return Integer.compare(na, nb);
     }
 
     /**
@@ -163,7 +175,7 @@ final class KeyOrder {
      * permutation of {@code [0, n)} and lists the keys strictly ascending. Run after the walk, when every object the
      * keys name is known to fit.
      */
-    static void check(MemorySegment m, Shape s, long pos, long[] entries) {
+    static void check(MemorySegment m, Shape s, long pos, long[] entries, long[] budget) {
         int n = m.get(I32, pos + ARRAY_LENGTH_OFFSET);
         long keys = pos + 4, order = keys + (long) (s.keyedEntrySize() - 4) * n;
         boolean[] seen = new boolean[n];
@@ -175,8 +187,12 @@ final class KeyOrder {
             seen[k] = true;
             if (i > 0) {
                 int a = m.get(I32, keys + 4L * prev), b = m.get(I32, keys + 4L * k);
-                if (compareWire(m, entries, s.element, a, b) >= 0) {
+                if (compareWire(m, entries, s.element, a, b, budget) >= 0) {
                     throw new WireFormatException(at, "map keys or set elements not unique and in order", "entries " + prev + " and " + k);
+                }
+                if (budget[0] < 0) {
+                    throw new WireFormatException(at, "map keys cost more to compare than the message's budget",
+                            "string keys compared char by char beyond " + CHARS_PER_BYTE + " chars per byte of the message");
                 }
             }
             prev = k;

@@ -229,6 +229,12 @@ public final class Schema {
             if (a.jkind == JType.OPTIONAL || b != null && b.jkind == JType.OPTIONAL) {
                 throw unsupported(where, p, "Optional is carried in fields and accessors, not inside collections or Optional");
             }
+            if ((raw == Map.class || raw == Set.class) && !hashBounded(a, new java.util.HashSet<>())) {
+                throw unsupported(where, p, (raw == Map.class ? "a map key" : "a set element") + " must hash in time bounded by "
+                        + "its type (strings, boxes, enums, value types, arrays, accessor interfaces, and records, classes and "
+                        + "sealed types of those, not recursive): a message could otherwise nest or share collections so "
+                        + "that hashing them while materializing costs without bound");
+            }
             GenericKey key = new GenericKey(raw, a, b);
             JType t = GENERICS.get(key);
             if (t == null) t = localGenerics.get(key);
@@ -243,6 +249,31 @@ public final class Schema {
             freshTypes.add(t);
             localGenerics.put(key, t);
             return t;
+        }
+
+        /**
+         * Whether {@code equals} and {@code hashCode} of {@code t} cost at most a bound set by the type, whatever the
+         * message: no collection, map or optional inside (their hashes visit every element, and a message can share
+         * them to make a hash exponential), no recursion. Arrays and views hash by identity.
+         */
+        private static boolean hashBounded(JType t, java.util.Set<JType> path) {
+            switch (t.jkind) {
+                case JType.LIST, JType.SET, JType.MAP, JType.OPTIONAL -> { return false; }
+                case JType.RECORD, JType.CLASS -> {
+                    if (t.factory != null) return true; // a value type
+                    if (t.fields == null || !path.add(t)) return false; // fields null: still being analysed, so recursive
+                    for (JType.JField f : t.fields) if (!hashBounded(f.type, path)) return false;
+                    path.remove(t);
+                    return true;
+                }
+                case JType.SEALED -> {
+                    if (t.variants == null || !path.add(t)) return false;
+                    for (JType v : t.variants) if (!hashBounded(v, path)) return false;
+                    path.remove(t);
+                    return true;
+                }
+                default -> { return true; }
+            }
         }
 
         private Type bound(Type t, String where) {

@@ -131,9 +131,10 @@ public final class WireReader {
             i = next;
         }
         if (objects > 0 && pos != tail) throw new WireFormatException(pos, "bytes between the last object and the tables", (tail - pos) + " bytes");
+        long[] budget = {KeyOrder.CHARS_PER_BYTE * len}; // (keyedCount 0: not allocated once compiled, never used)
         for (int k = 0; k < keyedCount; k++) {
             long entry = entries[keyed[k]];
-            KeyOrder.check(message, shapeOf(entryType(entry), ids), Integer.toUnsignedLong(entryOffset(entry)), entries);
+            KeyOrder.check(message, shapeOf(entryType(entry), ids), Integer.toUnsignedLong(entryOffset(entry)), entries, budget);
         }
         return new Message(message, objects, tail, objTable, entries, ids, runShape, runFirst, runCount, runBase, forwardOnly);
     }

@@ -24,7 +24,10 @@
  * <h2>Invariants</h2>
  * <ul>
  *   <li><b>Schemas from Java types.</b> Records, classes, accessor interfaces, sealed hierarchies, enums,
- *       strings, boxes, arrays and {@code List}s; no IDL. A type that cannot be carried is a
+ *       strings, boxes, arrays, {@code List}s, {@code Collection}s, {@code Set}s, {@code Map}s, {@code Optional}
+ *       fields, and the JDK's value types ({@code java.time}'s instants, durations, dates and times, with offsets
+ *       and zones, {@code UUID}, {@code BigInteger}, {@code BigDecimal}); no IDL. Views read maps and sets in place
+ *       (lookups by key search the message), materialization keeps the sender's iteration order. A type that cannot be carried is a
  *       {@link dev.verbatim.wire.WireSchemaException} naming it, when it is first used.</li>
  *   <li><b>Fingerprints are structural.</b> The same in every JVM, computed from component names and types
  *       (SHA-256 of the canonical description); a record and an accessor interface of one structure share

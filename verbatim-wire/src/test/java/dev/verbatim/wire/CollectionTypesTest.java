@@ -251,6 +251,37 @@ class CollectionTypesTest {
     public interface ProfileV1View { Map<String, String> attrs(); CharSequence name(); }
 
     public record BadOptional(List<Optional<String>> xs) {}
+    public record SetOfLists(Set<List<String>> xs) {}
+    public record Tree(String name, Set<Tree> kids) {}
+    public record Holder(List<String> items) {}
+    public record ByHolder(Map<Holder, String> m) {}
+    public record Fine(Map<Point, String> a, Set<UUID> b, Map<Address, Color> c, Set<int[]> d) {}
+
+    @Test
+    void keysMustHashInTimeTheirTypeBounds() {
+        // a set of sets sharing their elements hashes in time exponential in its depth: refused by type
+        for (Class<?> c : List.of(SetOfLists.class, Tree.class, ByHolder.class)) {
+            WireSchemaException e = assertThrows(WireSchemaException.class, () -> Schema.describe(c), c.getSimpleName());
+            assertTrue(e.getMessage().contains("must hash in time bounded"), e.getMessage());
+        }
+        Schema.describe(Fine.class);
+    }
+
+    public record ManyMaps(List<Map<String, Integer>> maps) {}
+
+    @Test
+    void stringKeysCostAtMostABudgetToCheck() {
+        String p = "x".repeat(4000);
+        Map<String, Integer> one = new LinkedHashMap<>();
+        one.put(p + "b", 1);
+        one.put(p + "a", 2);
+        List<Map<String, Integer>> maps = new ArrayList<>();
+        for (int i = 0; i < 2000; i++) maps.add(new LinkedHashMap<>(one)); // 2000 maps, the same two key strings
+        byte[] b = W.toByteArray(new ManyMaps(maps));
+        WireFormatException e = assertThrows(WireFormatException.class, () -> R.validate(MemorySegment.ofArray(b)));
+        assertTrue(e.getMessage().contains("cost more to compare"), e.getMessage());
+        assertEquals(maps.subList(0, 20), roundTrip(new ManyMaps(maps.subList(0, 20))).materialize(ManyMaps.class).maps());
+    }
 
     @Test
     void theNewTypesAreStoredInFiles(@TempDir Path dir) throws Exception {

@@ -128,6 +128,25 @@ class ValueTypesTest {
         refused(BigInteger.TEN, "bytes", -1, 4, "null where a value is required");
     }
 
+    /** The same rules hold through the generic validator, which validates the shapes learned from a peer. */
+    @Test
+    void theGenericValidatorKeepsTheSameRules() {
+        StructValidator[] saved = new StructValidator[MessageDescriptor.T_BIG_DECIMAL + 1];
+        try {
+            for (int id = MessageDescriptor.T_INSTANT; id <= MessageDescriptor.T_BIG_DECIMAL; id++) {
+                Shape s = ValueTypes.shape(id);
+                saved[id] = s.validator;
+                s.validator = new GenericStructValidator(s, true);
+            }
+            theValidatorEnforcesEachValueTypesRanges();
+            aZoneIdMustBeWellFormed();
+            Everything e = sample();
+            assertEquals(e, roundTrip(e).materialize(Everything.class));
+        } finally {
+            for (int id = MessageDescriptor.T_INSTANT; id <= MessageDescriptor.T_BIG_DECIMAL; id++) ValueTypes.shape(id).validator = saved[id];
+        }
+    }
+
     @Test
     void aZoneIdMustBeWellFormed() {
         for (String good : List.of("Z", "UTC", "GMT+01:00", "UT-5", "+05:30", "-0800", "Europe/Paris", "America/Argentina/Buenos_Aires",

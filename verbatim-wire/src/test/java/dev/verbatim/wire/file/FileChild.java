@@ -17,6 +17,8 @@ import static dev.verbatim.wire.file.FileFixtures.*;
  *       existing log, yielding now and then so that readers interleave; COUNT -1 appends until the log is full
  *       or the process is killed;</li>
  *   <li>{@code read-log PATH}: prints the digest of every record of a log, one per line.</li>
+ *   <li>{@code inspect PATH}: validates a file with only the types it describes (no class of its types loaded) and
+ *       prints its object count and descriptions, or "refused: " and the rule broken.</li>
  * </ul>
  */
 public final class FileChild {
@@ -50,6 +52,15 @@ public final class FileChild {
             case "read-log" -> {
                 try (WireLog log = WireLog.open(path)) {
                     for (Message m; (m = log.next()) != null; ) System.out.println(digestOf(m));
+                }
+            }
+            case "inspect" -> {
+                try {
+                    WireFileInfo info = WireFileInfo.read(path, dev.verbatim.wire.WireLimits.DEFAULT, false); // as a reader: no checksums
+                    System.out.println("objects " + info.objects());
+                    for (WireFileInfo.TypeInfo t : info.types()) System.out.println(t.description());
+                } catch (dev.verbatim.wire.WireFormatException e) {
+                    System.out.println("refused: " + e.getMessage());
                 }
             }
             default -> throw new IllegalArgumentException(args[0]);
