@@ -21,7 +21,9 @@ import java.util.Map;
 /**
  * The wire suite: J-RPC Tables 3-4 (marshal and unmarshal cost and message size of byte arrays
  * and linked lists) and Jaguar's Figure 8 list, Verbatim side by side with Java serialization,
- * Kryo and Fory in one run.
+ * Kryo and Fory in one run; then issue 19's small string-heavy payloads ({@code trade},
+ * {@code profile}, {@code batch-100}), where Kryo and Fory are also measured with reference
+ * tracking off ({@link #NOREF}, payloads only).
  *
  * <p>Order of a run: every codec's round trip is verified on every case (and on a shared, cyclic
  * graph) in this JVM, and the run stops with exit code 1 at the first mismatch. Then each library
