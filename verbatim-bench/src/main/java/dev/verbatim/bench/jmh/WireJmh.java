@@ -42,10 +42,10 @@ import java.util.concurrent.TimeUnit;
 public class WireJmh {
 
     @Param({"bytes-10", "bytes-100", "bytes-500", "bytes-1000", "bytes-5000", "bytes-1048576",
-            "list-10", "list-100", "list-500", "pso-128"})
+            "list-10", "list-100", "list-500", "pso-128", "trade", "profile", "batch-100"})
     public String caseName;
 
-    @Param({"verbatim", "verbatim-materialize", "jos", "kryo", "fory"})
+    @Param({"verbatim", "verbatim-materialize", "jos", "kryo", "fory", "kryo-noref", "fory-noref"})
     public String library;
 
     private Codec codec;

@@ -13,7 +13,10 @@ import dev.verbatim.bench.harness.Blackhole;
  */
 public interface Codec {
 
-    /** The column name: {@code verbatim}, {@code verbatim-materialize}, {@code jos}, {@code kryo}, {@code fory}. */
+    /**
+     * The column name: {@code verbatim}, {@code verbatim-materialize}, {@code jos}, {@code kryo}, {@code fory},
+     * {@code kryo-noref}, {@code fory-noref}.
+     */
     String name();
 
     /** Marshals {@code root} into this codec's reusable output; returns the message size in bytes. */

@@ -1,9 +1,12 @@
 package dev.verbatim.bench.wire;
 
+import dev.verbatim.bench.fixtures.EventBatch;
 import dev.verbatim.bench.fixtures.Graphs;
 import dev.verbatim.bench.fixtures.ListNode;
 import dev.verbatim.bench.fixtures.Pair;
+import dev.verbatim.bench.fixtures.Profile;
 import dev.verbatim.bench.fixtures.Pso;
+import dev.verbatim.bench.fixtures.Trade;
 import dev.verbatim.bench.harness.Blackhole;
 import org.apache.fory.Fory;
 import org.apache.fory.config.Language;
@@ -12,7 +15,8 @@ import org.apache.fory.memory.MemoryBuffer;
 
 /**
  * Apache Fory in Java mode: classes registered (registration required), reference tracking ON so
- * that sharing and cycles survive as they do in Verbatim, code generation as by default
+ * that sharing and cycles survive as they do in Verbatim ({@code fory}), or OFF ({@code fory-noref}:
+ * for the payloads only, which have neither), code generation as by default
  * (synchronous, so the generated serializers are in place before any timing); one
  * {@link MemoryBuffer} reused for output and one for input.
  *
@@ -26,24 +30,36 @@ public final class ForyCodec implements Codec {
         LoggerFactory.disableLogging(); // Fory logs to stdout, which would corrupt --json output
     }
 
-    private final Fory fory = Fory.builder()
-            .withLanguage(Language.JAVA)
-            .withRefTracking(true)
-            .requireClassRegistration(true)
-            .withMaxDepth(MAX_DEPTH)
-            .build();
+    private final Fory fory;
+    private final boolean references;
     private final MemoryBuffer out = MemoryBuffer.newHeapBuffer(4096);
     private MemoryBuffer in = MemoryBuffer.fromByteArray(new byte[0]);
 
+    /** With reference tracking on: the like-for-like column. */
     public ForyCodec() {
+        this(true);
+    }
+
+    public ForyCodec(boolean references) {
+        this.references = references;
+        fory = Fory.builder()
+                .withLanguage(Language.JAVA)
+                .withRefTracking(references)
+                .requireClassRegistration(true)
+                .withMaxDepth(MAX_DEPTH)
+                .build();
         fory.register(ListNode.class);
         fory.register(Pso.class);
         fory.register(Pair.class);
+        for (Class<?> c : new Class<?>[] {Trade.class, Trade.Side.class, Profile.class, Profile.Person.class,
+                Profile.Address.class, EventBatch.class, EventBatch.Event.class, EventBatch.Kind.class}) {
+            fory.register(c);
+        }
     }
 
     @Override
     public String name() {
-        return "fory";
+        return references ? "fory" : "fory-noref";
     }
 
     @Override

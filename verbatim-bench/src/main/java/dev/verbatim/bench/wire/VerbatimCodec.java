@@ -1,11 +1,18 @@
 package dev.verbatim.bench.wire;
 
+import dev.verbatim.bench.fixtures.EventBatch;
+import dev.verbatim.bench.fixtures.EventBatchView;
 import dev.verbatim.bench.fixtures.Graphs;
 import dev.verbatim.bench.fixtures.ListNode;
 import dev.verbatim.bench.fixtures.ListNodeView;
 import dev.verbatim.bench.fixtures.Pair;
+import dev.verbatim.bench.fixtures.Payloads;
+import dev.verbatim.bench.fixtures.Profile;
+import dev.verbatim.bench.fixtures.ProfileView;
 import dev.verbatim.bench.fixtures.Pso;
 import dev.verbatim.bench.fixtures.PsoView;
+import dev.verbatim.bench.fixtures.Trade;
+import dev.verbatim.bench.fixtures.TradeView;
 import dev.verbatim.bench.harness.Blackhole;
 import dev.verbatim.wire.ArrayView;
 import dev.verbatim.wire.Message;
@@ -21,7 +28,8 @@ import java.lang.foreign.MemorySegment;
  * {@link WireWriter#sizeOf} pass, just as the peers write into an already-grown buffer).
  * Unmarshal is {@link WireReader#validate} of the received message (its own off-heap segment,
  * as a receive area would hold it) followed by reading every field through views; for a byte
- * array, the view's length and its first and last byte, with no copy.
+ * array, the view's length and its first and last byte, with no copy; for a payload, every field,
+ * strings char by char as {@link CharSequence} ({@link Payloads#touchView}).
  */
 public final class VerbatimCodec implements Codec {
     private static final long ALIGN = 64;
@@ -74,6 +82,9 @@ public final class VerbatimCodec implements Codec {
             case BYTES -> Graphs.touchView(m.view(ArrayView.OfByte.class));
             case LIST -> Graphs.touchView(m.view(ListNodeView.class));
             case PSO -> Graphs.touchView(m.view(PsoView.class));
+            case TRADE -> Payloads.touchView(m.view(TradeView.class));
+            case PROFILE -> Payloads.touchView(m.view(ProfileView.class));
+            case EVENTS -> Payloads.touchView(m.view(EventBatchView.class));
         };
     }
 
@@ -96,6 +107,9 @@ public final class VerbatimCodec implements Codec {
             case byte[] _ -> m.view(ArrayView.OfByte.class);
             case ListNode _ -> m.view(ListNodeView.class);
             case Pso _ -> m.view(PsoView.class);
+            case Trade _ -> m.view(TradeView.class);
+            case Profile _ -> m.view(ProfileView.class);
+            case EventBatch _ -> m.view(EventBatchView.class);
             default -> throw new IllegalArgumentException("not a suite graph: " + expected.getClass());
         };
         return Graphs.diffView(expected, view);
@@ -108,6 +122,9 @@ public final class VerbatimCodec implements Codec {
             case ListNode _ -> ListNode.class;
             case Pso _ -> Pso.class;
             case Pair _ -> Pair.class;
+            case Trade _ -> Trade.class;
+            case Profile _ -> Profile.class;
+            case EventBatch _ -> EventBatch.class;
             default -> throw new IllegalArgumentException("not a suite graph: " + graph.getClass());
         };
     }

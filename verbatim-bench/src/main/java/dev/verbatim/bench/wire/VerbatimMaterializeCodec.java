@@ -1,8 +1,12 @@
 package dev.verbatim.bench.wire;
 
+import dev.verbatim.bench.fixtures.EventBatch;
 import dev.verbatim.bench.fixtures.Graphs;
 import dev.verbatim.bench.fixtures.ListNode;
+import dev.verbatim.bench.fixtures.Payloads;
+import dev.verbatim.bench.fixtures.Profile;
 import dev.verbatim.bench.fixtures.Pso;
+import dev.verbatim.bench.fixtures.Trade;
 import dev.verbatim.bench.harness.Blackhole;
 
 /**
@@ -44,6 +48,9 @@ public final class VerbatimMaterializeCodec implements Codec {
             case BYTES -> Graphs.touch(v.reader.validate(v.received).materialize(byte[].class));
             case LIST -> Graphs.touch(v.reader.validate(v.received).materialize(ListNode.class));
             case PSO -> Graphs.touch(v.reader.validate(v.received).materialize(Pso.class));
+            case TRADE -> Payloads.touch(v.reader.validate(v.received).materialize(Trade.class));
+            case PROFILE -> Payloads.touch(v.reader.validate(v.received).materialize(Profile.class));
+            case EVENTS -> Payloads.touch(v.reader.validate(v.received).materialize(EventBatch.class));
         };
     }
 

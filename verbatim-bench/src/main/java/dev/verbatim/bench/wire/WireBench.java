@@ -21,7 +21,9 @@ import java.util.Map;
 /**
  * The wire suite: J-RPC Tables 3-4 (marshal and unmarshal cost and message size of byte arrays
  * and linked lists) and Jaguar's Figure 8 list, Verbatim side by side with Java serialization,
- * Kryo and Fory in one run.
+ * Kryo and Fory in one run; then issue 19's small string-heavy payloads ({@code trade},
+ * {@code profile}, {@code batch-100}), where Kryo and Fory are also measured with reference
+ * tracking off ({@link #NOREF}, payloads only).
  *
  * <p>Order of a run: every codec's round trip is verified on every case (and on a shared, cyclic
  * graph) in this JVM, and the run stops with exit code 1 at the first mismatch. Then each library
@@ -55,9 +57,12 @@ import java.util.Map;
  */
 public final class WireBench {
     /** Columns, in table order. */
-    public static final List<String> LIBRARIES = List.of("verbatim", "verbatim-materialize", "jos", "kryo", "fory");
+    public static final List<String> LIBRARIES = List.of("verbatim", "verbatim-materialize", "jos", "kryo", "fory",
+            "kryo-noref", "fory-noref");
     /** The peers, compared against {@code verbatim}. */
-    public static final List<String> PEERS = List.of("jos", "kryo", "fory");
+    public static final List<String> PEERS = List.of("jos", "kryo", "fory", "kryo-noref", "fory-noref");
+    /** The columns with reference tracking off: measured on the payloads only (the lists' cycle check needs tracking). */
+    public static final List<String> NOREF = List.of("kryo-noref", "fory-noref");
     /** System property: {@code true} measures every library in this JVM, without forking. */
     public static final String IN_PROCESS = "verbatim.bench.wire.inProcess";
 
@@ -85,8 +90,24 @@ public final class WireBench {
             case "jos" -> new JosCodec();
             case "kryo" -> new KryoCodec();
             case "fory" -> new ForyCodec();
+            case "kryo-noref" -> new KryoCodec(false);
+            case "fory-noref" -> new ForyCodec(false);
             default -> throw new IllegalArgumentException("unknown library '" + library + "' (known: " + LIBRARIES + ")");
         };
+    }
+
+    /**
+     * Whether {@code library} is measured on case {@code c}: every library on the payloads, all but
+     * the {@link #NOREF} columns on the byte arrays and lists (issue 19 asks tracking off for the
+     * payloads; the lists' cases are J-RPC's tables with sharing kept).
+     */
+    static boolean measures(String library, WireCase c) {
+        return c.kind().payload() || !NOREF.contains(library);
+    }
+
+    /** The cases of {@code cases} that {@code library} is measured on, in order. */
+    static List<WireCase> casesOf(String library, List<WireCase> cases) {
+        return cases.stream().filter(c -> measures(library, c)).toList();
     }
 
     /** Whether the suite measures {@code library}'s marshal and size ({@code verbatim-materialize}'s are verbatim's). */
@@ -160,7 +181,7 @@ public final class WireBench {
         /** The figures of {@code cases} that {@code library} should have and has not ({@code list-10/marshal}, ...). */
         List<String> missing(String library, List<WireCase> cases) {
             List<String> missing = new ArrayList<>();
-            for (WireCase c : cases) {
+            for (WireCase c : casesOf(library, cases)) {
                 if (measuresMarshal(library)) {
                     if (!has(size, c.name(), library)) {
                         missing.add(c.name() + "/size");
@@ -190,7 +211,7 @@ public final class WireBench {
                 Map<String, BatchHarness.Result> mc = new LinkedHashMap<>();
                 Map<String, BatchHarness.Result> uc = new LinkedHashMap<>();
                 Map<String, Long> sc = new LinkedHashMap<>();
-                for (String lib : libraries) {
+                for (String lib : libraries.stream().filter(l -> measures(l, c)).toList()) {
                     if (measuresMarshal(lib)) {
                         sc.put(lib, figure(size, c, lib, "size"));
                         mc.put(lib, figure(marshal, c, lib, "marshal"));
@@ -269,14 +290,18 @@ public final class WireBench {
         List<String> heapDefaults = childHeapFlags();
         Figures figures = new Figures();
         for (String library : libraries) {
+            List<WireCase> own = casesOf(library, cases);
+            if (own.isEmpty()) {
+                continue;
+            }
             Duration childLimit = limit != null ? limit
-                    : method.childLimit(cases.size() * (measuresMarshal(library) ? 2 : 1));
+                    : method.childLimit(own.size() * (measuresMarshal(library) ? 2 : 1));
             long started = System.nanoTime();
             long deadline = started + childLimit.toNanos();
             err.print("  " + library + ":");
             err.flush();
             try (ChildProcess child = ChildProcess.startLikeThisJvm("wire " + library, heapDefaults,
-                    WireChild.class.getName(), WireChild.args(library, cases, method, childLimit.plusSeconds(10)))) {
+                    WireChild.class.getName(), WireChild.args(library, own, method, childLimit.plusSeconds(10)))) {
                 while (true) {
                     String line;
                     try {
@@ -377,7 +402,9 @@ public final class WireBench {
         Map<String, Codec> touching = codecs();
         for (WireCase c : cases) {
             for (Codec codec : touching.values()) {
-                touch(harness, codec, c, method.touchNanos());
+                if (measures(codec.name(), c)) {
+                    touch(harness, codec, c, method.touchNanos());
+                }
             }
         }
         long waited = System.nanoTime();
@@ -388,6 +415,9 @@ public final class WireBench {
         for (WireCase c : cases) {
             err.print("  " + c.name() + ":");
             for (Codec codec : codecs().values()) { // fresh per case: see the class comment
+                if (!measures(codec.name(), c)) {
+                    continue;
+                }
                 err.print(" " + codec.name());
                 err.flush();
                 measureCase(harness, codec, c, figures);
@@ -428,15 +458,19 @@ public final class WireBench {
     }
 
     /**
-     * Checks every codec on every case: the message decodes to the original (read the way the
-     * timed unmarshal reads it), repeatedly through the reused streams, the timed unmarshal reads
-     * the original's fields, marshal is deterministic in size; and sharing and cycles survive.
+     * Checks every codec on every case it is measured on: the message decodes to the original (read
+     * the way the timed unmarshal reads it), repeatedly through the reused streams, the timed
+     * unmarshal reads the original's fields, marshal is deterministic in size; and sharing and
+     * cycles survive (the codecs with reference tracking on).
      */
     static void verify(List<WireCase> cases) throws Exception {
         Map<String, Codec> codecs = codecs(); // one set for all cases: reuse across shapes is checked too
         for (WireCase c : cases) {
             long expected = Graphs.touch(c.root());
             for (Codec codec : codecs.values()) {
+                if (!measures(codec.name(), c)) {
+                    continue;
+                }
                 String where = codec.name() + " on " + c.name();
                 long size = codec.receive(c.root());
                 for (int round = 0; round < 3; round++) {
@@ -455,6 +489,9 @@ public final class WireBench {
             }
         }
         for (Codec codec : codecs.values()) {
+            if (NOREF.contains(codec.name())) {
+                continue; // a ring without tracking never ends: these columns run on the acyclic payloads only
+            }
             codec.receive(Graphs.sharedRing());
             Object back = codec.decode();
             if (!(back instanceof Pair p) || !Graphs.isSharedRing(p)) {

@@ -87,6 +87,28 @@ final class WireReport {
             Map<String, Double> r = ratios(sizes(run, c));
             t.add(ratio(c.name() + "/size jos/verbatim", r.get("jos"), 1));
         }
+        t.addAll(payloadTargets(run));
+        return t;
+    }
+
+    /**
+     * Issue 19's targets on each payload, against Fory with reference tracking on (the like-for-like
+     * column: Verbatim always keeps sharing): marshal no slower, unmarshal (validate + views) at least
+     * 1.5x faster, materialize at most 1.2x Fory's time, size at most 1.3x Fory's.
+     */
+    static List<Target> payloadTargets(WireBench.Run run) {
+        List<Target> t = new ArrayList<>();
+        for (WireCase c : run.cases().stream().filter(c -> c.kind().payload()).toList()) {
+            Map<String, Double> m = times(run, c, "marshal");
+            Map<String, Double> u = times(run, c, "unmarshal");
+            Map<String, Double> s = sizes(run, c);
+            t.add(ratio(c.name() + "/marshal fory/verbatim", m.get("fory") / m.get("verbatim"), 1));
+            t.add(ratio(c.name() + "/unmarshal fory/verbatim", u.get("fory") / u.get("verbatim"), 1.5));
+            t.add(Target.atMost(c.name() + "/unmarshal verbatim-materialize/fory",
+                    u.get("verbatim-materialize") / u.get("fory"), 1.2, "<= " + ReportText.ratio(1.2)));
+            t.add(Target.atMost(c.name() + "/size verbatim/fory", s.get("verbatim") / s.get("fory"), 1.3,
+                    "<= " + ReportText.ratio(1.3)));
+        }
         return t;
     }
 
@@ -108,12 +130,17 @@ final class WireReport {
         out.println();
 
         Predicate<WireCase> bytes = c -> c.kind() == MessageKind.BYTES;
-        Predicate<WireCase> lists = c -> c.kind() != MessageKind.BYTES;
+        Predicate<WireCase> payloads = c -> c.kind().payload();
+        Predicate<WireCase> lists = bytes.negate().and(payloads.negate());
         table(out, run, "Table 3a. Byte arrays, marshal (ns per message)", "bytes", bytes, "marshal");
         table(out, run, "Table 3b. Byte arrays, unmarshal (ns per message)", "bytes", bytes, "unmarshal");
         table(out, run, "Table 3c. Linked lists, marshal (ns per element)", "case", lists, "marshal");
         table(out, run, "Table 3d. Linked lists, unmarshal (ns per element)", "case", lists, "unmarshal");
-        table(out, run, "Table 4. Message size (bytes)", "case", c -> true, "size");
+        table(out, run, "Table 4. Message size (bytes)", "case", payloads.negate(), "size");
+        table(out, run, "Table 5a. Payloads, marshal (ns per message)", "payload", payloads, "marshal");
+        table(out, run, "Table 5b. Payloads, unmarshal (ns per message)", "payload", payloads, "unmarshal");
+        table(out, run, "Table 5c. Payloads, message size (bytes)", "payload", payloads, "size");
+        sizeBound(run, out);
 
         Target.print(out, targets(run), 60, ReportText::ratio, Target.Missing.FIGURE);
         out.println();
@@ -124,9 +151,13 @@ final class WireReport {
     private static void table(PrintStream out, WireBench.Run run, String title, String firstColumn,
                               Predicate<WireCase> rows, String op) {
         List<WireCase> cases = run.cases().stream().filter(rows).toList();
-        List<String> libs = new ArrayList<>(op.equals("size") || op.equals("marshal")
-                ? List.of("verbatim", "jos", "kryo", "fory")
-                : WireBench.LIBRARIES);
+        if (cases.isEmpty()) {
+            return;
+        }
+        List<String> libs = WireBench.LIBRARIES.stream()
+                .filter(lib -> cases.stream().allMatch(c -> WireBench.measures(lib, c)))
+                .filter(lib -> !(op.equals("size") || op.equals("marshal")) || WireBench.measuresMarshal(lib))
+                .toList();
         out.println(title);
         StringBuilder head = new StringBuilder(String.format(Locale.ROOT, "  %-10s", firstColumn));
         for (String lib : libs) {
@@ -153,6 +184,30 @@ final class WireReport {
                 row.append(String.format(Locale.ROOT, " %8s", ReportText.ratio(r.get(lib))));
             }
             out.println(row);
+        }
+        out.println();
+    }
+
+    /**
+     * The format's share of each payload's size ({@link MessageAnatomy}): the header, type and object
+     * tables and the strings' alignment padding, and the objects' own bytes measured against Fory's
+     * message, which is the best the size target could reach without changing the format.
+     */
+    private static void sizeBound(WireBench.Run run, PrintStream out) {
+        List<WireCase> payloads = run.cases().stream().filter(c -> c.kind().payload()).toList();
+        if (payloads.isEmpty()) {
+            return;
+        }
+        out.println("Format bound on size: the 8-byte header, 8 bytes per type and per object (the object table),"
+                + " the strings' padding to 8");
+        out.printf(Locale.ROOT, "  %-10s %9s %8s %8s %8s %9s %14s %8s%n", "payload", "verbatim", "objects", "tables",
+                "padding", "objBytes", "objBytes/fory", "v/fory");
+        for (WireCase c : payloads) {
+            MessageAnatomy a = MessageAnatomy.of(c.root());
+            double fory = sizes(run, c).get("fory");
+            out.printf(Locale.ROOT, "  %-10s %9d %8d %8d %8d %9d %14s %8s%n", c.name(), a.size(), a.objects(),
+                    a.tables(), a.stringPadding(), a.withoutTablesAndPadding(),
+                    ReportText.ratio(a.withoutTablesAndPadding() / fory), ReportText.ratio(a.size() / fory));
         }
         out.println();
     }
@@ -227,6 +282,13 @@ final class WireReport {
                         + " in Verbatim), codegen on (default, synchronous), max depth raised from 50 to "
                         + ForyCodec.MAX_DEPTH + " (list-500 nests 500 deep), MemoryBuffers reused.",
                 "pso-128: Jaguar Figure 8's list element (four bytes, four ints, next), 128 elements.",
+                "payloads (issue 19), figures per message: trade (one record: 3 longs, 2 doubles, an enum, two"
+                        + " short strings, an Instant, a UUID), profile (a person with an address, 5 tags, a"
+                        + " Map<String, String> of 5, a LocalDate, a nickname and a null address), batch-100 (a"
+                        + " list of 100 events: a long, an enum, two short strings). Unmarshal reads every field,"
+                        + " strings char by char as CharSequence (views: in place; peers: the String copies).",
+                "kryo-noref, fory-noref: the same with reference tracking OFF (no sharing or cycles kept), on"
+                        + " the payloads only; the targets compare with tracking ON, as Verbatim always keeps sharing.",
                 WireBench.inProcess()
                         ? "Same JVM for all libraries (-D" + WireBench.IN_PROCESS + "=true), measured one after"
                                 + " another, case by case; every workload ran once before timing began, so every"
@@ -271,8 +333,17 @@ final class WireReport {
                         .numbers("spread", spread, Json.decimals(4)).numbers("cpu", cpu, Json.decimals(3))
                         .array("unstable", unstable).string("mode", mode));
             }
-            out.println(caseLine(c.name() + "/size", "bytes", sizes(run, c), x -> Long.toString(Math.round(x)))
-                    .string("mode", mode));
+            Json size = caseLine(c.name() + "/size", "bytes", sizes(run, c), x -> Long.toString(Math.round(x)));
+            if (c.kind().payload()) {
+                MessageAnatomy a = MessageAnatomy.of(c.root());
+                Map<String, Double> anatomy = new LinkedHashMap<>();
+                anatomy.put("objects", (double) a.objects());
+                anatomy.put("tables", (double) a.tables());
+                anatomy.put("stringPadding", (double) a.stringPadding());
+                anatomy.put("objectBytes", (double) a.withoutTablesAndPadding());
+                size.numbers("verbatimAnatomy", anatomy, x -> Long.toString(Math.round(x)));
+            }
+            out.println(size.string("mode", mode));
         }
         for (Target t : targets(run)) {
             out.println(t.jsonLine("wire"));
