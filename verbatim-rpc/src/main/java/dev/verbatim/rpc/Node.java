@@ -70,8 +70,8 @@ public final class Node implements AutoCloseable {
     private final NodeExtension extension;
     /** Chains matched across this node's connections (with an object layer), or null. */
     private final ChainDirectory chains;
-    private volatile boolean closed;
-    private final AtomicBoolean closing = new AtomicBoolean();
+    /** Set once, by the first {@link #close()}: read by the acceptors, lookups and {@link #isClosed()}. */
+    private final AtomicBoolean closed = new AtomicBoolean();
     private final CountDownLatch closedLatch = new CountDownLatch(1);
 
     static {
@@ -167,7 +167,7 @@ public final class Node implements AutoCloseable {
     }
 
     private void acceptLoop(Listener l) {
-        while (!closed) {
+        while (!closed.get()) {
             Connection c;
             try {
                 c = l.accept(Duration.ofSeconds(1));
@@ -176,7 +176,7 @@ public final class Node implements AutoCloseable {
             }
             if (c != null) {
                 Endpoint e = newEndpoint(c, true);
-                if (closed) {
+                if (closed.get()) {
                     e.close();
                 }
             }
@@ -244,7 +244,7 @@ public final class Node implements AutoCloseable {
 
     /** The open connections to {@code address}, made when there are none or one of them closed. */
     private Endpoint[] endpoints(String address) {
-        if (closed) {
+        if (closed.get()) {
             throw new RemoteException(RemoteException.Reason.NOT_SENT, "the node is closed");
         }
         Endpoint[] g = clients.get(address);
@@ -403,15 +403,14 @@ public final class Node implements AutoCloseable {
 
     /** Whether {@link #close()} was called. */
     public boolean isClosed() {
-        return closed;
+        return closed.get();
     }
 
     @Override
     public void close() {
-        if (!closing.compareAndSet(false, true)) {
+        if (!closed.compareAndSet(false, true)) {
             return; // closed, or being closed by another thread
         }
-        closed = true;
         try {
             closeAll();
         } finally {
