@@ -33,6 +33,7 @@ public final class RpcContenders {
                 new RmiContender(),
                 new GrpcContender(),
                 new VerbatimRpcContender(Medium.TLS, VerbatimRpcContender.Variant.PLAIN),
+                new TlsEngineFloor(),
                 new GrpcContender(true)
         );
     }

@@ -53,6 +53,8 @@ final class RpcReport {
     static final String AERON = "aeron";
     /** The plaintext tcp Verbatim in the tls tables. */
     static final String VERBATIM_PLAIN = VerbatimRpcContender.PLAIN_NAME;
+    /** The JDK's SSLEngine alone doing a TLS null call's four record operations ({@link TlsEngineFloor}). */
+    static final String ENGINE = TlsEngineFloor.NAME;
     /** The result keys of the JSON cases in ns (issue #4). */
     static final Set<String> NS_KEYS = Set.of(FLOOR, VERBATIM, RMI, GRPC, AERON);
 
@@ -133,7 +135,7 @@ final class RpcReport {
                 figure(run, Medium.SHM, RpcCase.NULL, "/p99", "p99", "ns", h -> h.quantile(0.99), NS_KEYS),
                 figure(run, Medium.SHM, RpcCase.BYTES_8192, "", "MB/s", "MB/s", RpcReport::mbps, Set.of(FLOOR, VERBATIM, VERBATIM_COPY)),
                 figure(run, Medium.SHM, RpcCase.LIST_128, "", "p50", "ns", p50, Set.of(FLOOR, VERBATIM, JOS)),
-                figure(run, Medium.TLS, RpcCase.NULL, "", "p50", "ns", p50, Set.of(VERBATIM, VERBATIM_PLAIN, GRPC)),
+                figure(run, Medium.TLS, RpcCase.NULL, "", "p50", "ns", p50, Set.of(VERBATIM, VERBATIM_PLAIN, GRPC, ENGINE)),
                 figure(run, Medium.TLS, RpcCase.BYTES_8192, "", "MB/s", "MB/s", RpcReport::mbps, Set.of(VERBATIM, VERBATIM_PLAIN)));
     }
 
@@ -224,6 +226,34 @@ final class RpcReport {
                 bound / times, p.get() / times));
     }
 
+    /**
+     * What bounds the "TLS within 1.3x plaintext" target in this run: a TLS null call is a plaintext one plus
+     * four record operations of the JDK's engine, which {@code engine} does alone, warm, in one thread; so
+     * (verbatim-plain + engine) / verbatim-plain, paired by round, is the lowest ratio reachable with that engine.
+     */
+    static Optional<String> tlsBound(RpcBench.Run run) {
+        Optional<RpcBench.Result> plain = result(run, Medium.TLS, VERBATIM_PLAIN, RpcCase.NULL);
+        Optional<RpcBench.Result> engine = result(run, Medium.TLS, ENGINE, RpcCase.NULL);
+        if (plain.isEmpty() || engine.isEmpty()) {
+            return Optional.empty();
+        }
+        double bound = engineBound(plain.get().turns(RpcCase.NULL, h -> h.quantile(0.5)),
+                engine.get().turns(RpcCase.NULL, h -> h.quantile(0.5)));
+        return Optional.of(String.format(Locale.ROOT, "  note  the JDK's SSLEngine alone (tls/engine: the null call's"
+                + " 4 record operations, warm, one thread) is %.0f ns, %.2fx verbatim-plain's %.0f ns: no TLS call on"
+                + " that engine can be under %.2fx plaintext in this run", p50(run, Medium.TLS, ENGINE, RpcCase.NULL).get(),
+                bound - 1, p50(run, Medium.TLS, VERBATIM_PLAIN, RpcCase.NULL).get(), bound));
+    }
+
+    /** The median over rounds of (plain + engine) / plain, the two turns of a round paired. */
+    static double engineBound(double[] plain, double[] engine) {
+        double[] ratios = new double[Math.min(plain.length, engine.length)];
+        for (int i = 0; i < ratios.length; i++) {
+            ratios[i] = (plain[i] + engine[i]) / plain[i];
+        }
+        return Stats.median(ratios);
+    }
+
     // ---- human form -----------------------------------------------------------------------
 
     static void printTables(RpcBench.Run run, PrintStream out) {
@@ -255,6 +285,7 @@ final class RpcReport {
         Target.print(out, targets(run), 44, FloorTable::ratio, Target.Missing.CONTENDER);
         rmiBound(run).ifPresent(out::println);
         listBound(run).ifPresent(out::println);
+        tlsBound(run).ifPresent(out::println);
         out.println();
         busyNote(run, out);
         ReportText.closing(out, run.failures(), notes(), run.seconds());
@@ -319,7 +350,10 @@ final class RpcReport {
                         + " SSLEngine and the keys of one throwaway CA made for the run (keytool, EC P-256): verbatim ="
                         + " a Node with TlsConfig (the tcp defaults otherwise), verbatim-plain = tcp's verbatim, taking"
                         + " turns in the same rounds, grpc = the grpc contender with NettyServerBuilder/NettyChannelBuilder"
-                        + ".sslContext(GrpcSslContexts, SslProvider.JDK). The cipher suite is the handshake's choice.",
+                        + ".sslContext(GrpcSslContexts, SslProvider.JDK). The cipher suite is the handshake's choice. engine = the"
+                        + " JDK's SSLEngine alone doing the null call's four record operations (encrypt the 48-byte call"
+                        + " frame, decrypt it, encrypt the 32-byte reply frame, decrypt it) in memory, warm, in one thread:"
+                        + " what TLS adds to a plaintext call at the least.",
                 "bandwidth: argument bytes over the p50 call (J-RPC Figure 7: an RPC's bandwidth at one array size).",
                 "Children run with -XX:+UseSerialGC; nothing is pinned to a CPU. Spinning clients (floors, aeron)"
                         + " take a core each side; rmi and grpc block in the kernel.");
