@@ -24,6 +24,7 @@ public final class Main {
             case "demo" -> DemoCommand.run(rest, out);
             case "fuzz" -> FuzzCommand.run(rest, out, err);
             case "file" -> FileCommand.run(rest, out, err);
+            case "soak" -> dev.verbatim.cli.soak.SoakCommand.run(rest, out, err);
             default -> {
                 err.println("verbatim: unknown command '" + args[0] + "'");
                 usage(err);
@@ -52,6 +53,10 @@ public final class Main {
                                            J-RPC Table 2 and Figure 7: calls vs the floor, Java RMI, gRPC, Aeron IPC
                   file inspect PATH        a stored graph file or log: header, types and fingerprints, objects
                   file verify PATH         validate a stored file, checksums included (exit 1 with the reason)
+                  soak [--seconds N] [--clients K] [--threads T] [--json]
+                                           a server and client processes making mixed calls over shm and tcp while
+                                           clients are killed, connections dropped and malformed messages sent;
+                                           lost and wrong calls must be 0, server memory/threads/descriptors flat
                   fuzz [--seconds N] [--iterations N] [--seed S] [--threads T] [--heap] [--replay I] [--out DIR]
                                            the validator fuzz campaign (the test suite runs 200,000 messages of it)
                 """);
