@@ -52,6 +52,7 @@ public final class Main {
                                            J-RPC Table 2 and Figure 7: calls vs the floor, Java RMI, gRPC, Aeron IPC
                   file inspect PATH        a stored graph file or log: header, types and fingerprints, objects
                   file verify PATH         validate a stored file, checksums included (exit 1 with the reason)
+                  file repair PATH         cut a log back to its last record whose checksum holds (after a power loss)
                   fuzz [--seconds N] [--iterations N] [--seed S] [--threads T] [--heap] [--replay I] [--out DIR]
                                            the validator fuzz campaign (the test suite runs 200,000 messages of it)
                 """);
