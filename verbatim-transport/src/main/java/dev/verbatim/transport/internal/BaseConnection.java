@@ -338,7 +338,11 @@ public abstract class BaseConnection implements Connection {
     public void send(byte[] src, int offset, int length) {
         Objects.checkFromIndexSize(offset, length, src.length);
         Claim c = claim(length);
-        MemorySegment.copy(src, offset, c.segment(), ValueLayout.JAVA_BYTE, 0, length);
+        try {
+            MemorySegment.copy(src, offset, c.segment(), ValueLayout.JAVA_BYTE, 0, length);
+        } catch (InternalError e) { // the peer truncated the window we copy into
+            throw failed(e);
+        }
         c.commit();
     }
 
@@ -347,7 +351,11 @@ public abstract class BaseConnection implements Connection {
         checkLength(src.byteSize()); // before the int cast below
         int length = (int) src.byteSize();
         Claim c = claim(length);
-        MemorySegment.copy(src, 0, c.segment(), 0, length);
+        try {
+            MemorySegment.copy(src, 0, c.segment(), 0, length);
+        } catch (InternalError e) { // the peer truncated the window we copy into
+            throw failed(e);
+        }
         c.commit();
     }
 
