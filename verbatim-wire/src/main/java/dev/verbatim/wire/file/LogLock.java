@@ -120,28 +120,30 @@ final class LogLock implements AutoCloseable {
     boolean ownDescription() { return fd >= 0; }
 
     /**
-     * Makes sure the bytes of the file from {@code from} to {@code to} have blocks on the device. With the
-     * downcall this is {@code posix_fallocate} over the whole range (cheap: it allocates, it writes nothing); without
-     * it, zeros are written from {@code from} (which must be past every byte that holds data) to {@code to}.
+     * Makes sure the file's first {@code length} bytes have blocks on the device: {@code posix_fallocate} with the
+     * downcall (cheap: it allocates what is missing and writes nothing). Without it, only a new file is reserved
+     * ({@code fresh}: zeros written over it all, which allocates its blocks); an existing log is not rewritten at
+     * every open, and a log of an older build that is still sparse can then meet a full device in
+     * {@link WireLogWriter#append} (an {@link IOException} there).
      *
      * @throws IOException if the device has no room ({@code ENOSPC}) or the file cannot be written
      */
-    void reserve(long from, long to) throws IOException {
+    void reserve(long length, boolean fresh) throws IOException {
         if (fd >= 0 && NATIVE.fallocate != null) {
-            int error = NATIVE.fallocate(fd, to);
+            int error = NATIVE.fallocate(fd, length);
             if (error == 0) return;
             if (error != EOPNOTSUPP && error != EINVAL) {
-                throw new IOException("cannot reserve " + to + " bytes for the log " + path + " (errno " + error
+                throw new IOException("cannot reserve " + length + " bytes for the log " + path + " (errno " + error
                         + (error == ENOSPC ? ": no space left on the device)" : ")"));
             }
         }
+        if (!fresh) return;
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.WRITE)) {
             ByteBuffer zeros = ByteBuffer.allocate(1 << 20);
-            for (long at = from; at < to; ) {
-                zeros.clear().limit((int) Math.min(zeros.capacity(), to - at));
+            for (long at = 0; at < length; ) {
+                zeros.clear().limit((int) Math.min(zeros.capacity(), length - at));
                 at += ch.write(zeros, at);
             }
-            ch.force(false);
         }
     }
 

@@ -38,8 +38,10 @@ import static dev.verbatim.wire.file.WireFileDescriptor.*;
  *       {@link #force()} flushes what was appended so far. A record whose bytes did not reach the device
  *       before the end did fails its checksum: the next {@link #open} cuts the log back to the record before
  *       it and reports the cut ({@link #repair()}, {@code verbatim file repair}).</li>
- *   <li><b>Space.</b> The file's blocks are reserved when the log is created (and when it is opened), so a
- *       full device is an {@link IOException} there, never a fault in {@link #append}.</li>
+ *   <li><b>Space.</b> The file's blocks are reserved when the log is created (and, with native access, what a
+ *       sparse log lacks when it is opened), so a full device is an {@link IOException} there; a fault on the
+ *       mapping in {@link #append} anyway (the file truncated under the writer) is an {@link IOException} too,
+ *       never an {@link InternalError}, and commits nothing.</li>
  *   <li><b>One writer.</b> The writer holds an exclusive lock on the file (advisory, across processes, held
  *       by a descriptor of its own: {@link LogLock}); a second writer, in this process or another, is
  *       refused, whatever else the writer's process opens and closes.</li>
@@ -92,7 +94,7 @@ public final class WireLogWriter implements AutoCloseable {
         WireLogWriter w = null;
         try {
             w = locked(file, mapping, sync);
-            w.lock.reserve(0, capacity);
+            w.lock.reserve(capacity, true);
             putFileHeader(w.file, KIND_LOG, FILE_HEADER_LENGTH);
             w.end = FILE_HEADER_LENGTH;
             w.repair = new WireLogRepair(file, 0, FILE_HEADER_LENGTH, FILE_HEADER_LENGTH, null);
@@ -108,7 +110,8 @@ public final class WireLogWriter implements AutoCloseable {
 
     /**
      * Opens an existing log to append to it: checks its header and every committed record (header and
-     * checksum), collects the types its records described, and reserves the rest of its space on the device.
+     * checksum), collects the types its records described, and reserves what its file lacks on the device (with
+     * native access: see {@link LogLock#reserve}).
      * A record torn by a crash past the end is overwritten. A committed record whose checksum does not hold (a
      * power loss without {@code sync}: the end reached the device before the record) is cut, with every record
      * after it: {@link #repair()} says what was cut, and a warning is logged.
@@ -138,7 +141,7 @@ public final class WireLogWriter implements AutoCloseable {
             w.end = at;
             w.repair = new WireLogRepair(file, w.records, at, end, damage);
             if (damage != null) w.cut(at);
-            w.lock.reserve(at, s.byteSize());
+            w.lock.reserve(s.byteSize(), false);
             return w;
         } catch (IOException | RuntimeException | Error e) {
             if (w != null) w.close(); else mapping.release();
