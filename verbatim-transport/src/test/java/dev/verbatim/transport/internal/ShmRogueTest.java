@@ -68,20 +68,10 @@ class ShmRogueTest {
     }
 
     static Rogue handshake(String name) throws Exception {
-        String areaName = ShmDirectory.newAreaName(name);
-        Path ownFile = dir.resolve(areaName);
-        Buffer own = ShmWindows.create(ownFile, 2, 64 * 1024, false);
-        SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX);
-        ch.connect(UnixDomainSocketAddress.of(ShmDirectory.socket(dir, name)));
-        ch.configureBlocking(false);
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        ChannelIO.writeFully(ch, new Hello(Hello.KIND_HELLO, ProcessHandle.current().pid(), 2, 64 * 1024, areaName).encode(),
-                deadline, "test");
-        Hello welcome = ShmTransport.readHello(ch, Hello.KIND_WELCOME, deadline);
-        Buffer peer = ShmWindows.mapPeer(dir.resolve(welcome.name()), welcome);
-        Files.deleteIfExists(ownFile);
-        ChannelIO.writeFully(ch, ByteBuffer.wrap(new byte[] {6}), deadline, "test");
-        return new Rogue(peer.segment(), own, peer, ch);
+        Truncator t = truncatorHandshake(name);
+        t.own().close();
+        t.listeners().close();
+        return t.rogue();
     }
 
     /**

@@ -62,6 +62,7 @@ final class LogLock implements AutoCloseable {
             ValueLayout.JAVA_INT.withName("l_pid"), MemoryLayout.paddingLayout(4));
 
     private static final Native NATIVE = Native.link();
+    private static final int LOCKED = 1, HELD = 0, NO_OFD = -1;
 
     private final Path path;
     /** The descriptor holding the OFD lock, or -1 with the fallback. */
@@ -86,14 +87,17 @@ final class LogLock implements AutoCloseable {
     static LogLock acquire(Path file) throws IOException {
         if (NATIVE != null) {
             int fd = NATIVE.open(file);
+            int r;
             try {
-                if (NATIVE.lockOfd(fd)) return new LogLock(file, fd, null, null);
+                r = NATIVE.lockOfd(fd);
+                if (r == LOCKED) return new LogLock(file, fd, null, null);
             } catch (IOException | RuntimeException e) {
                 NATIVE.close(fd);
                 throw e;
             }
             NATIVE.close(fd);
-            throw held(file);
+            if (r == HELD) throw held(file);
+            // NO_OFD: a kernel before Linux 3.15; the JDK's lock below
         }
         FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
         FileLock lock;
@@ -211,18 +215,18 @@ final class LogLock implements AutoCloseable {
             }
         }
 
-        /** Takes a whole-file OFD write lock without waiting; false if another description holds a lock on it. */
-        boolean lockOfd(int fd) throws IOException {
+        /** Takes a whole-file OFD write lock without waiting: {@link #LOCKED}, {@link #HELD} (by another description) or {@link #NO_OFD}. */
+        int lockOfd(int fd) throws IOException {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment st = arena.allocate(state);
                 MemorySegment fl = arena.allocate(FLOCK); // zeroed: l_whence SEEK_SET, l_start 0, l_len 0 (all), l_pid 0
                 fl.set(ValueLayout.JAVA_SHORT, 0, F_WRLCK);
                 int r = (int) fcntl.invokeExact(st, fd, F_OFD_SETLK, fl);
-                if (r == 0) return true;
+                if (r == 0) return LOCKED;
                 int e = (int) errno.get(st, 0L);
-                if (e == EACCES || e == EAGAIN) return false;
-                throw new IOException("cannot lock the log (fcntl F_OFD_SETLK, errno " + e
-                        + (e == EINVAL ? ": a kernel before Linux 3.15?)" : ")"));
+                if (e == EACCES || e == EAGAIN) return HELD;
+                if (e == EINVAL) return NO_OFD;
+                throw new IOException("cannot lock the log (fcntl F_OFD_SETLK, errno " + e + ")");
             } catch (IOException | RuntimeException | Error e) {
                 throw e;
             } catch (Throwable t) {
