@@ -53,6 +53,7 @@ public final class Main {
                                            J-RPC Table 2 and Figure 7: calls vs the floor, Java RMI, gRPC, Aeron IPC
                   file inspect PATH        a stored graph file or log: header, types and fingerprints, objects
                   file verify PATH         validate a stored file, checksums included (exit 1 with the reason)
+                  file repair PATH         cut a log back to its last record whose checksum holds (after a power loss)
                   soak [--seconds N] [--clients K] [--threads T] [--json]
                                            a server and client processes making mixed calls over shm and tcp while
                                            clients are killed, connections dropped and malformed messages sent;

@@ -2,6 +2,7 @@ package dev.verbatim.rpc.internal;
 
 import dev.verbatim.transport.Delivery;
 import dev.verbatim.wire.Message;
+import dev.verbatim.wire.WireLimits;
 import dev.verbatim.wire.WireReader;
 
 import java.lang.foreign.MemorySegment;
@@ -20,7 +21,7 @@ import static dev.verbatim.rpc.internal.RpcDescriptor.*;
  * <p>Thread-safe: each reading thread validates with its own {@link WireReader}.
  */
 final class ValueDecoder {
-    private final ThreadLocal<WireReader> readers = ThreadLocal.withInitial(WireReader::new);
+    private final ThreadLocal<WireReader> readers = ThreadLocal.withInitial(() -> new WireReader(WireLimits.forPeers()));
     private final Exports exports;
     private final ExportedObjects exported;
     private final ImportedObjects imported;

@@ -34,7 +34,7 @@ public final class ShmTransport {
 
     public static Connection connect(String name, ConnectionOptions options) {
         ShmDirectory.checkName(name);
-        Path dir = ShmDirectory.directory();
+        Path dir = ShmDirectory.forConnect(name);
         ShmDirectory.sweep(dir);
         Path socket = ShmDirectory.socket(dir, name);
         long deadline = System.nanoTime() + options.connectTimeout().toNanos();
@@ -63,6 +63,10 @@ public final class ShmTransport {
                     options.areaSize(), areaName);
             ChannelIO.writeFully(channel, hello.encode(), deadline, "the shm handshake");
             Hello welcome = readHello(channel, Hello.KIND_WELCOME, deadline);
+            if (!ShmDirectory.isAreaNameOf(welcome.name(), name, welcome.pid())) {
+                throw new ProtocolViolation("a welcome naming '" + welcome.name() + "', which is not a window file of"
+                        + " shm:" + name + " made by process " + welcome.pid());
+            }
             peer = ShmWindows.mapPeer(dir.resolve(welcome.name()), welcome);
             Files.deleteIfExists(ownFile); // the listener mapped it before welcoming us
             ChannelIO.writeFully(channel, ByteBuffer.wrap(new byte[] {ACK}), deadline, "the shm handshake");
