@@ -50,6 +50,9 @@ public final class Main {
                                            Jaguar Figure 9 (file scan) with C mmap; stored arrays and lists
                   bench rpc [--quick] [--json] [--plot PATH]
                                            J-RPC Table 2 and Figure 7: calls vs the floor, Java RMI, gRPC, Aeron IPC
+                  bench objects [--quick] [--json] [--plot PATH]
+                                           distributed objects: null call vs plain RPC and Java RMI, a forwarded
+                                           reference, paper 003's distributed list over 1-4 base processes
                   file inspect PATH        a stored graph file or log: header, types and fingerprints, objects
                   file verify PATH         validate a stored file, checksums included (exit 1 with the reason)
                   fuzz [--seconds N] [--iterations N] [--seed S] [--threads T] [--heap] [--replay I] [--out DIR]
