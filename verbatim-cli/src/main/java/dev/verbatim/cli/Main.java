@@ -42,6 +42,8 @@ public final class Main {
                                            the J-RPC demo: a server process called through a plain interface
                                            (shm by default; tls makes throwaway certificates for itself)
                   demo --wire              a tour of the wire format
+                  demo --objects           distributed objects: three base processes, a list across them, a
+                                           forwarded reference, identity, cloneOn, a synchronized chain, a base killed
                   bench wire [--quick] [--json]
                                            the J-RPC Tables 3-4 with Java serialization, Kryo and Fory
                   bench transport [--quick] [--json] [--plot PATH]
