@@ -93,9 +93,7 @@ final class ObjectsReport {
         Target.print(out, targets(run), 66, ReportText::ratio, Target.Missing.CONTENDER);
         out.println();
         out.printf(Locale.ROOT, "Host load average (1 min) %.2f before, %.2f after.%n%n", run.loadBefore(), run.loadAfter());
-        List<String> failures = new ArrayList<>();
-        run.failures().forEach((k, v) -> failures.add(k + ": " + v));
-        ReportText.closing(out, failures, notes(run), run.seconds());
+        ReportText.closing(out, failures(run), notes(run), run.seconds());
     }
 
     /** A row per layout and walk (objects), and per layout for rmi's serial walk; columns b1 to b4. */
@@ -117,6 +115,15 @@ final class ObjectsReport {
             }
         }
         return rows;
+    }
+
+    /** The failures, one line per reason: the cases that failed for it, then the reason. */
+    static List<String> failures(ObjectsBench.Run run) {
+        Map<String, List<String>> byReason = new LinkedHashMap<>();
+        run.failures().forEach((k, v) -> byReason.computeIfAbsent(v, r -> new ArrayList<>()).add(k));
+        List<String> lines = new ArrayList<>();
+        byReason.forEach((reason, cases) -> lines.add(String.join(", ", cases) + ": " + reason));
+        return lines;
     }
 
     static List<String> notes(ObjectsBench.Run run) {
