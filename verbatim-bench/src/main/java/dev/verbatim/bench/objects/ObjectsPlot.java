@@ -88,16 +88,8 @@ final class ObjectsPlot {
         DoubleUnaryOperator py = v -> y0 + h - (Math.log10(v) - ly0) / (ly1 - ly0) * h;
         int n = ObjectsCase.MAX_BASES;
         DoubleUnaryOperator px = b -> x0 + 30 + (b - 1) * (w - 60) / (n - 1.0);
-        g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+        Plots.logTimeGrid(g, x0, w, ly0, ly1, py);
         FontMetrics fm = g.getFontMetrics();
-        for (int e = (int) ly0; e <= (int) ly1; e++) {
-            int yy = (int) Math.round(py.applyAsDouble(Math.pow(10, e)));
-            g.setColor(new Color(0xdddddd));
-            g.drawLine(x0 + 1, yy, x0 + w - 1, yy);
-            g.setColor(Color.BLACK);
-            String t = Plots.timeLabel(Math.pow(10, e));
-            g.drawString(t, x0 - 8 - fm.stringWidth(t), yy + 4);
-        }
         for (int b = 1; b <= n; b++) {
             String t = b + (b == 1 ? " base" : " bases");
             g.drawString(t, (int) px.applyAsDouble(b) - fm.stringWidth(t) / 2, y0 + h + 18);
