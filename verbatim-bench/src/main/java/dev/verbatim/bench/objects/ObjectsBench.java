@@ -11,6 +11,7 @@ import dev.verbatim.bench.harness.Stats;
 import dev.verbatim.bench.harness.SuiteArgs;
 import dev.verbatim.bench.harness.Turns;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -54,7 +55,7 @@ public final class ObjectsBench {
 
     static {
         List<String> f = new ArrayList<>(RmiFixtures.FLAGS);
-        f.add("-Xss16m");
+        f.add("-Xss4m");
         f.add("-Xmx512m");
         FLAGS = List.copyOf(f);
     }
@@ -165,12 +166,16 @@ public final class ObjectsBench {
             procs.addFirst(p0);
             p0.awaitLine("READY", READY_TIMEOUT);
             Turner turner = new Turner(plan, p0, procs, turns, failures, err);
-            turner.phase(ObjectsCase.calls(), 0);
+            if (!turner.phase(ObjectsCase.calls(), 0)) {
+                return partial(plan, turns, failures, 0, t0, loadBefore);
+            }
             Long fixed = Long.getLong(WORK);
             Run soFar = new Run(plan.quick() ? "quick" : "full", plan.rounds(), plan.elements(), 0, turns, failures, 0, 0, 0);
             work = fixed != null ? fixed : work(soFar.perTurn(ObjectsCase.SHM_CALL_NULL, ObjectsCase.OBJECTS));
             err.printf(Locale.ROOT, "verbatim bench objects: work per element %,d ns%n", work);
-            turner.phase(ObjectsCase.lists(), work);
+            if (!turner.phase(ObjectsCase.lists(), work)) {
+                return partial(plan, turns, failures, work, t0, loadBefore);
+            }
             for (ChildProcess p : procs) {
                 p.send("STOP");
             }
@@ -181,6 +186,12 @@ public final class ObjectsBench {
             procs.forEach(ChildProcess::close);
             ScratchDir.deleteTree(dir);
         }
+        return partial(plan, turns, failures, work, t0, loadBefore);
+    }
+
+    /** The run as far as it went. */
+    private static Run partial(Plan plan, Map<String, Map<String, List<LatencyHistogram>>> turns, Map<String, String> failures,
+                               long work, long t0, double loadBefore) {
         return new Run(plan.quick() ? "quick" : "full", plan.rounds(), plan.elements(), work, turns, failures,
                 (System.nanoTime() - t0) / 1e9, loadBefore, Host.loadAverage());
     }
@@ -230,20 +241,30 @@ public final class ObjectsBench {
             this.err = err;
         }
 
-        /** {@code plan.rounds()} rounds, each a turn of every contender of every case of {@code cases}. */
-        void phase(List<ObjectsCase> cases, long work) throws Exception {
+        /**
+         * {@code plan.rounds()} rounds, each a turn of every contender of every case of {@code cases}; false
+         * when base 0 failed (it died or did not answer): the run ends there, with what it measured.
+         */
+        boolean phase(List<ObjectsCase> cases, long work) throws InterruptedException {
             err.printf(Locale.ROOT, "verbatim bench objects: %d cases, %d rounds ...%n", cases.size(), plan.rounds());
             for (int round = 0; round < plan.rounds(); round++) {
                 for (ObjectsCase c : cases) {
                     List<String> live = c.columns().stream().filter(n -> !failures.containsKey(n + " " + c.key())).toList();
                     for (String contender : Turns.rotation(live, round)) {
-                        turn(c, contender, round == 0, work);
+                        try {
+                            turn(c, contender, round == 0, work);
+                        } catch (IOException | RuntimeException e) {
+                            failures.put(contender + " " + c.key(), "base 0 failed, the run ended here: " + e.getMessage());
+                            err.println("  FAILED: " + e.getMessage());
+                            return false;
+                        }
                     }
                 }
             }
+            return true;
         }
 
-        private void turn(ObjectsCase c, String contender, boolean first, long work) throws Exception {
+        private void turn(ObjectsCase c, String contender, boolean first, long work) throws IOException, InterruptedException {
             if (previous != null && !previous.equals(contender + c.key())) {
                 Turns.settle(all, plan.settleMillis());
             }
