@@ -69,11 +69,23 @@ public final class RpcBench {
      */
     public record Result(String id, String name, Medium medium, Set<Medium> shownIn, boolean spins,
                          Map<RpcCase, List<LatencyHistogram>> byCase, Map<RpcCase, Double> cpu, String error,
-                         Map<Medium, String> names) {
-        /** A result shown under its own name wherever it is shown. */
+                         Map<Medium, String> names, Map<RpcCase, List<Double>> rates) {
+        /** A result shown under its own name wherever it is shown, without throughput cases. */
         public Result(String id, String name, Medium medium, Set<Medium> shownIn, boolean spins,
                       Map<RpcCase, List<LatencyHistogram>> byCase, Map<RpcCase, Double> cpu, String error) {
             this(id, name, medium, shownIn, spins, byCase, cpu, error, Map.of());
+        }
+
+        /** A result without throughput cases. */
+        public Result(String id, String name, Medium medium, Set<Medium> shownIn, boolean spins,
+                      Map<RpcCase, List<LatencyHistogram>> byCase, Map<RpcCase, Double> cpu, String error,
+                      Map<Medium, String> names) {
+            this(id, name, medium, shownIn, spins, byCase, cpu, error, names, Map.of());
+        }
+
+        /** One figure per turn of throughput case {@code c}: its calls per second, in round order. */
+        public double[] rates(RpcCase c) {
+            return rates.getOrDefault(c, List.of()).stream().mapToDouble(Double::doubleValue).toArray();
         }
 
         /** Its column and JSON key in {@code m}'s tables ({@link RpcContender#nameIn}). */
@@ -235,6 +247,7 @@ public final class RpcBench {
         final RpcContender c;
         final Map<RpcCase, List<LatencyHistogram>> byCase = new EnumMap<>(RpcCase.class);
         final Map<RpcCase, List<Double>> cpu = new EnumMap<>(RpcCase.class);
+        final Map<RpcCase, List<Double>> rates = new EnumMap<>(RpcCase.class);
 
         Live(RpcContender c) {
             super(RpcContenders.id(c));
@@ -258,7 +271,7 @@ public final class RpcBench {
             Map<Medium, String> names = new EnumMap<>(Medium.class);
             c.shownIn().forEach(m -> names.put(m, c.nameIn(m)));
             return new Result(id, c.name(), c.medium(), c.shownIn(), c.spins(), byCase,
-                    meanShares(cpu, new EnumMap<>(RpcCase.class)), error, names);
+                    meanShares(cpu, new EnumMap<>(RpcCase.class)), error, names, rates);
         }
     }
 
@@ -314,16 +327,19 @@ public final class RpcBench {
                                     Math.max(step.warmMillis(), step.maxWarmMillis()) + step.measureMillis() + 30_000)).getLast());
                             l.trips = Long.parseLong(m.get("trips"));
                             LatencyHistogram h = LatencyHistogram.decode(m.get("hist"));
-                            if (h.count() == 0) {
+                            if (h.count() == 0 && !rc.isThroughput()) { // a throughput window may see none complete (rate 0)
                                 throw new IllegalStateException(rc.key() + ": a turn without calls");
                             }
                             l.byCase.computeIfAbsent(rc, k -> new ArrayList<>()).add(h);
                             l.cpu.computeIfAbsent(rc, k -> new ArrayList<>()).add(Double.parseDouble(m.get("cpu")));
+                            if (rc.isThroughput()) {
+                                l.rates.computeIfAbsent(rc, k -> new ArrayList<>()).add(Double.parseDouble(m.get("rate")));
+                            }
                             if (TRACE) {
                                 err.printf(Locale.ROOT, "  %-13s %-10s round %2d  settle %4d ms  warm %6s calls in %5s ms"
-                                                + "  %7d calls  p50 %9.0f ns  p99 %9.0f ns  cpu %s%n", l.id, rc.key(), round,
+                                                + "  %7d calls  p50 %9.0f ns  p99 %9.0f ns  cpu or calls/s %s%n", l.id, rc.key(), round,
                                         settled, m.get("warm"), m.get("warmMs"), h.count(), h.quantile(0.5),
-                                        h.quantile(0.99), m.get("cpu"));
+                                        h.quantile(0.99), m.getOrDefault("rate", m.get("cpu")));
                             }
                             l.pause();
                         } catch (Exception e) {

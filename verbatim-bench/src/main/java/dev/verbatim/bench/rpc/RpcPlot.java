@@ -19,13 +19,14 @@ import java.util.Locale;
 /**
  * The figure of a run as a PNG (Java2D, headless): one panel per medium, a group of bars per case,
  * one bar per contender, the p50 call round trip on a log scale (RMI and gRPC are 10-100x the
- * floor). A contender keeps its colour in both panels.
+ * floor); below, the throughput cases' calls per second against the callers ({@link ThroughputPanel}).
+ * A contender keeps its colour in every panel.
  */
 final class RpcPlot {
     private RpcPlot() {}
 
     private static final int W = 1400;
-    private static final int H = 620;
+    private static final int H = 1120;
     private static final Color[] COLORS = {
         new Color(0x7f7f7f), new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c),
         new Color(0xff7f0e), new Color(0x9467bd), new Color(0x8c564b), new Color(0x17becf)};
@@ -43,6 +44,7 @@ final class RpcPlot {
             panel(g, 90, 70, 580, 440, "(a) shm (rmi, grpc: loopback TCP)", run, Medium.SHM, names);
             panel(g, 790, 70, 580, 440, "(b) tcp loopback (floor: raw NIO)", run, Medium.TCP, names);
             legend(g, 90, 580, names);
+            ThroughputPanel.draw(g, 90, 650, 1280, 400, run, n -> color(names, n));
         } finally {
             g.dispose();
         }
@@ -63,6 +65,9 @@ final class RpcPlot {
         double min = Double.MAX_VALUE;
         double max = 0;
         for (RpcCase c : RpcCase.values()) {
+            if (c.isThroughput()) {
+                continue; // the throughput panel's
+            }
             for (RpcBench.Result r : shown) {
                 if (r.has(c)) {
                     double v = r.quantile(c, 0.5);
