@@ -34,7 +34,10 @@ import static dev.verbatim.bench.harness.Target.orMissing;
  * {@code floor}, {@code verbatim}, and where measured {@code rmi}, {@code grpc}, {@code aeron}),
  * {@code shm/null/p99} (ns, the same keys), {@code shm/bytes-8192} (MB/s of argument bytes; results
  * {@code floor}, {@code verbatim}) and {@code shm/list-128} (p50, ns; results {@code verbatim},
- * {@code jos}, and {@code floor}: the transport moving the bytes of Verbatim's call); issue #17's {@code tls/null} (p50, ns;
+ * {@code jos}, issue 18's {@code fory} and {@code kryo}, and {@code floor}: the transport moving the bytes of
+ * Verbatim's call); issue 18's {@code shm/throughput-C} and {@code tcp/throughput-C} for C = 1, 16, 256
+ * (unit {@code calls/s}; results {@code verbatim}, {@code verbatim-async}, {@code grpc}, {@code rmi}; no
+ * ratios), after the others; issue #17's {@code tls/null} (p50, ns;
  * results {@code verbatim} over TLS, {@code verbatim-plain} the plaintext tcp one in the same rounds, {@code grpc}
  * with TLS) and {@code tls/bytes-8192} (MB/s; {@code verbatim}, {@code verbatim-plain}); {@code cpu} only for contenders whose client spins. The tables show more (every
  * case over both media, every contender that measured it). Then one line per target:
@@ -210,7 +213,7 @@ final class RpcReport {
         Optional<RpcBench.Result> ra = run.shownIn(m).stream().filter(r -> r.nameIn(m).equals(a) && r.rates(c).length > 0).findFirst();
         Optional<RpcBench.Result> rb = run.shownIn(m).stream().filter(r -> r.nameIn(m).equals(b) && r.rates(c).length > 0).findFirst();
         return ra.isPresent() && rb.isPresent()
-                ? Optional.of(Stats.pairedRatio(ra.get().rates(c), rb.get().rates(c)))
+                ? Optional.of(Stats.pairedRatio(ra.get().rates(c), rb.get().rates(c))).filter(Double::isFinite) // b made no calls: n/a
                 : Optional.empty();
     }
 
@@ -385,7 +388,20 @@ final class RpcReport {
                         + " into a buffer it reuses, as the floor's server does. verbatim-copy: bytes-8192 with the"
                         + " server declaring byte[]: each call allocates and fills a fresh 8 KiB array (by-copy"
                         + " semantics, what a server keeping the array pays). jos: the list Java-serialized to a byte[]"
-                        + " and read back with ObjectInputStream, passed over the same Verbatim connection.",
+                        + " and read back with ObjectInputStream, passed over the same Verbatim connection; fory and"
+                        + " kryo: likewise with Apache Fory " + Host.version(org.apache.fory.Fory.class, "1.6")
+                        + " and Kryo " + Host.version(com.esotericsoftware.kryo.Kryo.class, "5.6")
+                        + " (classes registered, reference tracking on, as Verbatim keeps sharing; the wire suite's"
+                        + " codecs), the server deserializing and walking the list.",
+                "throughput-C (issue 18): the null call by C = 1, 16, 256 callers at once on one proxy (one"
+                        + " connection, channel or stub), as many as the replies allow, for a turn's warm-up and then its"
+                        + " measuring time; the figure is the calls completed within the measured window over its length"
+                        + " (calls/s), the median of the turns'. verbatim: C platform threads calling the synchronous"
+                        + " proxy; verbatim-async: one thread keeping C calls of a CompletableFuture method in flight; grpc:"
+                        + " the async stub (asyncUnaryCall), C calls in flight on one channel, its default Netty"
+                        + " transport on loopback tcp (also in the shm rows: gRPC has no shared-memory transport);"
+                        + " rmi: C threads on one stub (RMI opens a connection per concurrent call). The targets compare"
+                        + " verbatim (threads) with grpc (async) over tcp, paired by round.",
                 "aeron: Aeron IPC echo (the transport suite's contender, embedded driver, busy-spin), request as"
                         + " above, one-word reply.",
                 "rmi: java.rmi on loopback, a registry created in the server process, UnicastRemoteObject on"

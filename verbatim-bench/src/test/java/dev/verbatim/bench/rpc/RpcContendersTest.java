@@ -272,7 +272,7 @@ class RpcContendersTest {
     }
 
     @Test
-    @Timeout(20)
+    @Timeout(60) // the throughput turns are 300 ms each: 12 of them, on a loaded host
     void aSuiteRunOfRmiAndGrpcMeasuresEveryCaseAndLeavesNoChild() throws Exception {
         Path base = ScratchDir.privateDir();
         try {
