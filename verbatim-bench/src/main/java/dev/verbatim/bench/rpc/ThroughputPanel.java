@@ -9,7 +9,6 @@ import java.awt.Font;
 import java.awt.FontMetrics;
 import java.awt.Graphics2D;
 import java.awt.Stroke;
-import java.awt.geom.AffineTransform;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -74,9 +73,8 @@ final class ThroughputPanel {
             g.drawString("(no data)", x0 + w / 2 - 30, y0 + h / 2);
             return;
         }
-        double ly0 = Math.floor(Math.log10(min));
-        double ly1 = Math.max(ly0 + 1, Math.ceil(Math.log10(max * 1.4)));
-        DoubleUnaryOperator py = v -> y0 + h - (Math.log10(v) - ly0) / (ly1 - ly0) * h;
+        DoubleUnaryOperator py = RpcPlot.logAxis(g, x0, y0, w, h, min, max, ThroughputPanel::rateLabel,
+                "calls per second (log)");
         List<RpcCase> xs = new ArrayList<>();
         for (RpcCase c : RpcCase.values()) {
             if (c.isThroughput()) {
@@ -84,26 +82,11 @@ final class ThroughputPanel {
             }
         }
         DoubleUnaryOperator px = i -> x0 + 60 + i * (w - 300.0) / Math.max(1, xs.size() - 1);
-        g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
         FontMetrics fm = g.getFontMetrics();
-        for (int e = (int) ly0; e <= (int) ly1; e++) {
-            int yy = (int) Math.round(py.applyAsDouble(Math.pow(10, e)));
-            g.setColor(new Color(0xdddddd));
-            g.drawLine(x0 + 1, yy, x0 + w - 1, yy);
-            g.setColor(Color.BLACK);
-            String t = rateLabel(Math.pow(10, e));
-            g.drawString(t, x0 - 8 - fm.stringWidth(t), yy + 4);
-        }
         for (int i = 0; i < xs.size(); i++) {
             String t = "C = " + xs.get(i).callers();
             g.drawString(t, (int) px.applyAsDouble(i) - fm.stringWidth(t) / 2, y0 + h + 18);
         }
-        AffineTransform saved = g.getTransform();
-        g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
-        g.rotate(-Math.PI / 2);
-        String yLabel = "calls per second (log)";
-        g.drawString(yLabel, -(y0 + h / 2 + g.getFontMetrics().stringWidth(yLabel) / 2), x0 - 62);
-        g.setTransform(saved);
         Stroke solid = new BasicStroke(2f);
         Stroke dashed = new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {8f, 5f}, 0f);
         int legendY = y0 + 20;
