@@ -48,6 +48,8 @@ public final class Endpoint {
     private final NodeExtension extension;
 
     private final CallTable calls = new CallTable();
+    /** The named exports the peer looked up over this connection: the only ones it may call. */
+    private final Grants grants = new Grants();
     private final ExportedObjects exported;
     private final ImportedObjects imported;
     private final Sender sender;
@@ -80,8 +82,8 @@ public final class Endpoint {
         this.sender = new Sender(this, connection, encoder, new Outbox());
         this.leader = new ReadLeader(this, connection, calls);
         this.dispatcher = new Dispatcher(this, connection, calls, leader, sender);
-        this.incoming = new IncomingCalls(this, exports, exported, calls, leader, sender,
-                new ValueDecoder(exports, exported, imported, this, extension), extension, chains);
+        this.incoming = new IncomingCalls(this, exports, grants, exported, calls, leader, sender,
+                new ValueDecoder(exports, grants, exported, imported, this, extension), extension, chains);
         this.chainSalt = chains == null ? ChainDirectory.randomSalt() : chains.register(this);
         if (server) {
             dispatcher.ensureStarted();
@@ -143,9 +145,22 @@ public final class Endpoint {
 
     /**
      * Looks up a named export; returns a proxy of {@code iface} calling over {@code group} (this
-     * endpoint and other connections to the same node; export ids are node-wide).
+     * endpoint and other connections to the same node; export ids are node-wide). The lookup goes over
+     * every connection of the group: a peer lets a connection call only the exports looked up over it.
      */
     public Object lookup(String name, RemoteInterface ri, Duration timeout, Endpoint[] group) {
+        int target = lookupHere(name, ri, timeout);
+        for (Endpoint g : group) {
+            if (g != this && g.lookupHere(name, ri, timeout) != target) {
+                throw new RemoteException(Reason.NOT_FOUND, "'" + name + "' was exported anew while it was looked up over "
+                        + group.length + " connections to " + description + ": look it up again");
+            }
+        }
+        return ProxyFactory.create(new Binding(group, ri, target, timeout));
+    }
+
+    /** Looks up a named export over this connection alone: its export id, granted to this connection. */
+    private int lookupHere(String name, RemoteInterface ri, Duration timeout) {
         long id = calls.nextId();
         PendingCall p = new PendingCall(this, id, null, timeout.toNanos(), 0, null);
         p.lookingUp = ri;
@@ -159,8 +174,7 @@ public final class Endpoint {
             at = CallEncoder.putBytes(s, at, MemorySegment.ofArray(in));
             CallEncoder.putBytes(s, at, idBytes);
         }, p);
-        int[] target = (int[]) leader.await(p);
-        return ProxyFactory.create(new Binding(group, ri, target[0], timeout));
+        return ((int[]) leader.await(p))[0];
     }
 
     /** Sends a call and waits for (or, for an asynchronous method, returns the future of) its reply. */

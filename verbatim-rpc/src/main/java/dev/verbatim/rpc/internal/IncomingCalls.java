@@ -44,6 +44,8 @@ final class IncomingCalls {
 
     private final Endpoint endpoint;
     private final Exports exports;
+    /** The named exports the peer looked up: the only ones its calls may name. */
+    private final Grants grants;
     private final ExportedObjects exported;
     private final CallTable calls;
     private final ReadLeader leader;
@@ -58,8 +60,9 @@ final class IncomingCalls {
     /** Calls of the peer that can be cancelled: running on our virtual threads, or asynchronous. */
     private final Map<Long, Running> running = new ConcurrentHashMap<>();
 
-    IncomingCalls(Endpoint endpoint, Exports exports, ExportedObjects exported, CallTable calls, ReadLeader leader,
-                  Sender sender, ValueDecoder decoder, NodeExtension extension, ChainDirectory chains) {
+    IncomingCalls(Endpoint endpoint, Exports exports, Grants grants, ExportedObjects exported, CallTable calls,
+                  ReadLeader leader, Sender sender, ValueDecoder decoder, NodeExtension extension, ChainDirectory chains) {
+        this.grants = grants;
         this.extension = extension;
         this.chains = chains;
         this.endpoint = endpoint;
@@ -149,10 +152,11 @@ final class IncomingCalls {
             ri = l.remote();
             impl = l.impl();
         } else {
-            Exports.Export e = exports.byId(target);
-            if (e == null) {
+            Exports.Export e = grants.has(target) ? exports.byId(target) : null;
+            if (e == null) { // never looked up here, unexported, or unknown: all alike to the peer
                 endpoint.releaseUnread(m, HEADER);
-                fail(FAIL, callId, Reason.NOT_FOUND, "export #" + target + " was unexported at " + endpoint.description());
+                fail(FAIL, callId, Reason.NOT_FOUND, "no export #" + target + " at " + endpoint.description()
+                        + " for this connection (it was not looked up over it, or was unexported)");
                 return false;
             }
             Exports.Bound bound = e.bound;
@@ -383,8 +387,9 @@ final class IncomingCalls {
             }
         }
         if (!missing.isEmpty()) {
-            byte[] msg = ("'" + ExceptionRebuilder.clip(name) + "' is exported as " + server.type.getName() + ", which lacks "
-                    + missing.size() + " method(s) of " + ExceptionRebuilder.clip(iface)).getBytes(StandardCharsets.UTF_8);
+            // the export's own interface is not named: the peer was not given it
+            byte[] msg = ("'" + ExceptionRebuilder.clip(name) + "' lacks " + missing.size() + " method(s) of "
+                    + ExceptionRebuilder.clip(iface)).getBytes(StandardCharsets.UTF_8);
             long[] ms = missing.stream().limit(256).mapToLong(Long::longValue).toArray();
             MemorySegment a = MemorySegment.ofArray(msg);
             MemorySegment b = MemorySegment.ofArray(ms);
@@ -392,6 +397,7 @@ final class IncomingCalls {
                     CallEncoder.BODY, (CallEncoder.Body) (s, at2) -> CallEncoder.putBytes(s, CallEncoder.putBytes(s, at2, a), b));
             return;
         }
+        grants.grant(e.id); // before the answer: the peer's first call may follow at once
         sender.answer(head(LOOKUP_OK, 0, 0, e.id), callId, 0, CallEncoder.NOTHING, null);
     }
 
