@@ -553,6 +553,7 @@ final class IncomingCalls {
     }
 
     private void replyValue(long callId, RemoteInterface.MethodInfo mi, Object result) {
+        CallEncoder.Planned v;
         try {
             if (mi.result.tag() == ValueKind.Tag.VOID) {
                 sender.answer(head(REPLY, 0, 0, 0), callId, 0, CallEncoder.NOTHING, null);
@@ -562,13 +563,18 @@ final class IncomingCalls {
                 sender.answer(head(REPLY, 0, 1, 0), callId, VALUE_HEADER + 8, CallEncoder.PRIMITIVE, result);
                 return;
             }
-            CallEncoder.Planned v = sender.planResult(mi.result, result, mi);
-            sender.answer(head(REPLY, 0, 1, 0), callId, span(v.payload()), CallEncoder.ONE_PLANNED, v);
-        } catch (RemoteException e) {
-            if (e.reason() == Reason.ARGUMENT) {
-                fail(FAIL, callId, Reason.ARGUMENT, "the result of " + mi.signature + " cannot be sent: " + e.getMessage());
-            }
+            v = sender.planResult(mi.result, result, mi);
+        } catch (RemoteException e) { // OVERLOADED: the peer holds as many of our objects as it may; ARGUMENT
+            fail(FAIL, callId, e.reason(), "the result of " + mi.signature + " cannot be sent: " + e.getMessage());
+            return;
         } catch (RuntimeException e) {
+            fail(FAIL, callId, Reason.ARGUMENT, "the result of " + mi.signature + " cannot be sent: " + e);
+            return;
+        }
+        try {
+            sender.answer(head(REPLY, 0, 1, 0), callId, span(v.payload()), CallEncoder.ONE_PLANNED, v);
+        } catch (RuntimeException e) {
+            sender.unsent(v); // the peer never learnt of the reference planning counted
             fail(FAIL, callId, Reason.ARGUMENT, "the result of " + mi.signature + " cannot be sent: " + e);
         }
     }
