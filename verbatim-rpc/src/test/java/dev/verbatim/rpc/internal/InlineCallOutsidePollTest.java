@@ -42,6 +42,7 @@ class InlineCallOutsidePollTest {
             return x + 1;
         }, ExportOptions.INLINE);
         Endpoint endpoint = new Endpoint(connection, exports, false, () -> { });
+        connection.lookUp(endpoint, "counter", Parts.Counter.class); // the peer may call export #1 from now on
         // this thread waits for a call of chain CHAIN: the peer's calls in that chain run on it, inline
         PendingCall waiting = new PendingCall(endpoint, 1, null, TimeUnit.MINUTES.toNanos(1), CHAIN, Thread.currentThread());
         endpoint.calls().add(waiting, true);

@@ -25,6 +25,39 @@ final class ScriptedConnection implements Connection {
     /** Whether the endpoint closed the connection. */
     volatile boolean closed;
 
+    /**
+     * Plays the peer looking up {@code name} as {@code iface} (a {@code LOOKUP} polled by {@code endpoint},
+     * answered): the peer may then call that export. What the lookup left in {@link #actions} and
+     * {@link #sent} is cleared.
+     */
+    void lookUp(Endpoint endpoint, String name, Class<?> iface) {
+        byte[][] values = {name.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                iface.getName().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                MemorySegment.ofArray(RemoteInterface.of(iface).ids()).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)};
+        long size = RpcDescriptor.HEADER;
+        for (byte[] v : values) {
+            size += RpcDescriptor.span(v.length);
+        }
+        MemorySegment m = MemorySegment.ofArray(new byte[(int) size]);
+        RpcDescriptor.putHeader(m, RpcDescriptor.head(RpcDescriptor.LOOKUP, 0, values.length, 0), 1, 0, 0);
+        long at = RpcDescriptor.HEADER;
+        for (byte[] v : values) {
+            at = CallEncoder.putBytes(m, at, MemorySegment.ofArray(v));
+        }
+        incoming.add(m);
+        endpoint.leader().lock().lock();
+        try {
+            endpoint.poll(1);
+        } finally {
+            endpoint.leader().unlockIfHeld();
+        }
+        if (sent.size() != 1 || RpcDescriptor.kind(sent.getFirst()) != RpcDescriptor.LOOKUP_OK) {
+            throw new AssertionError("the lookup of '" + name + "' was not granted");
+        }
+        sent.clear();
+        actions.clear();
+    }
+
     @Override
     public int poll(DeliveryHandler handler, int limit) {
         int n = 0;
