@@ -82,58 +82,47 @@ class CheckedRepliesTest {
         failsWithProtocolAndDrops(f);
     }
 
+    /** Makes {@code call} on a looked-up calc, answers it with {@code answer} (given the call's id), and expects PROTOCOL. */
+    private void answeredWith(java.util.function.Function<Api.Calc, CompletableFuture<?>> call,
+                              java.util.function.LongFunction<MemorySegment> answer) throws Exception {
+        Api.Calc calc = lookUp();
+        CompletableFuture<?> f = call.apply(calc);
+        server.send(answer.apply(callId(server.next(CALL))));
+        failsWithProtocolAndDrops(f);
+    }
+
     @Test
     void aReplyWithNoValueToAMethodWithAPrimitiveResultIsAProtocolFailure() throws Exception {
-        Api.Calc calc = lookUp();
-        CompletableFuture<Integer> call = async(() -> calc.add4(1, 2, 3, 4));
-        MemorySegment c = server.next(CALL);
-        server.send(frame(REPLY, 0, 0, callId(c), 0));
-        failsWithProtocolAndDrops(call);
+        answeredWith(calc -> async(() -> calc.add4(1, 2, 3, 4)), id -> frame(REPLY, 0, 0, id, 0));
     }
 
     @Test
     void aReplyWithAValueToAVoidMethodIsAProtocolFailure() throws Exception {
-        Api.Calc calc = lookUp();
-        CompletableFuture<Void> call = CompletableFuture.runAsync(() -> calc.sleep(1));
-        MemorySegment c = server.next(CALL);
-        server.send(frame(REPLY, 0, 0, callId(c), 0, value(T_PRIM, 8, 7)));
-        failsWithProtocolAndDrops(call);
+        answeredWith(calc -> CompletableFuture.runAsync(() -> calc.sleep(1)),
+                id -> frame(REPLY, 0, 0, id, 0, value(T_PRIM, 8, 7)));
     }
 
     @Test
     void aLookupOkAnsweringACallIsAProtocolFailure() throws Exception {
-        Api.Calc calc = lookUp();
-        CompletableFuture<Integer> call = async(() -> calc.add4(1, 2, 3, 4));
-        MemorySegment c = server.next(CALL);
-        server.send(frame(LOOKUP_OK, 0, 1, callId(c), 0));
-        failsWithProtocolAndDrops(call);
+        answeredWith(calc -> async(() -> calc.add4(1, 2, 3, 4)), id -> frame(LOOKUP_OK, 0, 1, id, 0));
     }
 
     @Test
     void aLookupFailAnsweringACallIsAProtocolFailure() throws Exception {
-        Api.Calc calc = lookUp();
-        CompletableFuture<Integer> call = async(() -> calc.add4(1, 2, 3, 4));
-        MemorySegment c = server.next(CALL);
-        server.send(frame(LOOKUP_FAIL, RemoteException.Reason.NOT_FOUND.code(), 0, callId(c), 0, string("no")));
-        failsWithProtocolAndDrops(call);
+        answeredWith(calc -> async(() -> calc.add4(1, 2, 3, 4)),
+                id -> frame(LOOKUP_FAIL, RemoteException.Reason.NOT_FOUND.code(), 0, id, 0, string("no")));
     }
 
     @Test
     void aValueOfTheWrongTypeCompletingAnAsynchronousCallIsAProtocolFailure() throws Exception {
-        Api.Calc calc = lookUp();
-        CompletableFuture<Integer> later = calc.later(7); // CompletableFuture<Integer>
-        MemorySegment c = server.next(CALL);
-        server.send(frame(REPLY, 0, 0, callId(c), 0, FakePeer.wire("not an integer")));
-        failsWithProtocolAndDrops(later.thenApply(i -> i + 1)); // a String here would be a ClassCastException
+        // CompletableFuture<Integer>: a String in it would be a ClassCastException where it is used
+        answeredWith(calc -> calc.later(7).thenApply(i -> i + 1),
+                id -> frame(REPLY, 0, 0, id, 0, FakePeer.wire("not an integer")));
     }
 
     @Test
     void aFailWithAnUnknownReasonIsAProtocolFailure() throws Exception {
-        Api.Calc calc = lookUp();
-        CompletableFuture<Integer> call = async(() -> calc.add4(1, 2, 3, 4));
-        MemorySegment c = server.next(CALL);
-        server.send(frame(FAIL, 99, 0, callId(c), 0, string("what")));
-        failsWithProtocolAndDrops(call);
+        answeredWith(calc -> async(() -> calc.add4(1, 2, 3, 4)), id -> frame(FAIL, 99, 0, id, 0, string("what")));
     }
 
     @Test

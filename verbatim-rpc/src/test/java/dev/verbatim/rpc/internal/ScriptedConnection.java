@@ -168,11 +168,22 @@ final class ScriptedConnection implements Connection {
         closed = true;
     }
 
-    /** A delivery of a heap message (no regions). */
-    record Message(MemorySegment payload) implements Delivery {
+    /** A delivery of a heap message (no regions); a test may override {@link #payload()}. */
+    static class Message implements Delivery {
+        private final MemorySegment payload;
+
+        Message(MemorySegment payload) {
+            this.payload = payload;
+        }
+
+        @Override
+        public MemorySegment payload() {
+            return payload;
+        }
+
         @Override
         public long length() {
-            return payload.byteSize();
+            return payload().byteSize();
         }
 
         @Override

@@ -20,34 +20,10 @@ import static org.junit.jupiter.api.Assertions.*;
 class UnreadableDeliveryTest {
     /** A delivery whose payload is {@code payload}'s answer (a segment, or an exception thrown). */
     private static Delivery delivery(Supplier<MemorySegment> payload) {
-        return new Delivery() {
+        return new ScriptedConnection.Message(null) {
             @Override
             public MemorySegment payload() {
                 return payload.get();
-            }
-
-            @Override
-            public long length() {
-                return payload.get().byteSize();
-            }
-
-            @Override
-            public int regionCount() {
-                return 0;
-            }
-
-            @Override
-            public MemorySegment region(int index) {
-                throw new IndexOutOfBoundsException(index);
-            }
-
-            @Override
-            public Delivery retain() {
-                return this;
-            }
-
-            @Override
-            public void release() {
             }
         };
     }
