@@ -1,6 +1,5 @@
 package dev.verbatim.rpc;
 
-import dev.verbatim.rpc.internal.RpcDescriptor;
 import dev.verbatim.transport.Claim;
 import dev.verbatim.transport.Connection;
 import dev.verbatim.transport.Delivery;
@@ -166,10 +165,6 @@ final class FakePeer implements AutoCloseable {
         throw new AssertionError(name);
     }
 
-    Connection connection() {
-        return connection;
-    }
-
     @Override
     public void close() {
         if (connection != null) {
@@ -178,9 +173,5 @@ final class FakePeer implements AutoCloseable {
         if (listener != null) {
             listener.close();
         }
-    }
-
-    static int kindOf(MemorySegment m) {
-        return RpcDescriptor.kind(m);
     }
 }
