@@ -4,12 +4,9 @@ import dev.verbatim.bench.objects.SharedFixtures.Elem;
 import dev.verbatim.bench.objects.SharedFixtures.Element;
 import dev.verbatim.objects.Base;
 import dev.verbatim.objects.RemoteBase;
-import dev.verbatim.objects.BaseOptions;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -38,26 +35,6 @@ class SharedFixturesTest {
             assertEquals(expected, head.serial(0));
             assertEquals(expected, head.threaded(1_000));
             assertEquals(expected, head.hybrid(1_000));
-        }
-    }
-
-    /**
-     * A scattered walk over two bases: the chain A, B, A, B comes back to B while B's first call waits. Fails
-     * today (a TIMEOUT: the call arriving at B over the connection A made is not run by B's thread waiting in
-     * the chain, which reads the connection B made to A); enable when the objects layer handles it.
-     */
-    @Test
-    @Disabled("a chain that comes back to a base a second time (A, B, A, B) times out in the objects layer (docs/benchmarks.md, objects)")
-    void aWalkThatComesBackToABaseItLeftSumsTheList() {
-        BaseOptions o = BaseOptions.DEFAULT.withTimeout(Duration.ofSeconds(5));
-        try (Base a = Base.listen(o, "tcp://127.0.0.1:0"); Base b = Base.listen(o, "tcp://127.0.0.1:0")) {
-            b.allow(Element.class);
-            RemoteBase atB = a.base(b.addresses().getFirst());
-            Elem next = null;
-            for (int i = 3; i >= 0; i--) {
-                next = Layout.SCATTERED.home(i, 4, 2) == 0 ? new Element(i, next) : atB.create(Elem.class, Element.class, (long) i, next);
-            }
-            assertEquals(6, next.serial(0));
         }
     }
 
