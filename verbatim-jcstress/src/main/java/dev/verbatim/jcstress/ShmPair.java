@@ -45,7 +45,7 @@ public final class ShmPair {
     /** A window with only the control block and the first page of area 0. */
     public static final long SMALL_WINDOW = AreaDescriptor.CONTROL_SIZE + 4096;
     /** A whole window of two areas. */
-    static final long WHOLE_WINDOW = AreaDescriptor.windowSize(AREA_COUNT, AREA_SIZE);
+    public static final long WHOLE_WINDOW = AreaDescriptor.windowSize(AREA_COUNT, AREA_SIZE);
     static final ConnectionOptions OPTIONS = ConnectionOptions.DEFAULT.withAreas(AREA_COUNT, AREA_SIZE);
 
     /** The transport's access to the 32-bit words of a window (parked words, area states). */
