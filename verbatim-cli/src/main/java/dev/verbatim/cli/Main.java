@@ -39,6 +39,7 @@ public final class Main {
 
                   help                     this text
                   test                     build and run the whole test suite (Maven)
+                  jcstress [ARGS]          the concurrency tests in full (jcstress; the suite runs them briefly)
                   demo [--transport tcp|tls]
                                            the J-RPC demo: a server process called through a plain interface
                                            (shm by default; tls makes throwaway certificates for itself)
