@@ -174,6 +174,16 @@ public final class WireWriter {
                     t = JType.bySerial(serial);
                     lastEntryType = (long) typeId(t.shape) << 32;
                 }
+                if (t.jkind == JType.STRING) { // a run of strings (a record's string fields follow it), each padded
+                    do {
+                        entries[i] = lastEntryType | (pos - base);
+                        long n = LeafEncoding.writeString((String) objects[i], latin1, utf16, seg, pos, limit);
+                        if (n < 0) return -1;
+                        pos += n;
+                        i++;
+                    } while (i < count && typeSerials[i] == serial);
+                    continue;
+                }
                 if (t.jkind >= JType.RECORD && t.jkind <= JType.IFACE) { // structs: a run of them through their generated writer
                     this.pos = pos;
                     i = writerOf(t).writeRun(this, i, seg, base, limit, lastEntryType);
@@ -312,7 +322,7 @@ public final class WireWriter {
                 MemorySegment.copy(v.segment(), 0, seg, pos + data, (long) v.length() * size);
                 return data + (long) v.length() * size;
             }
-            case JType.STRING, JType.CHARSEQ -> {
+            case JType.STRING, JType.CHARSEQ -> { // strings of a declared String type are written in runs, above
                 if (o instanceof String str) return LeafEncoding.writeString(str, latin1, utf16, seg, pos, limit);
                 return LeafEncoding.writeString((CharSequence) o, seg, pos, limit);
             }

@@ -73,6 +73,15 @@ class StringFastPathTest {
     void paddingAfterEveryStringIsZeroEvenOverGarbage() {
         Texts t = new Texts(edgeStrings());
         byte[] clean = W.toByteArray(t);
+        Message m = R.validate(MemorySegment.ofArray(clean));
+        for (int i = 2; i < m.objectCount(); i++) {
+            long o = m.objectOffset(i, Shape.STRING_SHAPE);
+            int h = m.seg.get(MessageDescriptor.I32, o);
+            long end = o + MessageDescriptor.STRING_DATA_OFFSET + (long) (h & ~MessageDescriptor.STRING_UTF16_BIT) * (h < 0 ? 2 : 1);
+            for (long p = end; p < MessageDescriptor.align8(end); p++) {
+                assertEquals(0, clean[(int) p], "padding byte " + p + " after string " + (i - 2));
+            }
+        }
         MemorySegment dirty = Arena.ofAuto().allocate(clean.length + 64);
         dirty.fill((byte) 0xA5);
         long n = W.write(t, dirty, 0);
