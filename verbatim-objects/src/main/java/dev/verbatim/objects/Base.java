@@ -132,6 +132,16 @@ public final class Base implements AutoCloseable {
         return space.ownedCount();
     }
 
+    /** How many censuses this base completed after other bases died (docs/objects.md §7). */
+    public long censusesCompleted() {
+        return space.censusCounts()[0];
+    }
+
+    /** How many of this base's objects those censuses freed: held, as far as the census could tell, only by dead bases. */
+    public long freedByCensus() {
+        return space.censusCounts()[1];
+    }
+
     /** How many other bases' objects this base holds proxies of. */
     public int heldObjects() {
         return space.heldCount();
