@@ -9,6 +9,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -78,8 +81,24 @@ final class Census {
         }
     }
 
+    /**
+     * Where the census, the probes and the word of a death run: platform threads, because they wait for
+     * replies, and RPC's waits hold a virtual thread's carrier (docs/objects.md §6): on a small machine a
+     * few of them would starve the very calls they wait for. Daemon threads, gone when idle.
+     */
+    private static final ExecutorService WORKERS = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "verbatim-objects-census");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /** The longest wait between two follow-up censuses. */
+    static final long MAX_DELAY_MILLIS = 600_000;
+
     private final ObjectSpace space;
     private final AtomicBoolean scheduled = new AtomicBoolean();
+    /** The delay before the next census: the census delay after a death, doubling for each follow-up. */
+    private volatile long delayMillis;
     private final Object running = new Object();
     private final AtomicLong completed = new AtomicLong();
     private final AtomicLong freed = new AtomicLong();
@@ -96,7 +115,7 @@ final class Census {
         if (peer == 0 || closed || space.node() == null || space.node().isClosed() || peers.isDead(peer)) {
             return;
         }
-        Thread.ofVirtual().name("verbatim-objects-death").start(() -> {
+        WORKERS.execute(() -> {
             if (!closed && !peers.answers(peer)) {
                 noticed(peer);
             }
@@ -110,11 +129,12 @@ final class Census {
             return;
         }
         space.ledger().forgetOwner(d);
+        delayMillis = space.options().censusDelay().toMillis();
         for (long owner : space.ledger().holdingOwners()) { // introduce this base to the owners of what it holds
-            Thread.ofVirtual().name("verbatim-objects-anchor").start(() -> quietly(() -> peers.service(owner)));
+            WORKERS.execute(() -> quietly(() -> peers.service(owner)));
         }
         for (Peers.Peer p : peers.live()) {
-            Thread.ofVirtual().name("verbatim-objects-died").start(() -> quietly(() -> peers.service(p.incarnation).died(d)));
+            WORKERS.execute(() -> quietly(() -> peers.service(p.incarnation).died(d)));
         }
         schedule();
     }
@@ -124,7 +144,7 @@ final class Census {
         if (space.peers().isDead(d)) {
             return true;
         }
-        if (d == space.id() || space.peers().answers(d)) {
+        if (d == space.id() || offCarrier(d)) {
             return false;
         }
         noticed(d);
@@ -163,37 +183,49 @@ final class Census {
         return space.ledger().sentTo(owner);
     }
 
-    /** Runs a census of this base's objects after the grace delay, unless one is waiting to run already. */
+    /**
+     * Runs a census of this base's objects after the current delay, unless one is waiting to run already. After
+     * a census, while some object's count is an estimate (it was counted by a census: snapshots taken at
+     * different moments may count a moving reference twice, an overcount), or if the census was abandoned,
+     * another follows, each after twice the delay of the one before, up to {@link #MAX_DELAY_MILLIS}: so an
+     * object whose live holders drop it after a census is freed by a later one.
+     */
     void schedule() {
         if (closed || space.owned().size() == 0 || !scheduled.compareAndSet(false, true)) {
             return;
         }
-        Thread.ofVirtual().name("verbatim-objects-census").start(() -> {
+        WORKERS.execute(() -> {
             try {
-                Thread.sleep(space.options().censusDelay());
+                Thread.sleep(Math.max(delayMillis, space.options().censusDelay().toMillis()));
             } catch (InterruptedException e) {
                 return;
             }
             scheduled.set(false);
+            boolean done = false;
             synchronized (running) {
                 try {
-                    run();
+                    done = run();
                 } catch (RuntimeException e) {
-                    // abandoned: nothing changed; the next death (or the owner's close) ends the matter
+                    // abandoned: nothing changed
                 }
+            }
+            if (!done || space.owned().estimated() > 0) {
+                delayMillis = Math.min(MAX_DELAY_MILLIS, 2 * Math.max(1, delayMillis));
+                schedule();
             }
         });
     }
 
-    private void run() {
+    /** One census; whether it completed (false: abandoned, or nothing to count). */
+    private boolean run() {
         if (closed || space.owned().size() == 0) {
-            return;
+            return true;
         }
         long self = space.id();
         Peers peers = space.peers();
         Map<Long, BaseService> parts = participants(self, peers);
         if (parts == null) {
-            return;
+            return false;
         }
         long[] dead = peers.dead();
         Map<Long, Report> received = new HashMap<>();
@@ -203,14 +235,14 @@ final class Census {
                 r = e.getValue().censusHolds(self, dead);
             } catch (RemoteException x) {
                 failed(e.getKey());
-                return;
+                return false;
             }
             if (r.length == 0 || r[0] != 1) {
-                return; // a base declared dead here answers there: it is not dead, and nothing may be written off
+                return false; // a base declared dead here answers there: it is not dead, and nothing may be written off
             }
             received.put(e.getKey(), Report.parse(r, 1));
         }
-        Report mine1 = Report.parse(space.ledger().holdsAndReceived(self), 0);
+        Report mine1 = Report.parse(own(() -> space.ledger().holdsAndReceived(self)), 0);
         received.put(self, mine1);
         Map<Long, Report> sent = new HashMap<>();
         for (Map.Entry<Long, BaseService> e : parts.entrySet()) {
@@ -218,13 +250,25 @@ final class Census {
                 sent.put(e.getKey(), Report.parse(e.getValue().censusSent(self), 0));
             } catch (RemoteException x) {
                 failed(e.getKey());
-                return;
+                return false;
             }
         }
-        Report mine2 = Report.parse(space.ledger().sentTo(self), 0);
+        Report mine2 = Report.parse(own(() -> space.ledger().sentTo(self)), 0);
         sent.put(self, mine2);
         outcome(self, bounds(received, sent, peers), mine1, mine2);
         completed.incrementAndGet();
+        return true;
+    }
+
+    /**
+     * This base's own report, under its objects' lock: a reference to one of them is checked against the
+     * dead bases, granted and counted under that lock, so a grant is either in the report or after it (and
+     * then never to a dead base).
+     */
+    private long[] own(java.util.function.Supplier<long[]> report) {
+        synchronized (space.owned()) {
+            return report.get();
+        }
     }
 
     /** Every base known here and every base they know, breadth first; null if one cannot be asked. */
@@ -314,6 +358,17 @@ final class Census {
     private static long plus(long a, long b) {
         long s = a + b;
         return ((a ^ s) & (b ^ s)) < 0 ? Long.MAX_VALUE : s; // saturates: an overcount only delays freeing
+    }
+
+    /**
+     * Whether base {@code d} answers, asked from a platform thread: the base service runs on virtual threads,
+     * and one waiting in RPC for the probe's reply would hold its carrier; parked on a future it does not.
+     */
+    private boolean offCarrier(long d) {
+        if (!Thread.currentThread().isVirtual()) {
+            return space.peers().answers(d);
+        }
+        return CompletableFuture.supplyAsync(() -> space.peers().answers(d), WORKERS).join();
     }
 
     private static void quietly(Runnable r) {

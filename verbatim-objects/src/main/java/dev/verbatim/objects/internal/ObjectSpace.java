@@ -128,7 +128,11 @@ public final class ObjectSpace implements NodeExtension {
 
     @Override
     public byte[] encode(Object value, Class<?> declared, Endpoint over) {
-        return encode(value, peers.peerOf(over));
+        long peer = peers.peerOf(over);
+        if (over != null && !over.isOpen()) { // (after the peer is looked up: a closed connection forgets its peer)
+            throw new RemoteException(Reason.NOT_SENT, over.description() + " is closed: no reference is written to it");
+        }
+        return encode(value, peer);
     }
 
     /** The payload of a reference to {@code value} sent to base {@code peer} (0: not known), its weight counted. */
@@ -155,6 +159,7 @@ public final class ObjectSpace implements NodeExtension {
         SharedTypes.Offer offer = SharedTypes.offer(value.getClass());
         OwnedObjects.Entry e;
         synchronized (owned) {
+            refuseDead(peer, "to");
             try {
                 e = owned.grant(value, offer, options.grant(), options.virtualThreads());
             } catch (IllegalStateException full) {
@@ -171,6 +176,7 @@ public final class ObjectSpace implements NodeExtension {
      */
     private long split(Held h, long peer) {
         synchronized (ledger) {
+            refuseDead(peer, "to");
             long w;
             if (peer == h.owner) {
                 w = h.splitHome();
@@ -189,10 +195,12 @@ public final class ObjectSpace implements NodeExtension {
     public Object decode(MemorySegment payload, Class<?> declared, Endpoint over) {
         Reference r = ReferenceDescriptor.decode(payload);
         if (r.id() == 0) { // a base introducing itself over a connection it made
-            if (r.owner() == id || r.weight() != 0 || over == null || r.addresses().isEmpty()) {
+            if (r.weight() != 0 || over == null || r.addresses().isEmpty()) {
                 throw new IllegalArgumentException("a reference to object #0, which no base hands out");
             }
-            peers.introduced(over, r.owner(), r.addresses());
+            if (r.owner() != id) { // (a base may connect to itself: nothing to learn)
+                peers.introduced(over, r.owner(), r.addresses());
+            }
             Introduction i = new Introduction(r.owner(), r.addresses());
             if (!declared.isInstance(i)) {
                 throw new IllegalArgumentException("an introduction as " + declared.getName());
@@ -215,7 +223,7 @@ public final class ObjectSpace implements NodeExtension {
         if (r.owner() == id) { // one of ours, coming home: its weight comes back
             Object impl;
             synchronized (owned) {
-                refuseDead(peer);
+                refuseDead(peer, "from");
                 impl = owned.credit(r.id(), r.weight());
                 ledger.received(id, r.id(), peer, r.weight(), false);
                 if (owned.get(r.id()) == null) {
@@ -235,9 +243,13 @@ public final class ObjectSpace implements NodeExtension {
         if (r.addresses().isEmpty()) {
             throw new IllegalArgumentException("a reference to " + BaseIds.name(r.owner()) + "'s object without its addresses");
         }
+        if (r.owner() == peer && !peers.addressesOf(peer).equals(r.addresses())) { // the sender vouches for itself
+            throw new IllegalArgumentException("a reference to the sender's own object with addresses " + r.addresses()
+                    + ", not the sender's " + peers.addressesOf(peer));
+        }
         peers.know(r.owner(), r.addresses());
         synchronized (ledger) {
-            refuseDead(peer);
+            refuseDead(peer, "from");
             Object p = held.resolve(r, declared);
             if (!peers.isDead(r.owner())) {
                 ledger.received(r.owner(), r.id(), peer, r.weight(), true);
@@ -246,11 +258,20 @@ public final class ObjectSpace implements NodeExtension {
         }
     }
 
-    /** Nothing is accepted from a base declared dead (a census has written off what it held, §7). */
-    private void refuseDead(long peer) {
-        if (peer != 0 && peers.isDead(peer)) {
-            throw new IllegalArgumentException("a reference from " + BaseIds.name(peer) + ", which was declared dead");
+    /**
+     * Nothing is accepted from a base declared dead, nor sent to it (a census wrote off what it held, §7): a
+     * reference from one is malformed, one to it fails {@code GONE}. Checked under the lock that also
+     * guards the weight's accounting, so a census sees either the weight or the refusal.
+     */
+    private void refuseDead(long peer, String direction) {
+        if (peer == 0 || !peers.isDead(peer)) {
+            return;
         }
+        String why = "a reference " + direction + " " + BaseIds.name(peer) + ", which was declared dead";
+        if (direction.equals("to")) {
+            throw new RemoteException(Reason.GONE, why);
+        }
+        throw new IllegalArgumentException(why);
     }
 
     @Override

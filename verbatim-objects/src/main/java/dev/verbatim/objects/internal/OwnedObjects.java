@@ -29,6 +29,8 @@ final class OwnedObjects {
         /** What a call to it finds (made once: the call path allocates nothing for it). */
         final NodeExtension.Target target;
         long outstanding;
+        /** A census counted it: the outstanding weight is an upper bound, no longer the exact count. */
+        boolean estimated;
 
         Entry(int id, Object impl, SharedTypes.Offer offer, boolean virtualThreads) {
             this.id = id;
@@ -131,7 +133,11 @@ final class OwnedObjects {
      */
     synchronized boolean bound(int id, long bound) {
         Entry e = byId.get(id);
-        if (e == null || bound >= e.outstanding) {
+        if (e == null) {
+            return false;
+        }
+        e.estimated = true;
+        if (bound >= e.outstanding) {
             return false;
         }
         e.outstanding = Math.max(0, bound);
@@ -141,6 +147,17 @@ final class OwnedObjects {
             return true;
         }
         return false;
+    }
+
+    /** How many objects' counts are a census's estimate. */
+    synchronized int estimated() {
+        int n = 0;
+        for (Entry e : byId.values()) {
+            if (e.estimated) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** The entry of object {@code id}, or null. */

@@ -89,6 +89,12 @@ final class Peers {
         return byId.computeIfAbsent(id, i -> new Peer(i, addresses));
     }
 
+    /** The addresses base {@code id} (known here) listens at. */
+    List<String> addressesOf(long id) {
+        Peer p = byId.get(id);
+        return p == null ? List.of() : p.addresses;
+    }
+
     /** Forgets which base {@code e} led to (it closed); that base's id, or 0. */
     long closed(Endpoint e) {
         Peer p = byEndpoint.remove(e);
@@ -158,6 +164,7 @@ final class Peers {
         p.service = s;
         p.group = g;
         byEndpoint.put(g[0], p);
+        NodeAccess.watch(g[0]); // read when idle, so a death is seen at once (docs/objects.md §7)
     }
 
     private static RemoteException gone(Peer p, String why) {

@@ -26,6 +26,15 @@ public final class NodeAccess {
         long messagesReceived(Node node);
     }
 
+    /**
+     * Starts {@code e}'s dispatcher if it has none (a connection this node made): the connection is then read
+     * when no caller reads it, as a server's is, so its closing (the peer closed or died) is seen at once
+     * and not at the next call. The object layer watches its connections this way to learn of deaths.
+     */
+    public static void watch(Endpoint e) {
+        e.dispatcher().ensureStarted();
+    }
+
     private static volatile Nodes nodes;
 
     /** Installed once, by {@code Node}'s initialisation. */
