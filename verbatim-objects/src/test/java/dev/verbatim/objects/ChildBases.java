@@ -60,11 +60,17 @@ final class ChildBases {
 
     /** A child base listening at {@code address}, once it said it is ready. */
     Child start(String address) throws Exception {
+        return start(address, List.of());
+    }
+
+    /** A child base listening at {@code address}, started by {@code prefix} (e.g. {@code ip netns exec NS}). */
+    Child start(String address, List<String> prefix) throws Exception {
         String java = ProcessHandle.current().info().command().orElse("java");
-        Process p = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
+        List<String> command = new ArrayList<>(prefix);
+        command.addAll(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
                 "-Dverbatim.shm.dir=" + System.getProperty("verbatim.shm.dir"),
-                "-cp", System.getProperty("java.class.path"), ObjectsPeer.class.getName(), address)
-                .redirectErrorStream(true).start();
+                "-cp", System.getProperty("java.class.path"), ObjectsPeer.class.getName(), address));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         children.add(p);
         BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         String line = CompletableFuture.supplyAsync(() -> {
