@@ -298,7 +298,7 @@ public final class ObjectSpace implements NodeExtension {
 
     /** Asks the owner of {@code h}'s object for another grant (the hold has no weight to split). */
     void refill(Held h) {
-        long g = peers.service(h.owner, h.addresses).grant(new WeightReturn(h.owner, h.id, 0), id);
+        long g = peers.grants(h.owner, h.addresses).grant(new WeightReturn(h.owner, h.id, 0), id);
         if (g <= 0) {
             throw new RemoteException(Reason.PROTOCOL, "no weight granted for " + h);
         }

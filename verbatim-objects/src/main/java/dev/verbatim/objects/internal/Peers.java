@@ -36,6 +36,9 @@ final class Peers {
         volatile List<String> addresses;
         volatile Endpoint[] group;
         volatile BaseService service;
+        /** A connection apart, for weight requests only (see {@link #grants}), and its service; or null. */
+        volatile Endpoint apart;
+        volatile BaseService apartService;
         /** Why the base is gone for good, or null. */
         volatile String gone;
 
@@ -68,6 +71,45 @@ final class Peers {
     /** The base service of base {@code owner}, found at one of {@code addresses}. */
     BaseService service(long owner, List<String> addresses) {
         return connect(owner, addresses).service;
+    }
+
+    /**
+     * The base service of base {@code owner} over a connection of its own, used for nothing but weight
+     * requests ({@code grant}): a holder that ran out while writing a result (under that connection's send
+     * lock) asks over it, so the owner's answer never waits for a send lock another refill holds (two
+     * refills crossing, docs/objects.md §3).
+     */
+    BaseService grants(long owner, List<String> addresses) {
+        Peer p = connect(owner, addresses);
+        Endpoint e = p.apart;
+        if (e != null && e.isOpen()) {
+            return p.apartService;
+        }
+        synchronized (p) {
+            if (p.apart == null || !p.apart.isOpen()) {
+                String at = p.group[0].description();
+                RemoteException last = null;
+                for (String a : p.addresses) {
+                    try {
+                        Endpoint made = NodeAccess.nodes().connectApart(space.node(), a);
+                        BaseService s = (BaseService) made.lookup(BaseService.NAME, SERVICE, space.options().timeout(),
+                                new Endpoint[] {made});
+                        if (s.incarnation() != owner) {
+                            made.close();
+                            continue;
+                        }
+                        p.apartService = s;
+                        p.apart = made;
+                        return s;
+                    } catch (RemoteException x) {
+                        last = x;
+                    }
+                }
+                throw gone(p, "it cannot be reached at " + p.addresses + " (from " + at + ")"
+                        + (last == null ? "" : ": " + last.getMessage()));
+            }
+            return p.apartService;
+        }
     }
 
     /** The incarnation of the base at the far end of {@code e}; 0 if it is not known (or {@code e} is null). */

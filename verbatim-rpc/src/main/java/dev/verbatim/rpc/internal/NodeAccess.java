@@ -22,6 +22,13 @@ public final class NodeAccess {
         /** The open connections of {@code node} to {@code address} (made if there are none), as a lookup uses them. */
         Endpoint[] connect(Node node, String address);
 
+        /**
+         * A new connection of {@code node} to {@code address}, shared with nothing (lookups and proxies use
+         * {@link #connect}'s): the object layer asks for weight over one, so that request never waits for a
+         * send lock a result being written holds.
+         */
+        Endpoint connectApart(Node node, String address);
+
         /** Messages {@code node} received over its connections open now. */
         long messagesReceived(Node node);
     }
