@@ -8,15 +8,13 @@ import dev.verbatim.objects.Fixtures.Hop;
 import dev.verbatim.objects.Fixtures.Registry;
 import dev.verbatim.objects.Fixtures.Store;
 import dev.verbatim.rpc.RemoteException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 
@@ -25,22 +23,12 @@ import static org.junit.jupiter.api.Assertions.*;
 /** What crosses processes: each other base is a JVM of its own (ObjectsPeer), killed with -9 where the test says. */
 @Timeout(180)
 class BasesInProcessesTest {
-    private final ChildBases children = new ChildBases();
+    @RegisterExtension
+    static final ChildBases children = new ChildBases();
     private Base a;
 
-    @BeforeAll
-    static void ownShmDirectory() throws IOException {
-        ChildBases.ownShmDirectory();
-    }
-
-    @AfterAll
-    static void removeShmDirectory() throws IOException {
-        ChildBases.removeShmDirectory();
-    }
-
     @AfterEach
-    void stop() throws InterruptedException {
-        children.stopAll();
+    void stop() {
         if (a != null) {
             a.close();
         }

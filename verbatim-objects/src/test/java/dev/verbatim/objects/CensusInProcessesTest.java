@@ -6,14 +6,12 @@ import dev.verbatim.objects.Fixtures.Counter;
 import dev.verbatim.objects.Fixtures.Registry;
 import dev.verbatim.objects.Fixtures.Store;
 import dev.verbatim.rpc.RemoteException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -31,22 +29,12 @@ import static org.junit.jupiter.api.Assertions.*;
  */
 @Timeout(240)
 class CensusInProcessesTest {
-    private final ChildBases children = new ChildBases();
+    @RegisterExtension
+    static final ChildBases children = new ChildBases();
     private Base a;
 
-    @BeforeAll
-    static void ownShmDirectory() throws IOException {
-        ChildBases.ownShmDirectory();
-    }
-
-    @AfterAll
-    static void removeShmDirectory() throws IOException {
-        ChildBases.removeShmDirectory();
-    }
-
     @AfterEach
-    void stop() throws InterruptedException {
-        children.stopAll();
+    void stop() {
         if (a != null) {
             a.close();
         }

@@ -13,25 +13,45 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Bases in child JVMs ({@link ObjectsPeer}) for the tests that cross processes: a private shm directory per
- * test class (a killed base's listener files go with it), children started and killed with -9, and every
- * child destroyed when the test ends.
+ * Bases in child JVMs ({@link ObjectsPeer}) for the tests that cross processes, as a JUnit extension (a
+ * static {@code @RegisterExtension} field): a private shm directory per test class (a killed base's listener
+ * files go with it), children started and killed with -9, and every child destroyed when each test ends.
  */
-final class ChildBases {
+final class ChildBases implements BeforeAllCallback, AfterAllCallback, AfterEachCallback {
     private static final AtomicInteger N = new AtomicInteger();
-    private static Path shmDir;
-    private static String previousShmDir;
+    private Path shmDir;
+    private String previousShmDir;
     private final List<Process> children = new ArrayList<>();
 
     /** A child base: its process, id and address. */
     record Child(Process process, BaseId id, String address) {}
 
+    @Override
+    public void beforeAll(ExtensionContext context) throws IOException {
+        ownShmDirectory();
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) throws InterruptedException {
+        stopAll();
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) throws IOException {
+        removeShmDirectory();
+    }
+
     /** Before the class: its own shm directory, for it and its children. */
-    static void ownShmDirectory() throws IOException {
+    void ownShmDirectory() throws IOException {
         Path base = Path.of("/dev/shm");
         shmDir = Files.createTempDirectory(Files.isWritable(base) ? base : Path.of(System.getProperty("java.io.tmpdir")),
                 "verbatim-objp-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
@@ -39,7 +59,7 @@ final class ChildBases {
     }
 
     /** After the class: the directory goes. */
-    static void removeShmDirectory() throws IOException {
+    void removeShmDirectory() throws IOException {
         if (previousShmDir == null) {
             System.clearProperty("verbatim.shm.dir");
         } else {

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -31,12 +32,12 @@ class NamespacesTest {
     private static final String SUBNET = "10.214." + (ProcessHandle.current().pid() % 250) + ".";
     private static final List<String> made = new ArrayList<>();
     private static String unavailable;
-    private final ChildBases children = new ChildBases();
+    @RegisterExtension
+    static final ChildBases children = new ChildBases();
     private Base a;
 
     @BeforeAll
-    static void makeNamespaces() throws IOException {
-        ChildBases.ownShmDirectory();
+    static void makeNamespaces() {
         try {
             ip("link", "add", BRIDGE, "type", "bridge");
             made.add("link:" + BRIDGE);
@@ -60,7 +61,7 @@ class NamespacesTest {
     }
 
     @AfterAll
-    static void removeNamespaces() throws IOException {
+    static void removeNamespaces() {
         for (int i = made.size() - 1; i >= 0; i--) {
             String[] m = made.get(i).split(":");
             try {
@@ -69,17 +70,15 @@ class NamespacesTest {
                 } else {
                     ip("link", "del", m[1]);
                 }
-            } catch (RuntimeException e) {
+            } catch (IOException | RuntimeException e) {
                 System.err.println("NamespacesTest: could not remove " + made.get(i) + ": " + e.getMessage());
             }
         }
         made.clear();
-        ChildBases.removeShmDirectory();
     }
 
     @AfterEach
-    void stop() throws InterruptedException {
-        children.stopAll();
+    void stop() {
         if (a != null) {
             a.close();
         }
