@@ -24,7 +24,8 @@ import java.util.Objects;
  * <p>Invariants (docs/objects.md): one proxy per object per base, so two references to one object are
  * {@code ==} and a reference that comes home is the original object; passing a reference on to a third
  * base sends nothing to its owner; an object is kept by its owner while any other base may hold it
- * (weighted reference counting) and forgotten when all weight is back; a call chain that comes back to a
+ * (weighted reference counting) and forgotten when all weight is back, or when a census after a death
+ * finds only dead bases could hold it; a call chain that comes back to a
  * base where a thread waits in it runs on that thread, re-entering its monitors. Thread-safe.
  */
 public final class Base implements AutoCloseable {
@@ -127,9 +128,22 @@ public final class Base implements AutoCloseable {
         s.release(proxy);
     }
 
-    /** How many of this base's objects other bases may hold (what a census would start from; cycles stay). */
+    /**
+     * How many of this base's objects other bases may hold: what is exported. What only dead bases held goes
+     * at the census after their death (docs/objects.md §7); distributed cycles stay, and are counted here.
+     */
     public int exportedObjects() {
         return space.ownedCount();
+    }
+
+    /** How many censuses this base completed after other bases died (docs/objects.md §7). */
+    public long censusesCompleted() {
+        return space.censusCounts()[0];
+    }
+
+    /** How many of this base's objects those censuses freed: held, as far as the census could tell, only by dead bases. */
+    public long freedByCensus() {
+        return space.censusCounts()[1];
     }
 
     /** How many other bases' objects this base holds proxies of. */

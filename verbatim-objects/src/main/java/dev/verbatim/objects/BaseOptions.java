@@ -17,29 +17,42 @@ import java.time.Duration;
  *                       so on a small machine a few of them can starve the others (docs/objects.md §6)
  * @param timeout        the call timeout of references this base holds
  * @param connection     the options of the base's connections
+ * @param censusDelay    how long an owner waits, after it learns that a base died, before it takes the census
+ *                       that frees what only the dead base held (docs/objects.md §7): the time a base that knew
+ *                       its objects only through the dead one has to introduce itself
  */
-public record BaseOptions(long grant, boolean virtualThreads, Duration timeout, ConnectionOptions connection) {
-    /** A grant of 2^40, calls inline, rpc's default timeout and connection options. */
-    public static final BaseOptions DEFAULT = new BaseOptions(1L << 40, false, Node.DEFAULT_TIMEOUT, Node.DEFAULT_OPTIONS);
+public record BaseOptions(long grant, boolean virtualThreads, Duration timeout, ConnectionOptions connection,
+                          Duration censusDelay) {
+    /** A grant of 2^40, calls inline, rpc's default timeout and connection options, a census 1 s after a death. */
+    public static final BaseOptions DEFAULT = new BaseOptions(1L << 40, false, Node.DEFAULT_TIMEOUT, Node.DEFAULT_OPTIONS,
+            Duration.ofSeconds(1));
 
     public BaseOptions {
         if (grant < 2) {
             throw new IllegalArgumentException("a grant must be at least 2, not " + grant);
         }
+        if (censusDelay.isNegative()) {
+            throw new IllegalArgumentException("a negative census delay: " + censusDelay);
+        }
+    }
+
+    /** These options with another census delay. */
+    public BaseOptions withCensusDelay(Duration censusDelay) {
+        return new BaseOptions(grant, virtualThreads, timeout, connection, censusDelay);
     }
 
     /** These options with another grant. */
     public BaseOptions withGrant(long grant) {
-        return new BaseOptions(grant, virtualThreads, timeout, connection);
+        return new BaseOptions(grant, virtualThreads, timeout, connection, censusDelay);
     }
 
     /** These options with calls on virtual threads (or not). */
     public BaseOptions withVirtualThreads(boolean virtualThreads) {
-        return new BaseOptions(grant, virtualThreads, timeout, connection);
+        return new BaseOptions(grant, virtualThreads, timeout, connection, censusDelay);
     }
 
     /** These options with another call timeout. */
     public BaseOptions withTimeout(Duration timeout) {
-        return new BaseOptions(grant, virtualThreads, timeout, connection);
+        return new BaseOptions(grant, virtualThreads, timeout, connection, censusDelay);
     }
 }

@@ -1,5 +1,6 @@
 package dev.verbatim.objects;
 
+import dev.verbatim.objects.ChildBases.Child;
 import dev.verbatim.objects.Fixtures.Cell;
 import dev.verbatim.objects.Fixtures.Counter;
 import dev.verbatim.objects.Fixtures.Guard;
@@ -7,79 +8,34 @@ import dev.verbatim.objects.Fixtures.Hop;
 import dev.verbatim.objects.Fixtures.Registry;
 import dev.verbatim.objects.Fixtures.Store;
 import dev.verbatim.rpc.RemoteException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.*;
 
 /** What crosses processes: each other base is a JVM of its own (ObjectsPeer), killed with -9 where the test says. */
-@Timeout(90)
+@Timeout(180)
 class BasesInProcessesTest {
-    private static final AtomicInteger N = new AtomicInteger();
-    /** The shm directory of this class and its children: a killed base's listener files go with it. */
-    private static Path shmDir;
-    private static String previousShmDir;
-    private final List<Process> children = new ArrayList<>();
+    @RegisterExtension
+    static final ChildBases children = new ChildBases();
     private Base a;
 
-    /** A child base: its process, id and address. */
-    record Child(Process process, BaseId id, String address) {}
-
-    @BeforeAll
-    static void ownShmDirectory() throws IOException {
-        Path base = Path.of("/dev/shm");
-        shmDir = Files.createTempDirectory(Files.isWritable(base) ? base : Path.of(System.getProperty("java.io.tmpdir")),
-                "verbatim-objp-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        previousShmDir = System.setProperty("verbatim.shm.dir", shmDir.toString());
-    }
-
-    @AfterAll
-    static void removeShmDirectory() throws IOException {
-        if (previousShmDir == null) {
-            System.clearProperty("verbatim.shm.dir");
-        } else {
-            System.setProperty("verbatim.shm.dir", previousShmDir);
-        }
-        try (var files = Files.list(shmDir)) {
-            for (Path f : files.toList()) {
-                Files.deleteIfExists(f);
-            }
-        }
-        Files.deleteIfExists(shmDir);
-    }
-
     @AfterEach
-    void stop() throws InterruptedException {
-        for (Process p : children) {
-            p.destroyForcibly();
-            p.waitFor(10, TimeUnit.SECONDS);
-        }
+    void stop() {
         if (a != null) {
             a.close();
         }
     }
 
     static String address(String transport) {
-        return transport.equals("shm") ? "shm:objp-" + ProcessHandle.current().pid() + "-" + N.incrementAndGet() : "tcp://127.0.0.1:0";
+        return ChildBases.address(transport);
     }
 
     private Base here(String transport) {
@@ -89,33 +45,11 @@ class BasesInProcessesTest {
     }
 
     private Child child(String address) throws Exception {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        Process p = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
-                "-Dverbatim.shm.dir=" + System.getProperty("verbatim.shm.dir"),
-                "-cp", System.getProperty("java.class.path"), ObjectsPeer.class.getName(), address)
-                .redirectErrorStream(true).start();
-        children.add(p);
-        BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-        String line = CompletableFuture.supplyAsync(() -> {
-            try {
-                for (String l; (l = r.readLine()) != null; ) {
-                    if (l.startsWith("READY ")) {
-                        return l;
-                    }
-                }
-                return null;
-            } catch (IOException e) {
-                return null;
-            }
-        }).get(60, TimeUnit.SECONDS);
-        assertNotNull(line, "the child base started");
-        String[] f = line.split(" ");
-        return new Child(p, new BaseId(Long.parseLong(f[1])), f[2]);
+        return children.start(address);
     }
 
     private static void kill(Child c) throws InterruptedException {
-        c.process().destroyForcibly();
-        assertTrue(c.process().waitFor(10, TimeUnit.SECONDS));
+        ChildBases.kill(c);
     }
 
     @ParameterizedTest
@@ -201,6 +135,7 @@ class BasesInProcessesTest {
         assertEquals(7, fresh.value(), "the new base works");
         assertEquals(b2.id(), a.home(fresh));
         RemoteException still = assertThrows(RemoteException.class, old::value);
-        assertTrue(still.getMessage().contains("another base"), still.getMessage());
+        // the old base was seen to die (its connections closed, nothing answered) before the new one started
+        assertTrue(still.getMessage().contains("another base") || still.getMessage().contains("it died"), still.getMessage());
     }
 }

@@ -33,6 +33,7 @@ import static org.junit.jupiter.api.Assertions.*;
 @Timeout(60)
 class MalformedReferencesTest {
     private static final long RELEASE = method("release");
+    private static final long HELLO = method("hello");
     private final List<Base> bases = new ArrayList<>();
 
     private Base base() {
@@ -110,14 +111,45 @@ class MalformedReferencesTest {
         assertEquals(1, held.value());
     }
 
+    @Test
+    void aSenderVouchingForItsOwnObjectAtAddressesNotItsOwnIsDroppedAndOtherBasesKeepWorking() {
+        Base a = base();
+        Base b = base();
+        b.bind("cell", new Cell(1));
+        Counter held = a.lookup(b.addresses().getFirst(), "cell", Counter.class);
+        long sender = 0x5e4de7L;
+        byte[] introduction = ReferenceDescriptor.encode(new Reference(sender, 0, 0, List.of("shm:the-sender"), List.of()));
+        byte[] forged = ReferenceDescriptor.encode(new Reference(sender, 1, 1, List.of("shm:somewhere-else"),
+                List.of(Counter.class.getName())));
+        String message = sendExpectingDrop(b, introduction, forged);
+        assertTrue(message.contains("not the sender's [shm:the-sender]"), message);
+        assertEquals(1, held.value(), "a's reference to b's object keeps working");
+        assertEquals(1, b.exportedObjects());
+    }
+
     private static byte[] ref(Base owner, int id, long weight) {
         return ReferenceDescriptor.encode(new Reference(owner.id().incarnation(), id, weight, List.of(), List.of()));
     }
 
     /** Sends {@code base}'s service a release of {@code reference}; the reason of the FAIL that answers it. */
     private static String sendExpectingDrop(Base base, byte[] reference) {
+        return sendExpectingDrop(base, null, reference);
+    }
+
+    /**
+     * Sends {@code base}'s service a hello with {@code introduction} (if not null), then a release of
+     * {@code reference}; the reason of the FAIL that answers it.
+     */
+    private static String sendExpectingDrop(Base base, byte[] introduction, byte[] reference) {
         try (Connection raw = Transport.connect(base.addresses().getFirst())) {
             lookUpService(raw); // a connection calls only the exports it looked up
+            if (introduction != null) {
+                send(raw, call(HELLO, introduction));
+                var hello = raw.take(Duration.ofSeconds(10));
+                assertNotNull(hello, "the introduction is answered");
+                assertEquals(RpcDescriptor.REPLY, hello.payload().get(ValueLayout.JAVA_BYTE, RpcDescriptor.KIND));
+                hello.release();
+            }
             byte[] m = release(reference);
             Claim c = raw.claim(m.length);
             c.segment().copyFrom(MemorySegment.ofArray(m));
@@ -172,15 +204,26 @@ class MalformedReferencesTest {
         ok.release();
     }
 
+    private static void send(Connection raw, byte[] m) {
+        Claim c = raw.claim(m.length);
+        c.segment().copyFrom(MemorySegment.ofArray(m));
+        c.commit();
+    }
+
     /** A CALL of the base service's release (export #1) with one T_SHARED value. */
     private static byte[] release(byte[] reference) {
+        return call(RELEASE, reference);
+    }
+
+    /** A CALL of the base service's method {@code method} (export #1) with one T_SHARED value. */
+    private static byte[] call(long method, byte[] reference) {
         int size = RpcDescriptor.HEADER + (int) RpcDescriptor.span(reference.length);
         MemorySegment m = MemorySegment.ofArray(new byte[size]);
         m.set(ValueLayout.JAVA_BYTE, RpcDescriptor.KIND, (byte) RpcDescriptor.CALL);
         m.set(ValueLayout.JAVA_SHORT_UNALIGNED, RpcDescriptor.COUNT, (short) 1);
         m.set(ValueLayout.JAVA_INT_UNALIGNED, RpcDescriptor.TARGET, 1);
         m.set(ValueLayout.JAVA_LONG_UNALIGNED, RpcDescriptor.CALL_ID, 77L);
-        m.set(ValueLayout.JAVA_LONG_UNALIGNED, RpcDescriptor.METHOD, RELEASE);
+        m.set(ValueLayout.JAVA_LONG_UNALIGNED, RpcDescriptor.METHOD, method);
         RpcDescriptor.putValueHeader(m, RpcDescriptor.HEADER, RpcDescriptor.T_SHARED, reference.length);
         MemorySegment.copy(MemorySegment.ofArray(reference), 0, m, RpcDescriptor.HEADER + RpcDescriptor.VALUE_HEADER,
                 reference.length);

@@ -1,6 +1,6 @@
 package dev.verbatim.objects;
 
-/** A base in a child process: listens, binds a store and a guard, allows cells and itself (for its probe), until killed. */
+/** A base in a child process: listens, binds two stores and a guard, allows cells and itself (for its probe), until killed. */
 public final class ObjectsPeer {
     private ObjectsPeer() {}
 
@@ -14,6 +14,7 @@ public final class ObjectsPeer {
     public static void main(String[] args) throws Exception {
         base = Base.listen(args[0]);
         base.bind("store", new Fixtures.Store());
+        base.bind("store2", new Fixtures.Store());
         base.bind("guard", new Fixtures.Guard());
         base.allow(Fixtures.Cell.class, ObjectsPeer.class);
         System.out.println("READY " + base.id().incarnation() + " " + base.addresses().getFirst());

@@ -87,6 +87,16 @@ public final class Node implements AutoCloseable {
             }
 
             @Override
+            public Endpoint connectApart(Node node, String address) {
+                try {
+                    return node.newEndpoint(Transport.connect(address, node.options), false);
+                } catch (TransportException t) {
+                    throw new RemoteException(RemoteException.Reason.CONNECTION, "cannot reach " + address + ": "
+                            + t.getMessage(), t);
+                }
+            }
+
+            @Override
             public long messagesReceived(Node node) {
                 long n = 0;
                 for (Endpoint e : node.endpoints) {

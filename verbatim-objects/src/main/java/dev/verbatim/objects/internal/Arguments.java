@@ -1,7 +1,6 @@
 package dev.verbatim.objects.internal;
 
 import dev.verbatim.objects.Shared;
-import dev.verbatim.rpc.internal.Endpoint;
 import dev.verbatim.rpc.internal.RpcDescriptor;
 import dev.verbatim.wire.WireLimits;
 import dev.verbatim.wire.WireReader;
@@ -36,8 +35,8 @@ final class Arguments {
     static final int COPY = 2;
     static final int SHARED = 6;
 
-    /** {@code values} as {@code types} declare them, sent over {@code over} (to the base that decodes them). */
-    static byte[] encode(ObjectSpace space, Class<?>[] types, Object[] values, Endpoint over) {
+    /** {@code values} as {@code types} declare them, sent to base {@code peer} (which decodes them). */
+    static byte[] encode(ObjectSpace space, Class<?>[] types, Object[] values, long peer) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (int i = 0; i < types.length; i++) {
             Class<?> t = types[i];
@@ -47,7 +46,7 @@ final class Arguments {
             } else if (v == null) {
                 put(out, NULL, new byte[0]);
             } else if (Shared.class.isAssignableFrom(t)) {
-                put(out, SHARED, space.encode(v, t, over));
+                put(out, SHARED, space.encode(v, peer));
             } else {
                 SharedTypes.checkCopied(t, "an argument", new java.util.HashSet<>());
                 put(out, COPY, new WireWriter().toByteArray(v));
@@ -57,7 +56,7 @@ final class Arguments {
     }
 
     /** The values {@code bytes} holds, as {@code types} declare them. */
-    static Object[] decode(ObjectSpace space, Class<?>[] types, byte[] bytes) {
+    static Object[] decode(ObjectSpace space, Class<?>[] types, byte[] bytes, long peer) {
         MemorySegment m = MemorySegment.ofArray(bytes);
         Object[] out = new Object[types.length];
         long at = 0;
@@ -89,7 +88,7 @@ final class Arguments {
                     if (!Shared.class.isAssignableFrom(t)) {
                         throw new IllegalArgumentException("a shared reference for the " + t.getName() + " argument " + i);
                     }
-                    yield space.decode(p, t, null);
+                    yield space.decode(p, t, peer);
                 }
                 case COPY -> {
                     if (t.isPrimitive() || Shared.class.isAssignableFrom(t)) {

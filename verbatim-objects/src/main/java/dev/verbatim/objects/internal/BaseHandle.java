@@ -37,8 +37,8 @@ public final class BaseHandle {
         Constructor<?> k = Construction.pickConstructor(type, args);
         space.refillArguments(args);
         BaseService s = service();
-        byte[] a = Arguments.encode(space, k.getParameterTypes(), args, peer.group[0]);
-        return s.construct(type.getName(), Construction.signature(k), a);
+        byte[] a = Arguments.encode(space, k.getParameterTypes(), args, peer.incarnation);
+        return s.construct(space.id(), type.getName(), Construction.signature(k), a);
     }
 
     /** Runs there the one public static method {@code name} of {@code type} that takes {@code args}; its result. */
@@ -46,9 +46,10 @@ public final class BaseHandle {
         Method m = Construction.pickStatic(type, name, args);
         space.refillArguments(args);
         BaseService s = service();
-        byte[] a = Arguments.encode(space, m.getParameterTypes(), args, peer.group[0]);
-        byte[] r = s.invokeStatic(type.getName(), Construction.signature(m), a);
-        return m.getReturnType() == void.class ? null : Arguments.decode(space, new Class<?>[] {m.getReturnType()}, r)[0];
+        byte[] a = Arguments.encode(space, m.getParameterTypes(), args, peer.incarnation);
+        byte[] r = s.invokeStatic(space.id(), type.getName(), Construction.signature(m), a);
+        return m.getReturnType() == void.class ? null
+                : Arguments.decode(space, new Class<?>[] {m.getReturnType()}, r, peer.incarnation)[0];
     }
 
     /** The object bound under {@code name} there, or null. */

@@ -30,13 +30,18 @@ final class BaseServer implements BaseService {
     }
 
     @Override
+    public void hello(Shared caller) {
+        // the introduction was read as it arrived (ObjectSpace.decode)
+    }
+
+    @Override
     public void release(Shared ref) {
         // the weight came back as the reference arrived (ObjectSpace.decode)
     }
 
     @Override
-    public long grant(Shared ref) {
-        return space.grantMore(ref);
+    public long grant(Shared ref, long caller) {
+        return space.grantMore(ref, caller);
     }
 
     @Override
@@ -45,10 +50,10 @@ final class BaseServer implements BaseService {
     }
 
     @Override
-    public Shared construct(String type, String signature, byte[] arguments) {
+    public Shared construct(long caller, String type, String signature, byte[] arguments) {
         Class<?> c = space.construction().allowedClass(type, BaseIds.name(space.id()));
         Constructor<?> k = Construction.constructor(c, signature);
-        Object o = run(() -> k.newInstance(Arguments.decode(space, k.getParameterTypes(), arguments)));
+        Object o = run(() -> k.newInstance(Arguments.decode(space, k.getParameterTypes(), arguments, caller)));
         if (!(o instanceof Shared s)) {
             throw new IllegalArgumentException(c.getName() + " is not shared: construct it where it is used");
         }
@@ -56,14 +61,14 @@ final class BaseServer implements BaseService {
     }
 
     @Override
-    public byte[] invokeStatic(String type, String signature, byte[] arguments) {
+    public byte[] invokeStatic(long caller, String type, String signature, byte[] arguments) {
         Class<?> c = space.construction().allowedClass(type, BaseIds.name(space.id()));
         Method m = Construction.staticMethod(c, signature);
-        Object r = run(() -> m.invoke(null, Arguments.decode(space, m.getParameterTypes(), arguments)));
+        Object r = run(() -> m.invoke(null, Arguments.decode(space, m.getParameterTypes(), arguments, caller)));
         if (m.getReturnType() == void.class) {
             return new byte[0];
         }
-        return Arguments.encode(space, new Class<?>[] {m.getReturnType()}, new Object[] {r}, null);
+        return Arguments.encode(space, new Class<?>[] {m.getReturnType()}, new Object[] {r}, caller);
     }
 
     @Override
@@ -74,6 +79,26 @@ final class BaseServer implements BaseService {
     @Override
     public Shared cloneTo(Shared object, long target, String addresses) {
         return (Shared) space.cloneOn(object, target, List.of(addresses.split("\n")));
+    }
+
+    @Override
+    public boolean died(long base) {
+        return space.census().told(base);
+    }
+
+    @Override
+    public String peers() {
+        return space.census().peersText();
+    }
+
+    @Override
+    public long[] censusHolds(long owner, long[] dead) {
+        return space.census().holds(owner, dead);
+    }
+
+    @Override
+    public long[] censusSent(long owner) {
+        return space.census().sent(owner);
     }
 
     @FunctionalInterface

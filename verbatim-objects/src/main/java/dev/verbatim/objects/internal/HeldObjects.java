@@ -65,7 +65,7 @@ final class HeldObjects {
     }
 
     private void drop(Key k, Held h) {
-        long w = h.takeAll();
+        long w = space.takeAll(h);
         synchronized (this) {
             WeakReference<Object> ref = proxies.get(k);
             Object live = ref == null ? null : ref.get();

@@ -28,7 +28,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Writing a reference: one of this base's objects gets a fresh grant of weight; a proxy of another
  * base's object gives half of what it holds (to the object's owner, possibly nothing); a proxy left with
  * too little to split asks the owner for another grant first. Reading one: this base's own object comes
- * home and its weight is credited back; another base's arrives as the one proxy this base has of it.
+ * home and its weight is credited back; another base's arrives as the one proxy this base has of it. Every
+ * weight that moves is entered in the {@link Ledger} with the base it went to or came from, under the
+ * ledger's monitor together with the change of the hold ({@code owned}'s monitor first for this base's own
+ * objects), for the census after a base dies ({@link Census}).
  *
  * <p>Thread-safe.
  */
@@ -42,6 +45,8 @@ public final class ObjectSpace implements NodeExtension {
     private final HeldObjects held = new HeldObjects(this);
     private final Peers peers = new Peers(this);
     private final Construction construction = new Construction();
+    private final Ledger ledger = new Ledger();
+    private final Census census = new Census(this);
     private final Map<String, Object> names = new ConcurrentHashMap<>();
     private volatile Node node;
     private volatile List<String> addresses = List.of();
@@ -99,6 +104,18 @@ public final class ObjectSpace implements NodeExtension {
         return construction;
     }
 
+    Census census() {
+        return census;
+    }
+
+    Ledger ledger() {
+        return ledger;
+    }
+
+    OwnedObjects owned() {
+        return owned;
+    }
+
     Object named(String name) {
         return names.get(name);
     }
@@ -112,8 +129,20 @@ public final class ObjectSpace implements NodeExtension {
 
     @Override
     public byte[] encode(Object value, Class<?> declared, Endpoint over) {
+        long peer = peers.peerOf(over);
+        if (over != null && !over.isOpen()) { // (after the peer is looked up: a closed connection forgets its peer)
+            throw new RemoteException(Reason.NOT_SENT, over.description() + " is closed: no reference is written to it");
+        }
+        return encode(value, peer);
+    }
+
+    /** The payload of a reference to {@code value} sent to base {@code peer} (0: not known), its weight counted. */
+    byte[] encode(Object value, long peer) {
         if (value instanceof WeightReturn r) {
             return ReferenceDescriptor.encode(Reference.home(r.owner(), r.id(), r.weight()));
+        }
+        if (value instanceof Introduction i) {
+            return ReferenceDescriptor.encode(new Reference(i.base(), 0, 0, i.addresses(), List.of()));
         }
         Held h = SharedHandler.heldBy(value);
         if (h != null) {
@@ -123,32 +152,85 @@ public final class ObjectSpace implements NodeExtension {
             }
             h.check();
             long w;
-            if (over != null && peers.leadsTo(over, h.owner)) {
-                w = h.splitHome(); // home needs no weight: it may be 0
-            } else {
-                w = h.split();
-                if (w == 0) {
-                    refill(h);
-                    w = h.split();
-                }
+            while ((w = split(h, peer)) < 0) {
+                refill(h);
             }
             return ReferenceDescriptor.encode(new Reference(h.owner, h.id, w, h.addresses, h.interfaces));
         }
         SharedTypes.Offer offer = SharedTypes.offer(value.getClass());
         OwnedObjects.Entry e;
-        try {
-            e = owned.grant(value, offer, options.grant(), options.virtualThreads());
-        } catch (IllegalStateException full) {
-            throw new RemoteException(Reason.ARGUMENT, full.getMessage(), full);
+        synchronized (owned) {
+            refuseDead(peer, "to");
+            try {
+                e = owned.grant(value, offer, options.grant(), options.virtualThreads());
+            } catch (IllegalStateException full) {
+                throw new RemoteException(Reason.ARGUMENT, full.getMessage(), full);
+            }
+            ledger.sent(id, e.id, peer, options.grant(), false);
         }
         return ReferenceDescriptor.encode(new Reference(id, e.id, options.grant(), addresses, offer.names()));
+    }
+
+    /**
+     * Splits {@code h}'s weight for a reference to base {@code peer}, counted as sent there: half of it (to
+     * the owner possibly 0, as home needs none); -1 if too little is left (refill first).
+     */
+    private long split(Held h, long peer) {
+        synchronized (ledger) {
+            refuseDead(peer, "to");
+            long w;
+            if (peer == h.owner) {
+                w = h.splitHome();
+            } else {
+                w = h.split();
+                if (w == 0) {
+                    return -1;
+                }
+            }
+            ledger.sent(h.owner, h.id, peer, w, true);
+            return w;
+        }
     }
 
     @Override
     public Object decode(MemorySegment payload, Class<?> declared, Endpoint over) {
         Reference r = ReferenceDescriptor.decode(payload);
+        if (r.id() == 0) { // a base introducing itself over a connection it made
+            if (r.weight() != 0 || over == null || r.addresses().isEmpty()) {
+                throw new IllegalArgumentException("a reference to object #0, which no base hands out");
+            }
+            if (r.owner() != id) { // (a base may connect to itself: nothing to learn)
+                peers.introduced(over, r.owner(), r.addresses());
+            }
+            Introduction i = new Introduction(r.owner(), r.addresses());
+            if (!declared.isInstance(i)) {
+                throw new IllegalArgumentException("an introduction as " + declared.getName());
+            }
+            return i;
+        }
+        return decode(r, declared, peers.peerOf(over));
+    }
+
+    /** The object the reference in {@code payload}, from base {@code peer} (0: not known), names, as {@code declared}. */
+    Object decode(MemorySegment payload, Class<?> declared, long peer) {
+        Reference r = ReferenceDescriptor.decode(payload);
+        if (r.id() == 0) {
+            throw new IllegalArgumentException("a reference to object #0, which no base hands out");
+        }
+        return decode(r, declared, peer);
+    }
+
+    private Object decode(Reference r, Class<?> declared, long peer) {
         if (r.owner() == id) { // one of ours, coming home: its weight comes back
-            Object impl = owned.credit(r.id(), r.weight());
+            Object impl;
+            synchronized (owned) {
+                refuseDead(peer, "from");
+                impl = owned.credit(r.id(), r.weight());
+                ledger.received(id, r.id(), peer, r.weight(), false);
+                if (owned.get(r.id()) == null) {
+                    ledger.forget(id, r.id());
+                }
+            }
             if (!declared.isInstance(impl)) {
                 throw new IllegalArgumentException("a reference to object #" + Integer.toUnsignedString(r.id()) + " as "
                         + declared.getName() + ", which it does not implement");
@@ -162,7 +244,35 @@ public final class ObjectSpace implements NodeExtension {
         if (r.addresses().isEmpty()) {
             throw new IllegalArgumentException("a reference to " + BaseIds.name(r.owner()) + "'s object without its addresses");
         }
-        return held.resolve(r, declared);
+        if (r.owner() == peer && !peers.addressesOf(peer).equals(r.addresses())) { // the sender vouches for itself
+            throw new IllegalArgumentException("a reference to the sender's own object with addresses " + r.addresses()
+                    + ", not the sender's " + peers.addressesOf(peer));
+        }
+        peers.know(r.owner(), r.addresses());
+        synchronized (ledger) {
+            refuseDead(peer, "from");
+            Object p = held.resolve(r, declared);
+            if (!peers.isDead(r.owner())) {
+                ledger.received(r.owner(), r.id(), peer, r.weight(), true);
+            }
+            return p;
+        }
+    }
+
+    /**
+     * Nothing is accepted from a base declared dead, nor sent to it (a census wrote off what it held, §7): a
+     * reference from one is malformed, one to it fails {@code GONE}. Checked under the lock that also
+     * guards the weight's accounting, so a census sees either the weight or the refusal.
+     */
+    private void refuseDead(long peer, String direction) {
+        if (peer == 0 || !peers.isDead(peer)) {
+            return;
+        }
+        String why = "a reference " + direction + " " + BaseIds.name(peer) + ", which was declared dead";
+        if (direction.equals("to")) {
+            throw new RemoteException(Reason.GONE, why);
+        }
+        throw new IllegalArgumentException(why);
     }
 
     @Override
@@ -175,6 +285,11 @@ public final class ObjectSpace implements NodeExtension {
     }
 
     @Override
+    public void closed(Endpoint over) {
+        census.closed(over);
+    }
+
+    @Override
     public Target target(int id) {
         OwnedObjects.Entry e = owned.get(id);
         return e == null ? null : e.target;
@@ -184,22 +299,43 @@ public final class ObjectSpace implements NodeExtension {
 
     /** Asks the owner of {@code h}'s object for another grant (the hold has no weight to split). */
     void refill(Held h) {
-        long g = peers.service(h.owner, h.addresses).grant(new WeightReturn(h.owner, h.id, 0));
+        long g = peers.grants(h.owner, h.addresses).grant(new WeightReturn(h.owner, h.id, 0), id);
         if (g <= 0) {
             throw new RemoteException(Reason.PROTOCOL, "no weight granted for " + h);
         }
-        if (!h.add(g)) { // released meanwhile (by another thread): the grant goes back at once
+        boolean added;
+        synchronized (ledger) {
+            added = h.add(g);
+            ledger.received(h.owner, h.id, h.owner, g, true);
+            if (!added) {
+                ledger.sent(h.owner, h.id, h.owner, g, true);
+            }
+        }
+        if (!added) { // released meanwhile (by another thread): the grant goes back at once
             giveBackNow(h, g);
             h.check();
         }
     }
 
-    /** Another grant of {@code impl} (one of this base's objects) for a holder that ran out. */
-    long grantMore(Object impl) {
-        try {
-            return owned.grantMore(impl, options.grant());
-        } catch (IllegalStateException full) {
-            throw new RemoteException(Reason.ARGUMENT, full.getMessage(), full);
+    /** Another grant of {@code impl} (one of this base's objects) for base {@code caller}, a holder that ran out. */
+    long grantMore(Object impl, long caller) {
+        synchronized (owned) {
+            try {
+                long g = owned.grantMore(impl, options.grant());
+                ledger.sent(id, owned.idOf(impl), caller, g, false);
+                return g;
+            } catch (IllegalStateException full) {
+                throw new RemoteException(Reason.ARGUMENT, full.getMessage(), full);
+            }
+        }
+    }
+
+    /** Releases hold {@code h}: all its weight, counted as sent home (0 if it was released already). */
+    long takeAll(Held h) {
+        synchronized (ledger) {
+            long w = h.takeAll();
+            ledger.sent(h.owner, h.id, h.owner, w, true);
+            return w;
         }
     }
 
@@ -235,7 +371,7 @@ public final class ObjectSpace implements NodeExtension {
         if (h == null) {
             throw new IllegalArgumentException("not a reference to another base's object: " + proxy);
         }
-        long w = h.takeAll();
+        long w = takeAll(h);
         held.drop(proxy);
         if (w > 0 && !peers.isGone(h.owner)) {
             giveBackNow(h, w);
@@ -324,7 +460,13 @@ public final class ObjectSpace implements NodeExtension {
         return NodeAccess.nodes().messagesReceived(node);
     }
 
+    /** Censuses this base completed as an owner, and objects they freed (§7). */
+    public long[] censusCounts() {
+        return census.counts();
+    }
+
     public void close() {
+        census.close();
         node.close();
     }
 }

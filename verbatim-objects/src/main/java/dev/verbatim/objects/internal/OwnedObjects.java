@@ -29,6 +29,8 @@ final class OwnedObjects {
         /** What a call to it finds (made once: the call path allocates nothing for it). */
         final NodeExtension.Target target;
         long outstanding;
+        /** A census counted it: the outstanding weight is an upper bound, no longer the exact count. */
+        boolean estimated;
 
         Entry(int id, Object impl, SharedTypes.Offer offer, boolean virtualThreads) {
             this.id = id;
@@ -105,6 +107,57 @@ final class OwnedObjects {
             byIdentity.remove(e.impl);
         }
         return e.impl;
+    }
+
+    /** The id of {@code impl}, which other bases hold. */
+    synchronized int idOf(Object impl) {
+        return byIdentity.get(impl).id;
+    }
+
+    /** Each object's id and the weight outstanding: {@code [id, outstanding]...}. */
+    synchronized long[] outstandingById() {
+        long[] out = new long[2 * byId.size()];
+        int at = 0;
+        for (Entry e : byId.values()) {
+            out[at++] = Integer.toUnsignedLong(e.id);
+            out[at++] = e.outstanding;
+        }
+        return out;
+    }
+
+    /**
+     * A census found at most {@code bound} of object {@code id} can still be held: the outstanding weight is
+     * lowered to it (never raised); at zero the object is forgotten.
+     *
+     * @return whether the object was forgotten
+     */
+    synchronized boolean bound(int id, long bound) {
+        Entry e = byId.get(id);
+        if (e == null) {
+            return false;
+        }
+        e.estimated = true;
+        if (bound >= e.outstanding) {
+            return false;
+        }
+        e.outstanding = Math.max(0, bound);
+        if (e.outstanding == 0) {
+            byId.remove(id);
+            byIdentity.remove(e.impl);
+            return true;
+        }
+        return false;
+    }
+
+    /** How many objects' counts are a census's estimate. */
+    synchronized int estimated() {
+        int n = 0;
+        for (Entry e : byId.values()) {
+            if (e.estimated) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** The entry of object {@code id}, or null. */

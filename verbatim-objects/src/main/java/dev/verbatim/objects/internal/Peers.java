@@ -6,8 +6,10 @@ import dev.verbatim.rpc.internal.Endpoint;
 import dev.verbatim.rpc.internal.NodeAccess;
 import dev.verbatim.rpc.internal.RemoteInterface;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -16,6 +18,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * addresses that answers, and used only once the base there says it is that incarnation. A base found
  * gone (another incarnation answers at its address) stays gone: every call to its objects fails at once
  * with {@link Reason#GONE}; one that cannot be reached fails the same way, and is tried again next time.
+ *
+ * <p>Every connection's far end is known by incarnation (docs/objects.md §7): a connection this base makes
+ * is checked by the handshake, which ends with this base introducing itself ({@link BaseService#hello});
+ * a connection another base made is attributed when that introduction arrives ({@link #introduced}). A base
+ * <em>declared dead</em> ({@link #declareDead}) is gone for good, its connections are closed, and nothing
+ * that arrives from it is accepted any more.
  *
  * <p>Thread-safe: one lock per peer while it connects.
  */
@@ -28,6 +36,9 @@ final class Peers {
         volatile List<String> addresses;
         volatile Endpoint[] group;
         volatile BaseService service;
+        /** A connection apart, for weight requests only (see {@link #grants}), and its service; or null. */
+        volatile Endpoint apart;
+        volatile BaseService apartService;
         /** Why the base is gone for good, or null. */
         volatile String gone;
 
@@ -43,7 +54,9 @@ final class Peers {
     }
 
     private final Map<Long, Peer> byId = new ConcurrentHashMap<>();
+    /** The base at the far end of each connection, made by this base or introduced by the other. */
     private final Map<Endpoint, Peer> byEndpoint = new ConcurrentHashMap<>();
+    private final Set<Long> dead = ConcurrentHashMap.newKeySet();
     private final ObjectSpace space;
 
     Peers(ObjectSpace space) {
@@ -60,10 +73,74 @@ final class Peers {
         return connect(owner, addresses).service;
     }
 
-    /** Whether {@code e} is a connection this base made to base {@code owner}. */
-    boolean leadsTo(Endpoint e, long owner) {
-        Peer p = byEndpoint.get(e);
-        return p != null && p.incarnation == owner;
+    /**
+     * The base service of base {@code owner} over a connection of its own, used for nothing but weight
+     * requests ({@code grant}): a holder that ran out while writing a result (under that connection's send
+     * lock) asks over it, so the owner's answer never waits for a send lock another refill holds (two
+     * refills crossing, docs/objects.md §3).
+     */
+    BaseService grants(long owner, List<String> addresses) {
+        Peer p = connect(owner, addresses);
+        Endpoint e = p.apart;
+        if (e != null && e.isOpen()) {
+            return p.apartService;
+        }
+        synchronized (p) {
+            if (p.apart == null || !p.apart.isOpen()) {
+                String at = p.group[0].description();
+                RemoteException last = null;
+                for (String a : p.addresses) {
+                    try {
+                        Endpoint made = NodeAccess.nodes().connectApart(space.node(), a);
+                        BaseService s = (BaseService) made.lookup(BaseService.NAME, SERVICE, space.options().timeout(),
+                                new Endpoint[] {made});
+                        if (s.incarnation() != owner) {
+                            made.close();
+                            continue;
+                        }
+                        p.apartService = s;
+                        p.apart = made;
+                        return s;
+                    } catch (RemoteException x) {
+                        last = x;
+                    }
+                }
+                throw gone(p, "it cannot be reached at " + p.addresses + " (from " + at + ")"
+                        + (last == null ? "" : ": " + last.getMessage()));
+            }
+            return p.apartService;
+        }
+    }
+
+    /** The incarnation of the base at the far end of {@code e}; 0 if it is not known (or {@code e} is null). */
+    long peerOf(Endpoint e) {
+        Peer p = e == null ? null : byEndpoint.get(e);
+        return p == null ? 0 : p.incarnation;
+    }
+
+    /** Base {@code id} introduced itself over {@code over}, a connection it made to this base. */
+    void introduced(Endpoint over, long id, List<String> addresses) {
+        if (dead.contains(id)) {
+            throw new IllegalArgumentException(BaseIds.name(id) + " introduced itself, but it was declared dead");
+        }
+        byEndpoint.put(over, know(id, addresses));
+    }
+
+    /** The peer {@code id} (found at {@code addresses}), entered if it is new: a base a reference named. */
+    Peer know(long id, List<String> addresses) {
+        return byId.computeIfAbsent(id, i -> new Peer(i, addresses));
+    }
+
+    /** The addresses base {@code id} (known here) listens at. */
+    List<String> addressesOf(long id) {
+        Peer p = byId.get(id);
+        return p == null ? List.of() : p.addresses;
+    }
+
+    /** Forgets which base {@code e} led to (it closed); that base's id, or 0. */
+    long closed(Endpoint e) {
+        Peer p = byEndpoint.remove(e);
+        return p == null ? 0 : p.incarnation;
     }
 
     /** The base at {@code address}, whatever its incarnation (the paper's getBase). */
@@ -74,7 +151,11 @@ final class Peers {
         List<String> addresses = List.of(s.addresses().split("\n"));
         Peer p = byId.computeIfAbsent(inc, i -> new Peer(i, addresses));
         synchronized (p) {
+            if (p.gone != null) {
+                throw gone(p, p.gone);
+            }
             if (!p.open()) {
+                s.hello(new Introduction(space.id(), space.addresses()));
                 use(p, g, s);
             }
         }
@@ -103,6 +184,7 @@ final class Peers {
                         p.gone = "another base (" + BaseIds.name(inc) + ") answers at " + a;
                         throw gone(p, p.gone);
                     }
+                    s.hello(new Introduction(space.id(), space.addresses()));
                     use(p, g, s);
                     return p;
                 } catch (RemoteException e) {
@@ -124,6 +206,7 @@ final class Peers {
         p.service = s;
         p.group = g;
         byEndpoint.put(g[0], p);
+        NodeAccess.watch(g[0]); // read when idle, so a death is seen at once (docs/objects.md §7)
     }
 
     private static RemoteException gone(Peer p, String why) {
@@ -133,6 +216,85 @@ final class Peers {
     /** Whether base {@code owner} is known to be gone for good. */
     boolean isGone(long owner) {
         Peer p = byId.get(owner);
-        return p != null && p.gone != null;
+        return p != null && p.gone != null || dead.contains(owner);
+    }
+
+    /** Whether base {@code id} was declared dead here. */
+    boolean isDead(long id) {
+        return dead.contains(id);
+    }
+
+    /** The bases declared dead here. */
+    long[] dead() {
+        return dead.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    /**
+     * Declares base {@code id} dead: gone for good, its connections closed (so nothing more arrives from it),
+     * and anything still arriving from it refused.
+     *
+     * @return whether it was not declared dead before
+     */
+    boolean declareDead(long id) {
+        if (!dead.add(id)) {
+            return false;
+        }
+        Peer p = byId.get(id);
+        if (p != null) {
+            if (p.gone == null) {
+                p.gone = "it died (its connections closed and it answers at none of " + p.addresses + ")";
+            }
+        }
+        for (Map.Entry<Endpoint, Peer> e : byEndpoint.entrySet()) {
+            if (e.getValue().incarnation == id) {
+                e.getKey().closeWith(BaseIds.name(id) + " was declared dead");
+            }
+        }
+        return true;
+    }
+
+    /** The other bases known here and not gone: those connected, introduced, or named by a reference. */
+    List<Peer> live() {
+        List<Peer> out = new ArrayList<>();
+        for (Peer p : byId.values()) {
+            if (p.gone == null && !dead.contains(p.incarnation) && p.incarnation != space.id()) {
+                out.add(p);
+            }
+        }
+        return out;
+    }
+
+    /** The base service of peer {@code id} (known here), connecting if needed. */
+    BaseService service(long id) {
+        Peer p = byId.get(id);
+        if (p == null) {
+            throw new RemoteException(Reason.GONE, BaseIds.name(id) + " is not known here");
+        }
+        return service(id, p.addresses);
+    }
+
+    /**
+     * Whether base {@code id} answers as itself: over the connection this base has to it, or a new one. A
+     * base that does not answer in time counts as answering (it may be slow, not dead).
+     */
+    boolean answers(long id) {
+        Peer p = byId.get(id);
+        if (p == null || dead.contains(id) || p.gone != null) {
+            return false;
+        }
+        for (int attempt = 0; attempt < 2; attempt++) {
+            try {
+                return connect(id, p.addresses).service.incarnation() == id;
+            } catch (RemoteException e) {
+                if (e.reason() == Reason.TIMEOUT) {
+                    return true;
+                }
+                if (e.reason() == Reason.GONE) {
+                    return false;
+                }
+                // CONNECTION, NOT_SENT: the connection was found closed; look for the base once more
+            }
+        }
+        return false;
     }
 }

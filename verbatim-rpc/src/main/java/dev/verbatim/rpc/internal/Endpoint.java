@@ -471,6 +471,9 @@ public final class Endpoint {
         sender.outbox().clear(); // answers nobody can send any more
         imported.clear();
         onClose.run();
+        if (extension != null) {
+            extension.closed(this);
+        }
     }
 
     public void close() {

@@ -22,8 +22,24 @@ public final class NodeAccess {
         /** The open connections of {@code node} to {@code address} (made if there are none), as a lookup uses them. */
         Endpoint[] connect(Node node, String address);
 
+        /**
+         * A new connection of {@code node} to {@code address}, shared with nothing (lookups and proxies use
+         * {@link #connect}'s): the object layer asks for weight over one, so that request never waits for a
+         * send lock a result being written holds.
+         */
+        Endpoint connectApart(Node node, String address);
+
         /** Messages {@code node} received over its connections open now. */
         long messagesReceived(Node node);
+    }
+
+    /**
+     * Starts {@code e}'s dispatcher if it has none (a connection this node made): the connection is then read
+     * when no caller reads it, as a server's is, so its closing (the peer closed or died) is seen at once
+     * and not at the next call. The object layer watches its connections this way to learn of deaths.
+     */
+    public static void watch(Endpoint e) {
+        e.dispatcher().ensureStarted();
     }
 
     private static volatile Nodes nodes;

@@ -36,6 +36,12 @@ public interface NodeExtension {
      */
     void dropped(MemorySegment payload, Endpoint over);
 
+    /**
+     * Connection {@code over} closed (either side closed it, or the peer died): called once, after its
+     * pending calls failed, on the thread that closed it; must not block.
+     */
+    default void closed(Endpoint over) {}
+
     /** The shared object a {@code TO_SHARED} call names, or null if there is none. */
     Target target(int id);
 
