@@ -55,4 +55,9 @@ public record BaseOptions(long grant, boolean virtualThreads, Duration timeout, 
     public BaseOptions withTimeout(Duration timeout) {
         return new BaseOptions(grant, virtualThreads, timeout, connection, censusDelay);
     }
+
+    /** These options with other connection options (spin, areas, TLS, a shared secret). */
+    public BaseOptions withConnection(ConnectionOptions connection) {
+        return new BaseOptions(grant, virtualThreads, timeout, connection, censusDelay);
+    }
 }

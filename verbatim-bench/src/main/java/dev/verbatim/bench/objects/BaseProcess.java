@@ -44,7 +44,7 @@ final class BaseProcess implements AutoCloseable {
 
     /** The base options: the default grant, calls inline on the dispatcher, {@link #TIMEOUT}, {@link #connection()}. */
     static BaseOptions baseOptions() {
-        return new BaseOptions(BaseOptions.DEFAULT.grant(), false, TIMEOUT, connection());
+        return BaseOptions.DEFAULT.withVirtualThreads(false).withTimeout(TIMEOUT).withConnection(connection());
     }
 
     BaseProcess(Session s, int index) throws RemoteException {
