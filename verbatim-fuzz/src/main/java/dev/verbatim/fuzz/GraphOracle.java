@@ -29,11 +29,9 @@ import java.util.Map;
  *
  * <p>What has an identity depends on how the two sides hold the graph:
  * <ul>
- *   <li>{@link #assertSameGraph} (heap and heap): every object but boxes, enums, strings and JDK values (java.time,
- *       UUID, big numbers), arrays and lists included. A box met twice on the expected side must be one object on the
- *       other (the materializer may return one cached box for two equal originals, so the check runs one way only).
- *       Strings and JDK values are immutable leaves the writer places once per reference: their sharing is not
- *       observable and not kept (docs/wire-format.md §2).</li>
+ *   <li>{@link #assertSameGraph} (heap and heap): every object but boxes and enums, strings, arrays and lists
+ *       included. A box met twice on the expected side must be one object on the other (the materializer may
+ *       return one cached box for two equal originals, so the check runs one way only).</li>
  *   <li>{@link #assertViewsRead} and {@link #assertSameViews} (views on one side or both): structs only, as a
  *       view returns a new string, array or list object on every call. A struct a view materializes (a record
  *       returned by an accessor) is compared with the other side as a heap graph of its own.</li>
@@ -206,12 +204,9 @@ public final class GraphOracle {
                 else push(l, r, p.path(), Scope.HEAP, new IdentityHashMap<>(), new IdentityHashMap<>());
                 return;
             }
-            if (l instanceof CharSequence cs) { // a value: strings are written once per reference, no sharing to keep
-                text(p, cs, r);
-                return;
-            }
             if (p.scope() == Scope.HEAP && !sameIdentity(p, l, r)) return; // met before, consistently
-            if (Structs.isPrimitiveArray(l) || l instanceof dev.verbatim.wire.ArrayView) array(p, l, r);
+            if (l instanceof CharSequence cs) text(p, cs, r);
+            else if (Structs.isPrimitiveArray(l) || l instanceof dev.verbatim.wire.ArrayView) array(p, l, r);
             else if (l instanceof Object[] la) objectArray(p, la, r);
             else if (l instanceof List<?> ll) list(p, ll, r);
             else if (l instanceof java.util.Set<?> ls) set(p, ls, r);
@@ -391,10 +386,7 @@ public final class GraphOracle {
 
     // ------------------------------------------------------------------------------------------ measures
 
-    /**
-     * The number of objects the writer puts in a message for a heap graph: one per distinct object (everything but
-     * enums and null), except strings and JDK values, one per reference.
-     */
+    /** The number of distinct objects (everything but enums and null) the writer puts in a message for a heap graph. */
     public static int countObjects(Object root) {
         return count(root, false);
     }
@@ -408,7 +400,6 @@ public final class GraphOracle {
         Map<Object, Boolean> seen = new IdentityHashMap<>();
         ArrayDeque<Object> work = new ArrayDeque<>();
         int refs = 0;
-        int values = 0;
         if (root != null) {
             work.push(root);
             refs++;
@@ -420,10 +411,7 @@ public final class GraphOracle {
                 else if (references) refs--;
                 continue;
             }
-            if (o instanceof Enum<?>) continue;
-            boolean perReference = o instanceof String || Structs.isJdkValue(o); // the writer places one per reference
-            if (perReference) values++;
-            else if (seen.put(o, Boolean.TRUE) != null) continue;
+            if (o instanceof Enum<?> || seen.put(o, Boolean.TRUE) != null) continue;
             if (o instanceof String || Structs.isBox(o) || Structs.isPrimitiveArray(o)) continue;
             List<Object> children = new ArrayList<>();
             if (o instanceof Object[] arr) Collections.addAll(children, arr);
@@ -439,7 +427,7 @@ public final class GraphOracle {
                 work.push(x);
             }
         }
-        return references ? refs : seen.size() + values;
+        return references ? refs : seen.size();
     }
 
     /** A string as a Java literal of at most 40 chars, every char outside printable ASCII as {@code \\uXXXX}. */

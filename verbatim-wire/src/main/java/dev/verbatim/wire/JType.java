@@ -51,12 +51,6 @@ final class JType {
      * record's canonical constructor); null for records.
      */
     MethodHandle factory;
-    /**
-     * Strings ({@code String}, {@code CharSequence}) and the value types: immutable leaves whose identity no reader can
-     * observe, so the writer places one object per reference to them (no identity lookup; equal bytes may be written
-     * twice, docs/wire-format.md §2). Set once when the type is made, before it is published.
-     */
-    boolean perReference;
 
     // Generated code, created on first use.
     volatile StructWriter writer;

@@ -69,7 +69,6 @@ final class JavaValues {
                 if (m.getName().equals(name) && Modifier.isStatic(m.getModifiers())) factory = m;
             }
             t.factory = lookup.unreflect(factory).asType(MethodType.methodType(Object.class, params));
-            t.perReference = true;
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("the adapters of " + c.getName(), e);
         }

@@ -74,11 +74,9 @@ public final class Schema {
         }
         JType s = new JType(JType.STRING, String.class);
         s.shape = Shape.STRING_SHAPE;
-        s.perReference = true;
         TYPES.put(String.class, s);
         JType cs = new JType(JType.CHARSEQ, CharSequence.class);
         cs.shape = Shape.STRING_SHAPE;
-        cs.perReference = true;
         TYPES.put(CharSequence.class, cs);
         for (int id = ValueTypes.FIRST; id <= ValueTypes.LAST; id++) {
             Shape.Field[] fs = ValueTypes.shape(id).fields;

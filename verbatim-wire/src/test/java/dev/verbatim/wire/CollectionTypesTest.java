@@ -306,24 +306,8 @@ class CollectionTypesTest {
         one.put(p + "b", 1);
         one.put(p + "a", 2);
         List<Map<String, Integer>> maps = new ArrayList<>();
-        maps.add(one);
-        for (int i = 1; i < 2000; i++) {
-            Map<String, Integer> m = new LinkedHashMap<>();
-            m.put("b", 1);
-            m.put("a", 2);
-            maps.add(m);
-        }
-        // The writer places a string once per reference; a hostile sender shares them: 2000 maps keyed by the first
-        // map's two long strings (objects 2002 and 2003, after the root, the list and the maps), in the same order.
+        for (int i = 0; i < 2000; i++) maps.add(new LinkedHashMap<>(one)); // 2000 maps, the same two key strings
         byte[] b = W.toByteArray(new ManyMaps(maps));
-        MemorySegment seg = MemorySegment.ofArray(b);
-        Message valid = R.validate(seg);
-        assertEquals(4001, HeapValues.readString(valid, valid.objectOffset(2002, Shape.STRING_SHAPE)).length());
-        for (int i = 3; i < 2002; i++) {
-            long o = valid.objectOffset(i, 4);
-            seg.set(MessageDescriptor.I32, o + 4, 2002);
-            seg.set(MessageDescriptor.I32, o + 8, 2003);
-        }
         WireFormatException e = assertThrows(WireFormatException.class, () -> R.validate(MemorySegment.ofArray(b)));
         assertTrue(e.getMessage().contains("cost more to compare"), e.getMessage());
         assertEquals(maps.subList(0, 20), roundTrip(new ManyMaps(maps.subList(0, 20))).materialize(ManyMaps.class).maps());
