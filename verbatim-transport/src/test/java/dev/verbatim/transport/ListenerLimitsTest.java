@@ -144,6 +144,16 @@ class ListenerLimitsTest extends TcpTestBase {
     }
 
     @Test
+    void overTlsTheRefusalTravelsInsideTheTlsSession() throws Exception {
+        ConnectionOptions tls = ConnectionOptions.DEFAULT.withTls(TestPki.TLS).withListenerLimits(1, Duration.ofSeconds(5));
+        Listener l = listen(tls);
+        connectAndExchange(l, tls, 1);
+        TransportException e = assertThrows(TransportException.class, () -> Transport.connect(l.address(), tls));
+        assertEquals(TransportException.Reason.BUSY, e.reason(), e.getMessage());
+        assertEquals(1, l.stats().refusedBusy(), l.stats().toString());
+    }
+
+    @Test
     void aSocketThatSaysNothingIsDroppedAtTheHandshakeDeadlineNotTheConnectTimeout() throws Exception {
         Listener l = listen(ConnectionOptions.DEFAULT.withConnectTimeout(Duration.ofSeconds(60))
                 .withListenerLimits(16, Duration.ofMillis(300)));

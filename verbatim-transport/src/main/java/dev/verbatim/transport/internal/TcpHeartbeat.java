@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * Liveness of one tcp connection (docs/transport.md §4.5): heartbeats to the peer and a watch for
  * its silence, run by one daemon thread per process ({@code verbatim-tcp-heartbeat}, started with
- * the first connection that needs it and ended 10 s after the last one closed).
+ * the first connection that needs it and ended 2 s after the last one closed).
  *
  * <p>Every {@code period} (a quarter of the shorter of the two timeouts) the thread, for each watched
  * connection: reads what the socket holds into the window (unless another thread is reading it),
@@ -46,7 +46,7 @@ final class TcpHeartbeat implements Runnable {
     private static ScheduledThreadPoolExecutor timer() {
         ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1,
                 r -> Thread.ofPlatform().daemon().name("verbatim-tcp-heartbeat").unstarted(r));
-        t.setKeepAliveTime(10, TimeUnit.SECONDS);
+        t.setKeepAliveTime(2, TimeUnit.SECONDS);
         t.allowCoreThreadTimeOut(true);
         t.setRemoveOnCancelPolicy(true);
         return t;
