@@ -14,8 +14,11 @@ import java.util.concurrent.locks.LockSupport;
  * when first touched, so an idle connection's window costs address space, not resident memory
  * (a 16 MiB window of which a connection used 64 KiB costs about 64 KiB). On Linux it is an anonymous
  * private mapping ({@code mmap(MAP_PRIVATE | MAP_ANONYMOUS)} through an FFM downcall; the kernel's
- * zero pages are read-only shared ones until written); elsewhere, or without native access, an
- * ordinary off-heap allocation, which the JDK zeroes at once. Both start all zero, which the record
+ * zero pages are read-only shared ones until written) when native access is enabled for this module
+ * ({@code --enable-native-access}, as the launcher and the tests do); elsewhere, or without it (a
+ * downcall would print the JDK's warning), an ordinary off-heap allocation, which the JDK zeroes at
+ * once. A file mapping in {@code /dev/shm} would need no native access, but touching its pages past
+ * the size of that file system (64 MiB in a default container) is a SIGBUS. Both start all zero, which the record
  * protocol needs (docs/transport.md §2). The memory belongs to a shared arena: after
  * {@link #release()} every access throws instead of touching unmapped memory.
  */
@@ -34,8 +37,8 @@ final class LazyWindow {
     @SuppressWarnings("restricted") // a downcall: the launcher and tests run with --enable-native-access
     private static MethodHandle[] link() {
         String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-        if (!os.contains("linux")) {
-            return null; // the flag values are Linux's
+        if (!os.contains("linux") || !LazyWindow.class.getModule().isNativeAccessEnabled()) {
+            return null; // the flag values are Linux's; without native access a downcall would print a warning
         }
         try {
             Linker linker = Linker.nativeLinker();
