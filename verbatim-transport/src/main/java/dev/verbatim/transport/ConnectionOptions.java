@@ -31,8 +31,13 @@ import java.util.Objects;
  *                        (1024 by default). A connector over it is refused with
  *                        {@link TransportException.Reason#BUSY}. See {@link #withListenerLimits}.
  * @param handshakeTimeout a listener's deadline for one connector's whole handshake (TLS, hello,
- *                        shared secret), 2 s by default; the shorter of it and {@code connectTimeout}
+ *                        shared secret), 5 s by default; the shorter of it and {@code connectTimeout}
  *                        applies. A connector is not bound by it (its own {@code connectTimeout} is).
+ *                        Not what keeps silent sockets from locking others out (a full set of
+ *                        handshakes makes room by evicting the oldest, see {@link #withListenerLimits}):
+ *                        it bounds how long one can hold its slot. Short deadlines drop slow but
+ *                        legitimate connectors (a cold JVM's TLS handshake on a loaded host takes
+ *                        seconds).
  * @param peerTimeout     tcp only: a peer that sends nothing for this long is gone
  *                        ({@link TransportException.Reason#PEER_GONE}), 15 s by default; this side asks
  *                        the peer (in its handshake message) for a frame at least every quarter of it,
@@ -58,7 +63,7 @@ public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeou
     /** A listener's default limit of open connections. */
     public static final int DEFAULT_MAX_CONNECTIONS = 1024;
     /** A listener's default deadline for one connector's handshake. */
-    public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(2);
+    public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(5);
     /** The default silence after which a tcp peer is gone. */
     public static final Duration DEFAULT_PEER_TIMEOUT = Duration.ofSeconds(15);
     /** The shortest non-zero {@link #peerTimeout}: heartbeats are sent every quarter of it. */
@@ -66,7 +71,7 @@ public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeou
 
     /**
      * 8 areas of 2 MiB (messages up to 2 MiB - 24 B), 10 s send timeout, 5 s connect, spin 50 µs;
-     * listeners: 1024 connections, 2 s per handshake; tcp peers silent for 15 s are gone.
+     * listeners: 1024 connections, 5 s per handshake; tcp peers silent for 15 s are gone.
      */
     public static final ConnectionOptions DEFAULT = new ConnectionOptions(
             8, 2 << 20, Duration.ofSeconds(10), Duration.ofSeconds(5), 50_000, false, null, null,
@@ -209,8 +214,10 @@ public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeou
      * A listener's bounds (docs/transport.md §6.1): at most {@code maxConnections} connections it
      * accepted open at once (closing one frees its place; a connector over the limit is answered with
      * a refusal it sees as {@link TransportException.Reason#BUSY}), and at most {@code handshakeTimeout}
-     * (or the connect timeout, if shorter) for any one connector's handshake. Connecting is not
-     * affected. The limit counts established connections: handshakes that finish together when it is
+     * (or the connect timeout, if shorter) for any one connector's handshake. When the listener's
+     * 128 handshake slots are all taken, the oldest handshake of the remote address holding the most
+     * is ended to make room, so sockets that say nothing cannot lock a good connector out whatever
+     * the deadline. Connecting is not affected. The limit counts established connections: handshakes that finish together when it is
      * reached may exceed it by as many as are in flight (at most 128).
      */
     public ConnectionOptions withListenerLimits(int maxConnections, Duration handshakeTimeout) {
