@@ -18,9 +18,10 @@ import java.util.concurrent.TimeUnit;
  * swallows bytes, is thus detected within the timeout plus one period; a peer whose program is only
  * slow still has this thread sending for it.
  *
- * <p>Invariants: the thread never blocks on a connection (locks are only tried, writes never wait:
- * a heartbeat that does not fit in the socket at once is skipped, a full socket being the send
- * timeout's business); state fields are touched by the heartbeat thread only.
+ * <p>Invariants: locks are only tried, never waited for; a heartbeat the socket does not take at once
+ * is skipped (a full socket is the send timeout's business; one taken only in part, rare, is
+ * finished within the send timeout, as any frame); state fields are touched by the heartbeat thread
+ * only.
  */
 final class TcpHeartbeat implements Runnable {
     /** What the heartbeat needs of its connection. */
