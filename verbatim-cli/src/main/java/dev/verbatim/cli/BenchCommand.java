@@ -1,6 +1,7 @@
 package dev.verbatim.cli;
 
 import dev.verbatim.bench.file.FileBench;
+import dev.verbatim.bench.objects.ObjectsBench;
 import dev.verbatim.bench.rpc.RpcBench;
 import dev.verbatim.bench.transport.TransportBench;
 import dev.verbatim.bench.wire.WireBench;
@@ -35,13 +36,14 @@ final class BenchCommand {
         return switch (rest.getFirst()) {
             case "wire", "file" -> {
                 if (plot != null) {
-                    usage(err, "--plot is for the transport and rpc suites");
+                    usage(err, "--plot is for the transport, rpc and objects suites");
                     yield 2;
                 }
                 yield rest.getFirst().equals("wire") ? WireBench.run(quick, json, out, err) : FileBench.run(quick, json, out, err);
             }
             case "transport" -> TransportBench.run(quick, json, plot, out, err);
             case "rpc" -> RpcBench.run(quick, json, plot, out, err);
+            case "objects" -> ObjectsBench.run(quick, json, plot, out, err);
             default -> {
                 usage(err, "unknown suite '" + rest.getFirst() + "'");
                 yield 2;
@@ -58,8 +60,10 @@ final class BenchCommand {
         err.println("          file       Jaguar Figure 9 file scan with DataInputStream, MappedByteBuffer and C mmap; stored arrays and lists");
         err.println("          rpc        J-RPC Table 2 and Figure 7: null, ints4, remote-arg, 8 KiB and list-128 calls (p50/p99),");
         err.println("                     transport floor, Java RMI and gRPC-java on loopback, Aeron IPC echo, each in two processes");
+        err.println("          objects    issue 15: null call (plain RPC, objects, Java RMI), a forwarded reference, and paper 003's");
+        err.println("                     distributed list (serial/threaded/hybrid walks, 3 layouts, 1-4 bases), each base a process");
         err.println("  --quick      the same cases, shorter warm-up and fewer batches (well under a minute)");
         err.println("  --json       one JSON object per line instead of tables");
-        err.println("  --plot PATH  (transport, rpc) also write the figure as a PNG, e.g. docs/transport.png");
+        err.println("  --plot PATH  (transport, rpc, objects) also write the figure as a PNG, e.g. docs/transport.png");
     }
 }

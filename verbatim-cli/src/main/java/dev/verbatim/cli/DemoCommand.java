@@ -12,6 +12,7 @@ import dev.verbatim.cli.demo.DemoApi.QuotesV2;
 import dev.verbatim.cli.demo.DemoApi.RejectedException;
 import dev.verbatim.cli.demo.DemoApi.Side;
 import dev.verbatim.cli.demo.DemoServer;
+import dev.verbatim.cli.demo.objects.ObjectsDemo;
 import dev.verbatim.rpc.Node;
 import dev.verbatim.rpc.RemoteException;
 import dev.verbatim.transport.ConnectionOptions;
@@ -33,14 +34,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * {@code ./verbatim demo [--transport shm|tcp|tls] [--wire]}: the main job. Starts a server process,
+ * {@code ./verbatim demo [--transport shm|tcp|tls] [--wire] [--objects]}: the main job. Starts a server process,
  * calls it from this one through a plain Java interface, and checks every step: a null call, a
  * record by copy, an accessor-interface view of a large graph, a remote interface by reference with
  * callbacks, an exception crossing, an interface upgrade under a bound client, then a latency table
  * (Verbatim shm, Verbatim tcp, and Java RMI on loopback through the rpc bench's {@link RmiLatency}). Exits non-zero if a step misbehaves.
  * {@code --transport tls} runs the steps over mutual TLS 1.3 on tcp, with a throwaway CA and
  * certificates it makes first ({@link ThrowawayPki}, keytool) and removes at the end.
- * {@code --wire} runs the wire-format tour instead.
+ * {@code --wire} runs the wire-format tour instead, {@code --objects} the distributed-objects demo
+ * ({@link ObjectsDemo}: three base processes).
  */
 public final class DemoCommand {
     private DemoCommand() {}
@@ -51,6 +53,9 @@ public final class DemoCommand {
         List<String> rest = new ArrayList<>(Arrays.asList(args));
         if (rest.remove("--wire")) {
             return WireTour.run(rest.toArray(String[]::new), out);
+        }
+        if (rest.remove("--objects")) {
+            return ObjectsDemo.run(out);
         }
         String transport = "shm";
         int t = rest.indexOf("--transport");

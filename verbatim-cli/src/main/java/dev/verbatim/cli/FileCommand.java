@@ -2,6 +2,8 @@ package dev.verbatim.cli;
 
 import dev.verbatim.wire.file.WireFileDescriptor;
 import dev.verbatim.wire.file.WireFileInfo;
+import dev.verbatim.wire.file.WireLogRepair;
+import dev.verbatim.wire.file.WireLogWriter;
 import dev.verbatim.wire.WireFormatException;
 import dev.verbatim.wire.WireLimits;
 
@@ -20,16 +22,20 @@ import java.util.Locale;
  * {@code verbatim file inspect PATH} and {@code verbatim file verify PATH}: what a stored graph file or log
  * holds, and whether it is intact. Both read the file with {@link WireFileInfo}, which learns the type
  * descriptions the file carries, so no class of the program that wrote it is needed.
+ * {@code verbatim file repair PATH} opens a log for writing, which cuts it back to the last record whose
+ * checksum holds ({@link WireLogWriter#repair(Path)}), and says what was cut.
  *
- * <p>Exit codes: 0 good, 1 damaged or unreadable (the reason names the rule and the file offset), 2 usage.
+ * <p>Exit codes: 0 good (or repaired), 1 damaged or unreadable (the reason names the rule and the file offset),
+ * 2 usage.
  */
 final class FileCommand {
     private FileCommand() {}
 
     static int run(String[] args, PrintStream out, PrintStream err) {
-        if (args.length != 2 || !(args[0].equals("inspect") || args[0].equals("verify"))) {
+        if (args.length != 2 || !(args[0].equals("inspect") || args[0].equals("verify") || args[0].equals("repair"))) {
             err.println("usage: ./verbatim file inspect PATH    the header, the types with their fingerprints, the objects by type");
             err.println("       ./verbatim file verify PATH     validate everything, checksums included; exit 1 with the reason if damaged");
+            err.println("       ./verbatim file repair PATH     cut a log back to the last record whose checksum holds (after a power loss)");
             return 2;
         }
         Path path = Path.of(args[1]);
@@ -37,7 +43,34 @@ final class FileCommand {
             err.println("verbatim file: no such file: " + path);
             return 1;
         }
-        return args[0].equals("inspect") ? inspect(path, out, err) : verify(path, out, err);
+        return switch (args[0]) {
+            case "inspect" -> inspect(path, out, err);
+            case "verify" -> verify(path, out, err);
+            default -> repair(path, out, err);
+        };
+    }
+
+    private static int repair(Path path, PrintStream out, PrintStream err) {
+        try {
+            WireLogRepair r = WireLogWriter.repair(path);
+            if (r.cut()) {
+                out.printf(Locale.ROOT, "REPAIRED %s: cut %d bytes at offset %d (%s); %d records kept%n",
+                        path, r.bytesCut(), r.end(), r.damage(), r.records());
+            } else {
+                out.printf(Locale.ROOT, "OK %s: %d records, every checksum holds; nothing cut%n", path, r.records());
+            }
+            return 0;
+        } catch (WireFormatException e) {
+            err.println("CANNOT REPAIR " + path + ": " + e.rule() + " at offset " + e.offset());
+            err.println("  " + e.getMessage());
+            return 1;
+        } catch (IllegalStateException e) {
+            err.println("verbatim file repair: " + e.getMessage());
+            return 1;
+        } catch (IOException e) {
+            err.println("verbatim file repair: cannot repair " + path + ": " + e);
+            return 1;
+        }
     }
 
     private static int verify(Path path, PrintStream out, PrintStream err) {

@@ -101,6 +101,40 @@ class FileCommandTest {
     }
 
     @Test
+    void repairCutsALogBackToItsLastRecordWhoseChecksumHoldsAndSaysWhat() throws Exception {
+        Path f = dir.resolve("log.vbt");
+        long third;
+        try (WireLogWriter w = WireLogWriter.create(f, 1 << 14, false)) {
+            w.append(new Point(0, 0));
+            w.append(new Point(1, -1));
+            third = w.append(new Point(2, -2));
+            w.append(new Point(3, -3));
+        }
+        Outcome ok = run("file", "repair", f.toString());
+        assertEquals(0, ok.code(), ok.err());
+        assertTrue(ok.out().startsWith("OK ") && ok.out().contains("4 records"), ok.out());
+        // a power loss: the committed end reached the disk, the third record's body did not
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(f, java.nio.file.StandardOpenOption.WRITE)) {
+            ch.write(java.nio.ByteBuffer.wrap(new byte[8]), third + WireFileDescriptor.RECORD_HEADER_LENGTH + 8);
+        }
+        Outcome damaged = run("file", "verify", f.toString());
+        assertEquals(1, damaged.code());
+        Outcome repaired = run("file", "repair", f.toString());
+        assertEquals(0, repaired.code(), repaired.err());
+        assertTrue(repaired.out().startsWith("REPAIRED ") && repaired.out().contains("at offset " + third)
+                && repaired.out().contains("checksum mismatch") && repaired.out().contains("2 records kept"), repaired.out());
+        Outcome v = run("file", "verify", f.toString());
+        assertEquals(0, v.code(), v.err());
+        assertTrue(v.out().contains("log file, 2 records"), v.out());
+        Outcome graph = run("file", "repair", dir.resolve("g.vbt").toString());
+        assertEquals(1, graph.code());
+        WireFile.write(dir.resolve("g.vbt"), new Point(1, 2));
+        Outcome notALog = run("file", "repair", dir.resolve("g.vbt").toString());
+        assertEquals(1, notALog.code());
+        assertTrue(notALog.err().contains("not a log"), notALog.err());
+    }
+
+    @Test
     void usageAndMissingFiles() throws Exception {
         assertEquals(2, run("file").code());
         assertEquals(2, run("file", "check", "x").code());

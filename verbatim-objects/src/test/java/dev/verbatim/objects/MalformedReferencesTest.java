@@ -117,6 +117,7 @@ class MalformedReferencesTest {
     /** Sends {@code base}'s service a release of {@code reference}; the reason of the FAIL that answers it. */
     private static String sendExpectingDrop(Base base, byte[] reference) {
         try (Connection raw = Transport.connect(base.addresses().getFirst())) {
+            lookUpService(raw); // a connection calls only the exports it looked up
             byte[] m = release(reference);
             Claim c = raw.claim(m.length);
             c.segment().copyFrom(MemorySegment.ofArray(m));
@@ -140,6 +141,35 @@ class MalformedReferencesTest {
             assertEquals(TransportException.Reason.PEER_CLOSED, e.reason(), e.getMessage());
             return message;
         }
+    }
+
+    /** Looks the base service up over {@code raw} (call id 1), as a base does: export #1 is then granted to it. */
+    private static void lookUpService(Connection raw) {
+        byte[] name = BaseService.NAME.getBytes(StandardCharsets.UTF_8);
+        byte[] iface = BaseService.class.getName().getBytes(StandardCharsets.UTF_8);
+        byte[] ids = MemorySegment.ofArray(RemoteInterface.of(BaseService.class).ids()).toArray(ValueLayout.JAVA_BYTE);
+        int size = RpcDescriptor.HEADER;
+        for (byte[] v : List.of(name, iface, ids)) {
+            size += (int) RpcDescriptor.span(v.length);
+        }
+        MemorySegment m = MemorySegment.ofArray(new byte[size]);
+        m.set(ValueLayout.JAVA_BYTE, RpcDescriptor.KIND, (byte) RpcDescriptor.LOOKUP);
+        m.set(ValueLayout.JAVA_SHORT_UNALIGNED, RpcDescriptor.COUNT, (short) 3);
+        m.set(ValueLayout.JAVA_LONG_UNALIGNED, RpcDescriptor.CALL_ID, 1L);
+        long at = RpcDescriptor.HEADER;
+        for (byte[] v : List.of(name, iface, ids)) {
+            RpcDescriptor.putValueHeader(m, at, RpcDescriptor.T_BYTES, v.length);
+            MemorySegment.copy(MemorySegment.ofArray(v), 0, m, at + RpcDescriptor.VALUE_HEADER, v.length);
+            at += RpcDescriptor.span(v.length);
+        }
+        Claim c = raw.claim(size);
+        c.segment().copyFrom(m);
+        c.commit();
+        var ok = raw.take(Duration.ofSeconds(10));
+        assertNotNull(ok, "the lookup was answered");
+        assertEquals(RpcDescriptor.LOOKUP_OK, ok.payload().get(ValueLayout.JAVA_BYTE, RpcDescriptor.KIND));
+        assertEquals(1, ok.payload().get(ValueLayout.JAVA_INT_UNALIGNED, RpcDescriptor.TARGET), "the service is export #1");
+        ok.release();
     }
 
     /** A CALL of the base service's release (export #1) with one T_SHARED value. */

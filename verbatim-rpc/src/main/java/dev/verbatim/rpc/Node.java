@@ -188,7 +188,11 @@ public final class Node implements AutoCloseable {
         export(name, iface, impl, ExportOptions.INLINE);
     }
 
-    /** Exports with options (calls on virtual threads, for methods that block). */
+    /**
+     * Exports with options: calls on virtual threads, for methods that block; what a failure the method
+     * does not declare tells the caller ({@link ExportOptions#withErrorDetails}: by default, nothing of the
+     * implementation). A peer may call the export only over a connection it looked it up over.
+     */
     public <T> void export(String name, Class<T> iface, T impl, ExportOptions options) {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(impl, "impl");

@@ -23,6 +23,8 @@ import java.util.concurrent.ExecutionException;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -304,13 +306,24 @@ abstract class RpcContract {
     }
 
     @Test
-    void exceptionsCrossWithMessageAndCause() {
-        CalcException e = assertThrows(CalcException.class, () -> calc.fail("no funds"));
+    void exceptionsCrossWithMessageAndCauseFromAnExportThatSendsDetails() {
+        server.export("detailed", Calc.class, new CalcImpl(), ExportOptions.INLINE.withErrorDetails(true));
+        Calc detailed = client.lookup(server.addresses().getFirst(), "detailed", Calc.class);
+        CalcException e = assertThrows(CalcException.class, () -> detailed.fail("no funds"));
         assertEquals("no funds", e.getMessage());
-        IllegalStateException ise = assertThrows(IllegalStateException.class, () -> calc.boom("bad state"));
+        IllegalStateException ise = assertThrows(IllegalStateException.class, () -> detailed.boom("bad state"));
         assertEquals("bad state", ise.getMessage());
         assertInstanceOf(ArithmeticException.class, ise.getCause());
         assertEquals("root cause", ise.getCause().getMessage());
+    }
+
+    @Test
+    void byDefaultAnUndeclaredExceptionKeepsItsMessageAndCauseOnTheServer() {
+        CalcException e = assertThrows(CalcException.class, () -> calc.fail("no funds"));
+        assertEquals("no funds", e.getMessage(), "a declared exception says what the caller's contract needs");
+        IllegalStateException ise = assertThrows(IllegalStateException.class, () -> calc.boom("bad state"));
+        assertFalse(ise.getMessage().contains("bad state"), ise.getMessage());
+        assertNull(ise.getCause(), "no cause, no class name of the implementation");
     }
 
     @Test

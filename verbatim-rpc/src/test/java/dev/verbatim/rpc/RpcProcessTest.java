@@ -217,6 +217,7 @@ class RpcProcessTest {
                             new long[][] {{RpcDescriptor.T_SHARED, 8, 1}, prim}, "a node without objects"));
             for (Bad b : bad) {
                 try (Connection raw = Transport.connect(server.addresses().getFirst())) {
+                    lookUp(raw, "calc", Api.Calc.class); // a connection calls only what it looked up
                     byte[] m = call(1, b.method(), b.values());
                     Claim c = raw.claim(m.length);
                     c.segment().copyFrom(java.lang.foreign.MemorySegment.ofArray(m));
@@ -247,6 +248,21 @@ class RpcProcessTest {
             }
             assertEquals(0, server.exportedObjects());
         }
+    }
+
+    /** Looks {@code name} up as {@code iface} over a raw connection (call id 1): export #1 is then granted to it. */
+    static void lookUp(Connection raw, String name, Class<?> iface) {
+        var ids = java.lang.foreign.MemorySegment.ofArray(dev.verbatim.rpc.internal.RemoteInterface.of(iface).ids());
+        var m = FakePeer.frame(RpcDescriptor.LOOKUP, 0, 0, 1, 0, FakePeer.string(name), FakePeer.string(iface.getName()),
+                FakePeer.bytes(ids.toArray(ValueLayout.JAVA_BYTE)));
+        Claim c = raw.claim((int) m.byteSize());
+        c.segment().copyFrom(m);
+        c.commit();
+        var ok = raw.take(Duration.ofSeconds(10));
+        assertTrue(ok != null, "the lookup was answered");
+        assertEquals(RpcDescriptor.LOOKUP_OK, ok.payload().get(ValueLayout.JAVA_BYTE, RpcDescriptor.KIND));
+        assertEquals(1, ok.payload().get(ValueLayout.JAVA_INT_UNALIGNED, RpcDescriptor.TARGET));
+        ok.release();
     }
 
     static long method(dev.verbatim.rpc.internal.RemoteInterface ri, String name) {

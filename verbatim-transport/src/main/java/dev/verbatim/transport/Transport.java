@@ -11,8 +11,9 @@ import java.util.Objects;
 /**
  * Opens connections by address:
  * <ul>
- *   <li>{@code shm:NAME}: processes on this host through shared memory ({@code /dev/shm}); NAME is
- *       1-64 characters of {@code A-Z a-z 0-9 . _ -}.</li>
+ *   <li>{@code shm:NAME}: processes on this host through shared memory (files in a directory of the user's
+ *       own: {@code $XDG_RUNTIME_DIR/verbatim}, else {@code /dev/shm/verbatim-UID}, or
+ *       {@code -Dverbatim.shm.dir}); NAME is 1-64 characters of {@code A-Z a-z 0-9 . _ -}.</li>
  *   <li>{@code tcp://HOST:PORT}: TCP. A listener with an empty host or {@code localhost}
  *       ({@code tcp://:0}, {@code tcp://localhost:7000}) binds to loopback only; give an address
  *       ({@code tcp://0.0.0.0:7000}) to accept from other machines. Port 0 picks a free port; the

@@ -198,6 +198,7 @@ final class Materializer {
         if (k == c.key) return memo[s];
         if (k != 0) return other(r, c);
         int o = offset(r, c);
+        if (msg.recordsOnly) throw classRefused(c);
         Object v = c.create();
         keys[s] = c.key;
         memo[s] = v;
@@ -573,6 +574,13 @@ final class Materializer {
 
     private static long key(int r, BindingMaterializer c) { return ((long) r << 32) | (c.id & 0xFFFFFFFFL); }
 
+    /** A class met under {@link WireLimits#recordsOnly()}: it would be built without running its constructors' checks. */
+    private static WireSchemaException classRefused(BindingMaterializer c) {
+        return new WireSchemaException(c.b.r.raw.getName() + " is a class: it would be built through its no-argument constructor"
+                + " with its fields set directly, none of its constructors' checks run; these limits materialize records only"
+                + " (WireLimits.recordsOnly)");
+    }
+
     /** {@link #cls}, {@link #rec} or {@link #str} for an object first read with another code (the rare path). */
     private Object other(int r, BindingMaterializer c) {
         Object v = get(r, c);
@@ -581,6 +589,7 @@ final class Materializer {
         int o = offset(r, c);
         switch (c.kind) {
             case BindingMaterializer.CLASS -> {
+                if (msg.recordsOnly) throw classRefused(c);
                 v = c.create();
                 put(r, c, v);
                 enqueue(v, c, o, 0);

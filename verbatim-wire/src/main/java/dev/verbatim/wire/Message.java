@@ -55,6 +55,8 @@ public final class Message {
      * validation ({@link WireFormatException}), not a property of the sender's graph ({@link WireSchemaException}).
      */
     final boolean forwardOnly;
+    /** Validated under {@link WireLimits#recordsOnly()}: the materializer refuses classes. Set by the reader before it returns this. */
+    boolean recordsOnly;
     /** Builds the value types read through views ({@link Materializer#forValues}): made on first use, a benign race. */
     private Materializer values;
 

@@ -16,6 +16,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -164,6 +165,15 @@ public final class Schema {
         if (s.serial >= a.length) a = Arrays.copyOf(a, a.length * 2);
         a[s.serial] = s;
         bySerial = a;
+    }
+
+    /** How many distinct fingerprints of {@code fresh} (fingerprints assigned) {@link #intern} would register. */
+    static int unregistered(List<Shape> fresh) {
+        Set<Long> unknown = new HashSet<>();
+        for (Shape s : fresh) {
+            if (!SHAPES.containsKey(s.fingerprint)) unknown.add(s.fingerprint);
+        }
+        return unknown.size();
     }
 
     /** Interns fresh shapes by fingerprint (after {@link Fingerprints#assign}); returns fresh → canonical. */

@@ -19,12 +19,13 @@ import java.util.regex.Pattern;
  * <p>Descriptions are untrusted: each is parsed with limits (length, nesting, count per dictionary), must
  * be in canonical form, and its fingerprint is computed here, never taken from the peer. Learned types are
  * interned process-wide by fingerprint (the same version learned by many connections is kept once), up to
- * {@link #MAX_LEARNED_TYPES} in all.
+ * {@link #MAX_LEARNED_TYPES} distinct types in all: learning a type this process knows already costs nothing
+ * of that limit, however often it happens (every connection of a long-lived server, every stored file opened).
  *
  * <p>Thread-safe.
  */
 public final class TypeDictionary {
-    /** Most types learned from peers in one process; past it, {@link #learn} refuses. */
+    /** Most distinct types learned from peers in one process (interned, never dropped); past it, {@link #learn} refuses. */
     public static final int MAX_LEARNED_TYPES = 1 << 16;
     private static final int MAX_NESTING = 256;
     private static final Pattern REF = Pattern.compile("#([0-9a-f]{16})");
@@ -102,7 +103,7 @@ public final class TypeDictionary {
             Shape top = p.type(0);
             if (p.pos != description.length()) throw p.error("trailing characters after the description");
             int fresh = p.fresh.size();
-            if (learned + fresh > limits.maxTypes() || learnedInProcess + fresh > MAX_LEARNED_TYPES) {
+            if (learned + fresh > limits.maxTypes()) {
                 throw new WireFormatException(0, "too many learned types", "this dictionary " + learned + ", process " + learnedInProcess);
             }
             Fingerprints.assign(p.fresh);
@@ -111,9 +112,13 @@ public final class TypeDictionary {
                 throw new WireFormatException(firstDifference(description, canonical), "type description not in canonical form",
                         "canonical: " + canonical);
             }
+            int unknown = Schema.unregistered(p.fresh); // what interning adds to the process: types it did not know
+            if (learnedInProcess + unknown > MAX_LEARNED_TYPES) {
+                throw new WireFormatException(0, "too many learned types", "this dictionary " + learned + ", process " + learnedInProcess);
+            }
             Map<Shape, Shape> canon = Schema.intern(p.fresh);
             learned += fresh;
-            learnedInProcess += fresh;
+            learnedInProcess += unknown;
             return canon.getOrDefault(top, top).fingerprint;
         }
     }

@@ -11,11 +11,33 @@ package dev.verbatim.wire;
  * @param maxObjects      most objects in one message
  * @param maxTypes        most distinct types in one message's type table
  * @param maxDescriptorChars longest type descriptor accepted by a {@link TypeDictionary}
+ * @param recordsOnly     materialize records only: a class (built through its no-argument constructor with its
+ *                        fields then set directly, so none of its constructors' checks run) met while materializing
+ *                        a message is refused with a {@link WireSchemaException} naming it. Records are always built
+ *                        through their canonical constructor, whose checks run. For what arrives from peers one may
+ *                        not trust: {@link #forPeers()}.
  */
-public record WireLimits(long maxMessageBytes, int maxObjects, int maxTypes, int maxDescriptorChars) {
+public record WireLimits(long maxMessageBytes, int maxObjects, int maxTypes, int maxDescriptorChars, boolean recordsOnly) {
 
-    /** 256 MiB, 16 Mi objects, 4096 types, 64 KiB descriptors. */
+    /** 256 MiB, 16 Mi objects, 4096 types, 64 KiB descriptors; classes materialized too. */
     public static final WireLimits DEFAULT = new WireLimits(256L << 20, 1 << 24, 4096, 1 << 16);
+
+    /** The system property that makes {@link #forPeers()} materialize records only: {@code -Dverbatim.wire.peerRecordsOnly=true}. */
+    public static final String PEER_RECORDS_ONLY_PROPERTY = "verbatim.wire.peerRecordsOnly";
+
+    /** Limits with classes materialized too ({@code recordsOnly} false). */
+    public WireLimits(long maxMessageBytes, int maxObjects, int maxTypes, int maxDescriptorChars) {
+        this(maxMessageBytes, maxObjects, maxTypes, maxDescriptorChars, false);
+    }
+
+    /**
+     * The limits for messages that arrive from a peer (what the RPC and object layers validate calls and replies
+     * with): {@link #DEFAULT}, with {@link #recordsOnly()} if the system property {@value #PEER_RECORDS_ONLY_PROPERTY}
+     * is {@code true} when this is called. Stored files and messages a program validates itself are not affected.
+     */
+    public static WireLimits forPeers() {
+        return DEFAULT.withRecordsOnly(Boolean.getBoolean(PEER_RECORDS_ONLY_PROPERTY));
+    }
 
     public WireLimits {
         if (maxMessageBytes < MessageDescriptor.HEADER_LENGTH || maxMessageBytes > MessageDescriptor.MAX_MESSAGE_BYTES) {
@@ -29,7 +51,8 @@ public record WireLimits(long maxMessageBytes, int maxObjects, int maxTypes, int
         if (maxDescriptorChars < 16) throw new IllegalArgumentException("maxDescriptorChars must be >= 16: " + maxDescriptorChars);
     }
 
-    public WireLimits withMaxMessageBytes(long v) { return new WireLimits(v, maxObjects, maxTypes, maxDescriptorChars); }
-    public WireLimits withMaxObjects(int v) { return new WireLimits(maxMessageBytes, v, maxTypes, maxDescriptorChars); }
-    public WireLimits withMaxTypes(int v) { return new WireLimits(maxMessageBytes, maxObjects, v, maxDescriptorChars); }
+    public WireLimits withMaxMessageBytes(long v) { return new WireLimits(v, maxObjects, maxTypes, maxDescriptorChars, recordsOnly); }
+    public WireLimits withMaxObjects(int v) { return new WireLimits(maxMessageBytes, v, maxTypes, maxDescriptorChars, recordsOnly); }
+    public WireLimits withMaxTypes(int v) { return new WireLimits(maxMessageBytes, maxObjects, v, maxDescriptorChars, recordsOnly); }
+    public WireLimits withRecordsOnly(boolean v) { return new WireLimits(maxMessageBytes, maxObjects, maxTypes, maxDescriptorChars, v); }
 }

@@ -127,7 +127,9 @@ public final class WireReader {
         }
         if (objects > 0 && pos != tail) throw new WireFormatException(pos, "bytes between the last object and the tables", (tail - pos) + " bytes");
         if (keyed) checkKeyOrders(message, entries, ids, len);
-        return new Message(message, objects, tail, objTable, entries, ids, runShape, runFirst, runCount, runBase, forwardOnly);
+        Message m = new Message(message, objects, tail, objTable, entries, ids, runShape, runFirst, runCount, runBase, forwardOnly);
+        m.recordsOnly = limits.recordsOnly();
+        return m;
     }
 
     /** Every map's and set's key order ({@link KeyOrder#check}), found again in the object table: nothing allocated per map. */

@@ -51,6 +51,20 @@ class TypeDictionaryTest {
         assertEquals(new Local(5, 6L), m.materialize(Local.class));
     }
 
+    /**
+     * The process-wide limit bounds the types interned in this JVM, not how often a known one is learned again: a
+     * server whose clients reconnect (each connection's dictionary learns the same types), or a program opening
+     * many stored files of one type, must not run out of it.
+     */
+    @Test
+    void learningAKnownTypeAgainAndAgainDoesNotUseUpTheProcessLimit() {
+        String d = "struct{p:i32;q:i64;zz_learned_again:i64}";
+        long fp = new TypeDictionary().learn(d);
+        for (int i = 0; i < TypeDictionary.MAX_LEARNED_TYPES + 10; i++) {
+            assertEquals(fp, new TypeDictionary().learn(d), "learned again, time " + i);
+        }
+    }
+
     @Test
     void describeThenLearnRoundTrips() {
         List<String> ds = TypeDictionary.describe(FingerprintVectorsTest.Drawing.class);

@@ -16,7 +16,10 @@ import java.util.concurrent.TimeUnit;
  * missing.
  */
 final class CMmapScan {
-    /** The program: {@code scan FILE REPS}; prints {@code max M} and then one {@code ns T} line per repetition. */
+    /**
+     * The program: {@code scan FILE REPS [first]}; prints {@code max M} (with {@code first}: the file's first int,
+     * read after open + mmap, then munmap + close) and then one {@code ns T} line per repetition.
+     */
     static final String SOURCE = """
             #define _POSIX_C_SOURCE 200809L
             #include <fcntl.h>
@@ -52,15 +55,30 @@ final class CMmapScan {
                 return max;
             }
 
+            /* Open, map, read the first int, unmap, close: opening a small file to read one field. */
+            static int32_t first(const char *path) {
+                int fd = open(path, O_RDONLY);
+                if (fd < 0) { perror("open"); exit(2); }
+                struct stat st;
+                if (fstat(fd, &st) != 0) { perror("fstat"); exit(2); }
+                const volatile int32_t *p = mmap(NULL, (size_t) st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+                if (p == MAP_FAILED) { perror("mmap"); exit(2); }
+                int32_t v = p[0];
+                munmap((void *) p, (size_t) st.st_size);
+                close(fd);
+                return v;
+            }
+
             int main(int argc, char **argv) {
-                if (argc != 3) { fprintf(stderr, "usage: scan FILE REPS\\n"); return 2; }
+                if (argc != 3 && argc != 4) { fprintf(stderr, "usage: scan FILE REPS [first]\\n"); return 2; }
                 long reps = atol(argv[2]);
+                int32_t (*op)(const char *) = argc == 4 && argv[3][0] == 'f' ? first : scan;
                 int32_t max = 0;
-                for (int i = 0; i < 3; i++) max = scan(argv[1]); /* warm-up */
+                for (int i = 0; i < 3; i++) max = op(argv[1]); /* warm-up */
                 printf("max %d\\n", (int) max);
                 for (long r = 0; r < reps; r++) {
                     long long t0 = now_ns();
-                    int32_t m = scan(argv[1]);
+                    int32_t m = op(argv[1]);
                     long long t1 = now_ns();
                     if (m != max) { fprintf(stderr, "max changed\\n"); return 3; }
                     printf("ns %lld\\n", t1 - t0);
@@ -134,7 +152,14 @@ final class CMmapScan {
 
     /** Runs the program on {@code file}, {@code reps} timed repetitions after three untimed ones. */
     Result run(Path file, int reps) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(binary.toString(), file.toString(), Integer.toString(reps)).redirectErrorStream(true).start();
+        return run(file, reps, false);
+    }
+
+    /** As {@link #run(Path, int)}; {@code first}: open, map, read the first int, unmap and close instead of a scan. */
+    Result run(Path file, int reps, boolean first) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(binary.toString(), file.toString(), Integer.toString(reps)));
+        if (first) command.add("first");
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!p.waitFor(120, TimeUnit.SECONDS)) {
             p.destroyForcibly();

@@ -36,10 +36,13 @@ import java.util.stream.Stream;
  * 16 million calls per scan, so it is timed on a prefix of the file and scaled (reported as extrapolated).
  */
 public final class FileBench {
-    public static final List<String> SCAN_VARIANTS = List.of("dis", "dis-buffered", "mapped-bytebuffer", "verbatim", "c-mmap");
+    public static final List<String> SCAN_VARIANTS = List.of("dis", "dis-buffered", "mapped-bytebuffer", "verbatim", "verbatim-load",
+            "c-mmap");
     static final int SMALL = 1 << 20;
     static final int LARGE = 64 << 20;
     static final int LIST = 1_000_000;
+    /** The small file of {@code open-4KiB}: a stored int[] whose graph file is at most 4 KiB (one page). */
+    static final int SMALL_FILE_INTS = 990;
 
     private FileBench() {}
 
@@ -87,6 +90,8 @@ public final class FileBench {
             err.println("verbatim bench file: writing the files to " + dir + " ...");
             ScanFiles small = ScanFiles.create(dir, "scan-1MiB", SMALL, 9);
             ScanFiles large = ScanFiles.create(dir, "scan-64MiB", LARGE, 64);
+            ScanFiles page = ScanFiles.create(dir, "open-4KiB", SMALL_FILE_INTS * Integer.BYTES, 4);
+            if (Files.size(page.graph()) > 4096) throw new IllegalStateException("the open-4KiB file has " + Files.size(page.graph()) + " bytes");
             err.printf(Locale.ROOT, "  scan files %.1f s%n", (System.nanoTime() - start) / 1e9);
             StoredList list = StoredList.create(dir, LIST);
             err.printf(Locale.ROOT, "  list files %.1f s%n", (System.nanoTime() - start) / 1e9);
@@ -95,6 +100,7 @@ public final class FileBench {
 
             err.printf(Locale.ROOT, "verbatim bench file: %.1f s; checking that every variant finds the same answers ...%n", (System.nanoTime() - start) / 1e9);
             String problem = verify(small, large, prefix / 4, list, c);
+            if (problem == null) problem = verifyFirst(page, c);
             if (problem != null) {
                 err.println("verbatim bench file: CHECK FAILED: " + problem);
                 return 1;
@@ -107,6 +113,7 @@ public final class FileBench {
             cases.add(scan(harness, slow, "scan-64MiB", large, prefix / 4, c, quick ? 10 : 30, err));
             cases.add(open(harness, "array-1MiB/open", small.graph()));
             cases.add(open(harness, "array-64MiB/open", large.graph()));
+            cases.add(openSmall(harness, page, c, quick ? 2_000 : 20_000));
             cases.addAll(list(harness, slow, list, err));
             Run run = new Run(harness.settings(), cases, c == null ? null : c.compiler(), (System.nanoTime() - start) / 1e9);
             return new SuiteArgs(quick, json, null).finish("file", o -> FileReport.printJson(run, o),
@@ -124,6 +131,7 @@ public final class FileBench {
             found.put("dis-buffered", Scans.disBuffered(f.raw(), f.ints()));
             found.put("mapped-bytebuffer", Scans.mappedByteBuffer(f.raw()));
             found.put("verbatim", Scans.verbatim(f.graph()));
+            found.put("verbatim-load", Scans.verbatimLoad(f.graph()));
             if (c != null) found.put("c-mmap", c.run(f.raw(), 1).max());
             for (Map.Entry<String, Integer> e : found.entrySet()) {
                 if (e.getValue() != f.max()) return e.getKey() + " found " + e.getValue() + " in " + f.raw().getFileName() + ", the maximum is " + f.max();
@@ -145,6 +153,45 @@ public final class FileBench {
         return null;
     }
 
+    /** The small file read three ways (load, open, C) must give the same first element / first word. */
+    private static String verifyFirst(ScanFiles page, CMmapScan c) throws Exception {
+        int first = Scans.loadFirst(page.graph());
+        if (Scans.openFirst(page.graph()) != first) return "open and load read different first elements of " + page.graph();
+        if (c != null) {
+            int word;
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(page.graph())) {
+                java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                ch.read(b, 0);
+                word = b.getInt(0);
+            }
+            if (c.run(page.graph(), 1, true).max() != word) return "the C open-4KiB read the wrong first word";
+        }
+        return null;
+    }
+
+    /**
+     * {@code open-4KiB} (issue 18): open a 4 KiB graph file, validate it, read one element, close. {@code verbatim}:
+     * {@link WireFile#open}, which maps it and so pays the JDK's revocation of a shared arena at close;
+     * {@code verbatim-load}: {@link WireFile#load}, the way to open a small file (one read, nothing to revoke);
+     * {@code c-mmap}: open, mmap, read a word, munmap, close.
+     */
+    private static Case openSmall(BatchHarness h, ScanFiles page, CMmapScan c, int cReps) throws Exception {
+        Map<String, Figure> m = new LinkedHashMap<>();
+        m.put("verbatim", Figure.of(h.measure("open-4KiB/verbatim", (n, bh) -> {
+            for (int i = 0; i < n; i++) bh.consume(Scans.openFirst(page.graph()));
+        }), 1e3, null));
+        m.put("verbatim-load", Figure.of(h.measure("open-4KiB/verbatim-load", (n, bh) -> {
+            for (int i = 0; i < n; i++) bh.consume(Scans.loadFirst(page.graph()));
+        }), 1e3, null));
+        if (c == null) {
+            m.put("c-mmap", Figure.missing("no C compiler (cc, gcc, clang) on this machine"));
+        } else {
+            CMmapScan.Result r = c.run(page.graph(), cReps, true);
+            m.put("c-mmap", new Figure(r.median() / 1e3, r.relativeSpread(), Double.NaN, true, null));
+        }
+        return new Case("open-4KiB", "µs", m);
+    }
+
     private static Case scan(BatchHarness h, BatchHarness slow, String name, ScanFiles f, int disInts, CMmapScan c, int cReps, PrintStream err)
             throws Exception {
         err.print("  " + name + ":");
@@ -162,6 +209,9 @@ public final class FileBench {
         }), 1e6, null));
         m.put("verbatim", Figure.of(measure(h, name + "/verbatim", err, (n, bh) -> {
             for (int i = 0; i < n; i++) bh.consume(Scans.verbatim(f.graph()));
+        }), 1e6, null));
+        m.put("verbatim-load", Figure.of(measure(h, name + "/verbatim-load", err, (n, bh) -> {
+            for (int i = 0; i < n; i++) bh.consume(Scans.verbatimLoad(f.graph()));
         }), 1e6, null));
         if (c == null) {
             m.put("c-mmap", Figure.missing("no C compiler (cc, gcc, clang) on this machine"));

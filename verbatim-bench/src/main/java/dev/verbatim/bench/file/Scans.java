@@ -66,13 +66,31 @@ final class Scans {
     /** Verbatim: open the graph file (map + validate), read the root {@code int[]} in place, close (unmap). */
     static int verbatim(Path graph) throws IOException {
         try (WireFile f = WireFile.open(graph)) {
-            ArrayView.OfInt a = f.view(ArrayView.OfInt.class);
-            int max = Integer.MIN_VALUE;
-            for (int i = 0, n = a.length(); i < n; i++) {
-                int x = a.get(i);
-                if (x > max) max = x;
-            }
-            return max;
+            return max(f);
+        }
+    }
+
+    /** Verbatim: load the graph file (read into the heap + validate), read the root {@code int[]} there, close. */
+    static int verbatimLoad(Path graph) throws IOException {
+        try (WireFile f = WireFile.load(graph)) {
+            return max(f);
+        }
+    }
+
+    private static int max(WireFile f) {
+        ArrayView.OfInt a = f.view(ArrayView.OfInt.class);
+        int max = Integer.MIN_VALUE;
+        for (int i = 0, n = a.length(); i < n; i++) {
+            int x = a.get(i);
+            if (x > max) max = x;
+        }
+        return max;
+    }
+
+    /** {@link WireFile#load} (read into the heap, validate), read the first element of a stored int array; close. */
+    static int loadFirst(Path graph) throws IOException {
+        try (WireFile f = WireFile.load(graph)) {
+            return f.view(ArrayView.OfInt.class).get(0);
         }
     }
 

@@ -49,6 +49,24 @@ public final class Plots {
         }
     }
 
+    /**
+     * A log time axis on the left of the panel at ({@code x0}, {@code y0}), {@code w} by {@code h}: a light
+     * line across and a time label at every power of ten from 10^{@code ly0} to 10^{@code ly1}, placed by
+     * {@code py} (a time to its y).
+     */
+    public static void logTimeGrid(Graphics2D g, int x0, int w, double ly0, double ly1, java.util.function.DoubleUnaryOperator py) {
+        g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+        java.awt.FontMetrics fm = g.getFontMetrics();
+        for (int e = (int) ly0; e <= (int) ly1; e++) {
+            int yy = (int) Math.round(py.applyAsDouble(Math.pow(10, e)));
+            g.setColor(new Color(0xdddddd));
+            g.drawLine(x0 + 1, yy, x0 + w - 1, yy);
+            g.setColor(Color.BLACK);
+            String t = timeLabel(Math.pow(10, e));
+            g.drawString(t, x0 - 8 - fm.stringWidth(t), yy + 4);
+        }
+    }
+
     /** A time for an axis: {@code 500 ns}, {@code 12 us}, {@code 3 ms}. */
     public static String timeLabel(double ns) {
         return axisLabel(ns, "ns", "us", "ms");

@@ -1,5 +1,5 @@
 /**
- * The harness under every {@code verbatim bench} suite (wire, transport, rpc, file): how figures are
+ * The harness under every {@code verbatim bench} suite (wire, transport, rpc, objects, file): how figures are
  * measured, summarised and printed, so that each suite is only its bench class, its contenders, its
  * report and its plot.
  *
@@ -16,7 +16,8 @@
  *       on a {@link dev.verbatim.bench.harness.Medium}, its two processes a
  *       {@link dev.verbatim.bench.harness.TurnSides}.
  *   <li>Taking turns: {@link dev.verbatim.bench.harness.Turns} (rotation, settle, pause of a
- *       spinning pong), figures per turn in a {@link dev.verbatim.bench.harness.LatencyHistogram},
+ *       spinning pong), a turn of timed calls {@link dev.verbatim.bench.harness.CallLoop} (the objects
+ *       suite's), figures per turn in a {@link dev.verbatim.bench.harness.LatencyHistogram},
  *       the measuring thread's CPU share from {@link dev.verbatim.bench.harness.ThreadCpu}.
  * </ul>
  *

@@ -13,6 +13,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCalls;
+import io.grpc.stub.StreamObserver;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -24,6 +25,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
@@ -37,7 +39,9 @@ import java.util.function.UnaryOperator;
  * do not block); the client calls through {@link ClientCalls#blockingUnaryCall}, whose replies are
  * handled on the calling thread. Cases: {@code null} (an empty request and reply),
  * {@code ints4} (16 bytes in, 4 out) and {@code bytes-8192} (8192 in, 8 out); a remote reference
- * has no meaning in gRPC, and the list would need a serializer of our choosing (not gRPC's cost).
+ * has no meaning in gRPC, and the list would need a serializer of our choosing (not gRPC's cost). The
+ * throughput cases ({@code throughput-C}, plaintext only) keep C null calls in flight on the one channel
+ * through the async stub ({@link ClientCalls#asyncUnaryCall}, replies completing on Netty's event loop).
  */
 final class GrpcContender implements RpcContender {
     static final String PORT = "port";
@@ -133,7 +137,14 @@ final class GrpcContender implements RpcContender {
 
     @Override
     public Set<RpcCase> cases() {
-        return tls ? EnumSet.of(RpcCase.NULL, RpcCase.BYTES_8192) : EnumSet.of(RpcCase.NULL, RpcCase.INTS4, RpcCase.BYTES_8192);
+        return tls ? EnumSet.of(RpcCase.NULL, RpcCase.BYTES_8192) : EnumSet.of(RpcCase.NULL, RpcCase.INTS4, RpcCase.BYTES_8192,
+                RpcCase.THROUGHPUT_1, RpcCase.THROUGHPUT_16, RpcCase.THROUGHPUT_256);
+    }
+
+    /** The throughput cases with the async stub: C calls in flight on the one channel. */
+    @Override
+    public Callers callers() {
+        return Callers.ASYNC;
     }
 
     @Override
@@ -217,6 +228,34 @@ final class GrpcContender implements RpcContender {
                         };
                     }
                     default -> throw new IllegalArgumentException("grpc has no " + c.key() + " case");
+                };
+            }
+
+            /** The null call through the async stub ({@link ClientCalls#asyncUnaryCall}), its reply on a Netty thread. */
+            @Override
+            public AsyncCall asyncCall(RpcCase c) {
+                if (c != RpcCase.NULL) {
+                    throw new IllegalArgumentException("no asynchronous " + c.key() + " call");
+                }
+                return seq -> {
+                    CompletableFuture<Long> f = new CompletableFuture<>();
+                    ClientCalls.asyncUnaryCall(channel.newCall(NULL, CallOptions.DEFAULT), EMPTY, new StreamObserver<>() {
+                        @Override
+                        public void onNext(byte[] r) {
+                            f.complete(r.length == 0 ? 0L : -1L);
+                        }
+
+                        @Override
+                        public void onError(Throwable t) {
+                            f.completeExceptionally(t);
+                        }
+
+                        @Override
+                        public void onCompleted() {
+                            f.complete(-1L); // no reply value: a wrong result unless onNext came first
+                        }
+                    });
+                    return f;
                 };
             }
 

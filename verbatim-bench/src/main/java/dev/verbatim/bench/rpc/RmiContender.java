@@ -237,6 +237,7 @@ final class RmiContender implements RpcContender {
                             return service.list(head);
                         };
                     }
+                    default -> throw new IllegalArgumentException("no " + c.key() + " call: the throughput cases make the null call");
                 };
             }
 

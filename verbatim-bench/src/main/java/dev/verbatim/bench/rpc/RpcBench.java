@@ -22,6 +22,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -69,11 +73,23 @@ public final class RpcBench {
      */
     public record Result(String id, String name, Medium medium, Set<Medium> shownIn, boolean spins,
                          Map<RpcCase, List<LatencyHistogram>> byCase, Map<RpcCase, Double> cpu, String error,
-                         Map<Medium, String> names) {
-        /** A result shown under its own name wherever it is shown. */
+                         Map<Medium, String> names, Map<RpcCase, List<Double>> rates) {
+        /** A result shown under its own name wherever it is shown, without throughput cases. */
         public Result(String id, String name, Medium medium, Set<Medium> shownIn, boolean spins,
                       Map<RpcCase, List<LatencyHistogram>> byCase, Map<RpcCase, Double> cpu, String error) {
             this(id, name, medium, shownIn, spins, byCase, cpu, error, Map.of());
+        }
+
+        /** A result without throughput cases. */
+        public Result(String id, String name, Medium medium, Set<Medium> shownIn, boolean spins,
+                      Map<RpcCase, List<LatencyHistogram>> byCase, Map<RpcCase, Double> cpu, String error,
+                      Map<Medium, String> names) {
+            this(id, name, medium, shownIn, spins, byCase, cpu, error, names, Map.of());
+        }
+
+        /** One figure per turn of throughput case {@code c}: its calls per second, in round order. */
+        public double[] rates(RpcCase c) {
+            return rates.getOrDefault(c, List.of()).stream().mapToDouble(Double::doubleValue).toArray();
         }
 
         /** Its column and JSON key in {@code m}'s tables ({@link RpcContender#nameIn}). */
@@ -124,19 +140,41 @@ public final class RpcBench {
     record Plan(boolean quick, int rounds, long warmMillis, long measureMillis, boolean longFirstTurn) {
         /** A turn of case {@code c} in round {@code round}; {@code first}: the contender's first case. */
         RpcPeer.Step step(RpcCase c, int round, boolean first) {
+            if (c.isThroughput()) { // at C = 256 a call takes 256 round trips' time: longer windows than one call's
+                long warm = Math.max(warmMillis, throughputWarmMillis(quick)) + (round == 0 && longFirstTurn ? RpcBench.warmMillis(quick) : 0);
+                return new RpcPeer.Step(c, warm, 0, warm, Math.max(measureMillis, throughputMeasureMillis(quick)));
+            }
             return round == 0 && longFirstTurn ? firstStep(c, quick, first, measureMillis)
                     : new RpcPeer.Step(c, warmMillis, 0, warmMillis, measureMillis);
         }
     }
 
     /**
-     * The run's turns: full 21 rounds of 120 ms after 30 ms of warm-up; quick 5 rounds of 60 ms after
-     * 20 ms (so {@code --quick} stays under a minute). Odd counts: a figure is one turn's. A turn's
-     * warm-up also lets the spin of the previous contender's idle threads run out.
+     * The run's turns: full 21 rounds of 120 ms after 30 ms of warm-up; quick 3 rounds of 60 ms after
+     * 20 ms (5 rounds until issue 18 added the throughput cases and four contenders, some 100 more turns:
+     * {@code --quick} must stay under 90 s). Odd counts: a figure is one turn's. A turn's warm-up also lets
+     * the spin of the previous contender's idle threads run out.
      */
     static Plan plan(boolean quick) {
-        return quick ? new Plan(true, 5, 20, 60, true) : new Plan(false, 21, 30, 120, true);
+        return quick ? new Plan(true, QUICK_ROUNDS, 20, 60, true) : new Plan(false, 21, 30, 120, true);
     }
+
+    /**
+     * A throughput turn's warm-up and window at least (ms): quick 100 and 200, full 200 and 500. With C calls in
+     * flight a call takes C round trips' time (256 x 50 us = 13 ms for gRPC on a quiet host, 100 times that on a
+     * loaded one): the window must hold many calls' time, and the warm-up must fill the pipeline. A case's first
+     * turn warms up {@link #warmMillis} longer (the JIT: the async paths are new to it).
+     */
+    static long throughputWarmMillis(boolean quick) {
+        return quick ? 100 : 200;
+    }
+
+    static long throughputMeasureMillis(boolean quick) {
+        return quick ? 200 : 500;
+    }
+
+    /** The rounds of a quick run. */
+    static final int QUICK_ROUNDS = 3;
 
     /** Warm-up time of a case's first turn (ms); a contender's first case warms up longer (the JIT). */
     static long warmMillis(boolean quick) {
@@ -235,6 +273,7 @@ public final class RpcBench {
         final RpcContender c;
         final Map<RpcCase, List<LatencyHistogram>> byCase = new EnumMap<>(RpcCase.class);
         final Map<RpcCase, List<Double>> cpu = new EnumMap<>(RpcCase.class);
+        final Map<RpcCase, List<Double>> rates = new EnumMap<>(RpcCase.class);
 
         Live(RpcContender c) {
             super(RpcContenders.id(c));
@@ -258,7 +297,7 @@ public final class RpcBench {
             Map<Medium, String> names = new EnumMap<>(Medium.class);
             c.shownIn().forEach(m -> names.put(m, c.nameIn(m)));
             return new Result(id, c.name(), c.medium(), c.shownIn(), c.spins(), byCase,
-                    meanShares(cpu, new EnumMap<>(RpcCase.class)), error, names);
+                    meanShares(cpu, new EnumMap<>(RpcCase.class)), error, names, rates);
         }
     }
 
@@ -277,20 +316,10 @@ public final class RpcBench {
         RunPki pki = RunPki.forRun(contenders, base); // the tls contenders' certificates, once per run
         List<Live> all = new ArrayList<>();
         for (RpcContender c : contenders) {
-            Live l = new Live(c);
-            all.add(l);
-            err.printf(Locale.ROOT, "verbatim bench rpc: %s: starting ...%n", l.id);
-            try {
-                l.dir = ScratchDir.sessionDir(base, l.id);
-                Map<String, String> common = common(l.dir, deadline);
-                pki.addTo(c, common);
-                l.start(c, RpcPeer.class, "server", "client", common, READY_TIMEOUT);
-                l.pause();
-            } catch (Exception e) {
-                l.fail(e, err);
-            }
+            all.add(new Live(c));
         }
         try {
+            startAll(all, base, deadline, pki, err);
             Live previous = null;
             for (RpcCase rc : RpcCase.values()) {
                 List<Live> having = all.stream().filter(l -> l.c.cases().contains(rc)).toList();
@@ -314,16 +343,19 @@ public final class RpcBench {
                                     Math.max(step.warmMillis(), step.maxWarmMillis()) + step.measureMillis() + 30_000)).getLast());
                             l.trips = Long.parseLong(m.get("trips"));
                             LatencyHistogram h = LatencyHistogram.decode(m.get("hist"));
-                            if (h.count() == 0) {
+                            if (h.count() == 0 && !rc.isThroughput()) { // a throughput window may see none complete (rate 0)
                                 throw new IllegalStateException(rc.key() + ": a turn without calls");
                             }
                             l.byCase.computeIfAbsent(rc, k -> new ArrayList<>()).add(h);
                             l.cpu.computeIfAbsent(rc, k -> new ArrayList<>()).add(Double.parseDouble(m.get("cpu")));
+                            if (rc.isThroughput()) {
+                                l.rates.computeIfAbsent(rc, k -> new ArrayList<>()).add(Double.parseDouble(m.get("rate")));
+                            }
                             if (TRACE) {
                                 err.printf(Locale.ROOT, "  %-13s %-10s round %2d  settle %4d ms  warm %6s calls in %5s ms"
-                                                + "  %7d calls  p50 %9.0f ns  p99 %9.0f ns  cpu %s%n", l.id, rc.key(), round,
+                                                + "  %7d calls  p50 %9.0f ns  p99 %9.0f ns  cpu or calls/s %s%n", l.id, rc.key(), round,
                                         settled, m.get("warm"), m.get("warmMs"), h.count(), h.quantile(0.5),
-                                        h.quantile(0.99), m.get("cpu"));
+                                        h.quantile(0.99), m.getOrDefault("rate", m.get("cpu")));
                             }
                             l.pause();
                         } catch (Exception e) {
@@ -348,6 +380,43 @@ public final class RpcBench {
             all.forEach(Live::close);
         }
         return all.stream().map(Live::result).toList();
+    }
+
+    /** How many contenders start at once (a JVM's start is mostly one thread: two overlap on this 2-CPU host). */
+    static final int STARTERS = 2;
+
+    /**
+     * Starts every contender's server and client, {@value #STARTERS} contenders at a time (a spinning server
+     * paused at once); a contender that fails to start is marked failed. Returns when all are up or failed.
+     */
+    private static void startAll(List<Live> all, Path base, long deadline, RunPki pki, PrintStream err) {
+        try (ExecutorService starters = Executors.newFixedThreadPool(STARTERS)) {
+            List<Future<?>> started = new ArrayList<>();
+            for (Live l : all) {
+                started.add(starters.submit(() -> {
+                    err.printf(Locale.ROOT, "verbatim bench rpc: %s: starting ...%n", l.id);
+                    try {
+                        l.dir = ScratchDir.sessionDir(base, l.id);
+                        Map<String, String> common = common(l.dir, deadline);
+                        pki.addTo(l.c, common);
+                        l.start(l.c, RpcPeer.class, "server", "client", common, READY_TIMEOUT);
+                        l.pause();
+                    } catch (Exception e) {
+                        l.fail(e, err);
+                    }
+                }));
+            }
+            for (Future<?> f : started) {
+                try {
+                    f.get();
+                } catch (ExecutionException e) {
+                    throw new IllegalStateException(e.getCause()); // start catches what a contender throws
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while the contenders started", e);
+                }
+            }
+        }
     }
 
     /** For running the suite without the CLI: {@code [--quick] [--json] [--plot PATH]}. */

@@ -27,7 +27,12 @@ import java.util.NoSuchElementException;
  *   <tr><td>{@code list-128}</td><td>{@code long list(ListNode head)}</td>
  *       <td>{@link #list() Graphs.list(128)} with {@code head.value = (int) seq}</td>
  *       <td>the sum of every node's value ({@link Graphs#touch(ListNode)}): the server reads the whole list</td></tr>
+ *   <tr><td>{@code throughput-C}</td><td>{@code void nullCall()}</td><td>none: the null call, made by
+ *       {@link #callers() C} callers at once on one proxy ({@link Throughput})</td><td>nothing (0)</td></tr>
  * </table>
+ *
+ * <p>The throughput cases ({@link #isThroughput()}) measure calls per second, not a round trip: their
+ * contenders make the {@link #call() null call} from C threads, or keep C asynchronous calls in flight.
  *
  * <p>A contender that measures a case returns {@link #expected(long)}; the harness compares it after
  * each call, outside the timed region. The {@code floor} sends {@link #floorBytes()} bytes and gets a
@@ -38,7 +43,10 @@ public enum RpcCase {
     INTS4("ints4", 16),
     REMOTE_ARG("remote-arg", 16),
     BYTES_8192("bytes-8192", 8192),
-    LIST_128("list-128", -1);
+    LIST_128("list-128", -1),
+    THROUGHPUT_1("throughput-1", 8),
+    THROUGHPUT_16("throughput-16", 8),
+    THROUGHPUT_256("throughput-256", 8);
 
     /** The argument size of {@link #BYTES_8192}. */
     public static final int BYTES = 8192;
@@ -84,6 +92,26 @@ public enum RpcCase {
         static final int BYTES = Math.toIntExact(32 + 8 + ((new WireWriter().sizeOf(list()) + 7) & ~7L));
     }
 
+    /** Whether this case measures calls per second with {@link #callers()} callers at once (issue 18 §2). */
+    public boolean isThroughput() {
+        return callers() > 0;
+    }
+
+    /** The concurrent callers of a throughput case (1, 16, 256); 0 for the round-trip cases. */
+    public int callers() {
+        return switch (this) {
+            case THROUGHPUT_1 -> 1;
+            case THROUGHPUT_16 -> 16;
+            case THROUGHPUT_256 -> 256;
+            default -> 0;
+        };
+    }
+
+    /** The call a contender prepares for this case: the throughput cases make the {@link #NULL} call, the others their own. */
+    public RpcCase call() {
+        return isThroughput() ? NULL : this;
+    }
+
     /** The case of {@code key}. */
     public static RpcCase of(String key) {
         for (RpcCase c : values()) {
@@ -97,7 +125,7 @@ public enum RpcCase {
     /** What call {@code seq} of this case returns. */
     public long expected(long seq) {
         return switch (this) {
-            case NULL -> 0;
+            case NULL, THROUGHPUT_1, THROUGHPUT_16, THROUGHPUT_256 -> 0;
             case INTS4 -> {
                 int a = (int) seq;
                 yield a + (a + 1) + (a + 2) + (a + 3);

@@ -56,6 +56,19 @@ public interface RpcContender extends Contender {
         return false;
     }
 
+    /** How a contender's client makes a throughput case's C concurrent calls ({@link Throughput}). */
+    enum Callers {
+        /** C threads, each making one call after another through the same {@link Call} (it must be thread-safe). */
+        THREADS,
+        /** One thread keeping C asynchronous calls in flight through {@link Client#asyncCall}. */
+        ASYNC
+    }
+
+    /** How its client makes the throughput cases' concurrent calls: C threads by default. */
+    default Callers callers() {
+        return Callers.THREADS;
+    }
+
     /**
      * Sets up the server side (listens, exports the service) and {@linkplain Session#publish
      * publishes} what the client needs (a port); runs first, in its own process.
@@ -79,10 +92,24 @@ public interface RpcContender extends Contender {
         void close() throws IOException;
     }
 
-    /** The client side. One thread. */
+    /**
+     * The client side, used by one thread, except the {@link Call} of the null call: the throughput
+     * cases make it from C threads at once ({@link Callers#THREADS}).
+     */
     interface Client extends AutoCloseable {
-        /** Prepares the calls of {@code c} (one of {@link #cases()}): arguments, stubs, exported objects. */
+        /**
+         * Prepares the calls of {@code c} (one of {@link #cases()}, or {@link RpcCase#NULL} for the
+         * throughput cases, {@link RpcCase#call()}): arguments, stubs, exported objects.
+         */
         Call call(RpcCase c) throws Exception;
+
+        /**
+         * The asynchronous form of {@code c}'s call, for a contender whose {@link #callers()} is
+         * {@link Callers#ASYNC} ({@code c} the {@link RpcCase#NULL} call of the throughput cases).
+         */
+        default AsyncCall asyncCall(RpcCase c) throws Exception {
+            throw new UnsupportedOperationException("no asynchronous " + c.key() + " call");
+        }
 
         /** Ends the run: a server whose {@link Server#serve()} runs until the client closed returns. */
         @Override
@@ -97,5 +124,12 @@ public interface RpcContender extends Contender {
          * service's result as a long ({@link RpcCase#expected(long)}), without checking it.
          */
         long call(long seq) throws Exception;
+    }
+
+    /** One asynchronous call of one case; the future may complete on any thread. */
+    @FunctionalInterface
+    interface AsyncCall {
+        /** Starts call number {@code seq}; the future completes with the service's result as a long, unchecked. */
+        java.util.concurrent.CompletableFuture<Long> call(long seq);
     }
 }

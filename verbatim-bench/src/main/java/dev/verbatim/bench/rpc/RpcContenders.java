@@ -27,12 +27,17 @@ public final class RpcContenders {
                 new VerbatimRpcContender(Medium.SHM, VerbatimRpcContender.Variant.PLAIN),
                 new VerbatimRpcContender(Medium.SHM, VerbatimRpcContender.Variant.COPY),
                 new VerbatimRpcContender(Medium.SHM, VerbatimRpcContender.Variant.JOS),
+                new VerbatimRpcContender(Medium.SHM, VerbatimRpcContender.Variant.FORY),
+                new VerbatimRpcContender(Medium.SHM, VerbatimRpcContender.Variant.KRYO),
+                new VerbatimRpcContender(Medium.SHM, VerbatimRpcContender.Variant.ASYNC),
                 new PingPongRpc("shm/aeron", EnumSet.of(NULL, INTS4)),
                 new PingPongRpc("tcp/floor", EnumSet.of(NULL, INTS4, REMOTE_ARG, BYTES_8192)),
                 new VerbatimRpcContender(Medium.TCP, VerbatimRpcContender.Variant.PLAIN),
+                new VerbatimRpcContender(Medium.TCP, VerbatimRpcContender.Variant.ASYNC),
                 new RmiContender(),
                 new GrpcContender(),
                 new VerbatimRpcContender(Medium.TLS, VerbatimRpcContender.Variant.PLAIN),
+                new TlsEngineFloor(),
                 new GrpcContender(true)
         );
     }

@@ -8,6 +8,7 @@ import dev.verbatim.bench.harness.ThreadCpu;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The main class of the rpc suite's child processes: {@code RpcPeer ROLE CONTENDER-ID key=value...},
@@ -21,7 +22,9 @@ import java.util.Map;
  *     CALLS case warmMs warmCalls maxWarmMs measureMs   one turn: warm-up, then every call timed:
  *              VB CALLS case=K calls=N cpu=C warm=W warmMs=T trips=S hist=H
  *                       (H a {@link LatencyHistogram#encode()}, C the measuring thread's CPU share while
- *                       recording, W calls of warm-up in T ms, S the calls made so far)
+ *                       recording, W calls of warm-up in T ms, S the calls made so far);
+ *              a throughput case ({@link RpcCase#isThroughput()}, {@link Throughput}) adds rate=R, the
+ *              calls per second of its C callers (C NaN, W 0, H the round trips of the window's calls)
  *     NUDGE    one more call (of its first case): VB NUDGED trips=S (to pause a spinning server)
  *     STOP     closes; DONE
  * </pre>
@@ -82,6 +85,14 @@ public final class RpcPeer {
                             continue;
                         }
                         Step step = Step.parse(cmd);
+                        if (step.rpcCase().isThroughput()) {
+                            Throughput.Load load = load(c, client, calls, step, seq);
+                            ChildMain.say(String.format(Locale.ROOT,
+                                    "CALLS case=%s calls=%d cpu=NaN warm=0 warmMs=%d trips=%d rate=%.1f hist=%s",
+                                    step.rpcCase().key(), load.calls(), step.warmMillis(), seq[0], load.perSecond(),
+                                    load.h().encode()));
+                            continue;
+                        }
                         RpcContender.Call call = prepared(calls, client, step.rpcCase());
                         long[] warm = new long[2];
                         double cpu = measure(call, step, seq, h, warm);
@@ -92,6 +103,31 @@ public final class RpcPeer {
                 }
             }
             default -> throw new IllegalArgumentException("unknown role " + role);
+        }
+    }
+
+    /** The asynchronous null call, prepared at the first throughput turn of an {@link RpcContender.Callers#ASYNC} contender. */
+    private static RpcContender.AsyncCall asyncCall;
+
+    /**
+     * One turn of a throughput case: the step's warm-up (a case's first turn: its long one), then its
+     * measuring time, with C callers as the contender makes them ({@link Throughput}).
+     */
+    private static Throughput.Load load(RpcContender c, RpcContender.Client client, Map<RpcCase, RpcContender.Call> calls,
+                                        Step step, long[] seq) throws Exception {
+        RpcCase rc = step.rpcCase();
+        AtomicLong sq = new AtomicLong(seq[0]);
+        try {
+            if (c.callers() == RpcContender.Callers.ASYNC) {
+                if (asyncCall == null) {
+                    asyncCall = client.asyncCall(rc.call());
+                }
+                return Throughput.async(asyncCall, rc, rc.callers(), step.warmMillis(), step.measureMillis(), sq);
+            }
+            return Throughput.threads(prepared(calls, client, rc.call()), rc, rc.callers(), step.warmMillis(),
+                    step.measureMillis(), sq);
+        } finally {
+            seq[0] = sq.get();
         }
     }
 

@@ -34,7 +34,10 @@ import static dev.verbatim.bench.harness.Target.orMissing;
  * {@code floor}, {@code verbatim}, and where measured {@code rmi}, {@code grpc}, {@code aeron}),
  * {@code shm/null/p99} (ns, the same keys), {@code shm/bytes-8192} (MB/s of argument bytes; results
  * {@code floor}, {@code verbatim}) and {@code shm/list-128} (p50, ns; results {@code verbatim},
- * {@code jos}, and {@code floor}: the transport moving the bytes of Verbatim's call); issue #17's {@code tls/null} (p50, ns;
+ * {@code jos}, issue 18's {@code fory} and {@code kryo}, and {@code floor}: the transport moving the bytes of
+ * Verbatim's call); issue 18's {@code shm/throughput-C} and {@code tcp/throughput-C} for C = 1, 16, 256
+ * (unit {@code calls/s}; results {@code verbatim}, {@code verbatim-async}, {@code grpc}, {@code rmi}; no
+ * ratios), after the others; issue #17's {@code tls/null} (p50, ns;
  * results {@code verbatim} over TLS, {@code verbatim-plain} the plaintext tcp one in the same rounds, {@code grpc}
  * with TLS) and {@code tls/bytes-8192} (MB/s; {@code verbatim}, {@code verbatim-plain}); {@code cpu} only for contenders whose client spins. The tables show more (every
  * case over both media, every contender that measured it). Then one line per target:
@@ -51,8 +54,17 @@ final class RpcReport {
     static final String RMI = "rmi";
     static final String GRPC = "grpc";
     static final String AERON = "aeron";
+    static final String FORY = "fory";
+    static final String KRYO = "kryo";
+    static final String VERBATIM_ASYNC = "verbatim-async";
+    /** The result keys of the throughput cases (issue 18 §2; verbatim-async beside them). */
+    static final Set<String> THROUGHPUT_KEYS = Set.of(VERBATIM, VERBATIM_ASYNC, GRPC, RMI);
+    /** The throughput cases' unit. */
+    static final String PER_SECOND = "calls/s";
     /** The plaintext tcp Verbatim in the tls tables. */
     static final String VERBATIM_PLAIN = VerbatimRpcContender.PLAIN_NAME;
+    /** The JDK's SSLEngine alone doing a TLS null call's four record operations ({@link TlsEngineFloor}). */
+    static final String ENGINE = TlsEngineFloor.NAME;
     /** The result keys of the JSON cases in ns (issue #4). */
     static final Set<String> NS_KEYS = Set.of(FLOOR, VERBATIM, RMI, GRPC, AERON);
 
@@ -100,7 +112,7 @@ final class RpcReport {
     static List<FloorCase> latency(RpcBench.Run run, Medium m, double q, String suffix) {
         List<FloorCase> cases = new ArrayList<>();
         for (RpcCase c : RpcCase.values()) {
-            if (run.results().stream().noneMatch(r -> r.ok() && r.medium() == m && r.has(c))) {
+            if (c.isThroughput() || run.results().stream().noneMatch(r -> r.ok() && r.medium() == m && r.has(c))) {
                 continue;
             }
             FloorCase k = figure(run, m, c, suffix, c.key(), "ns", h -> h.quantile(q), null);
@@ -122,8 +134,47 @@ final class RpcReport {
         return cases;
     }
 
-    /** The JSON cases of issue #4, in its order. */
+    /**
+     * Throughput case {@code c} over {@code m}: per contender shown in {@code m} that measured it (of
+     * {@link #THROUGHPUT_KEYS}), the median over its turns of the calls per second; no ratios (there is no
+     * floor of many callers: the targets compare with gRPC).
+     */
+    static FloorCase throughput(RpcBench.Run run, Medium m, RpcCase c) {
+        Map<String, Double> results = new LinkedHashMap<>();
+        for (RpcBench.Result r : run.shownIn(m)) {
+            String name = r.nameIn(m);
+            if (r.rates(c).length > 0 && THROUGHPUT_KEYS.contains(name) && !results.containsKey(name)) {
+                results.put(name, Stats.median(r.rates(c)));
+            }
+        }
+        return new FloorCase(m.key() + "/" + c.key(), m.key() + " C=" + c.callers(), PER_SECOND, results, Map.of(),
+                Map.of());
+    }
+
+    /** The throughput cases that some contender measured: shm, then tcp, C ascending. */
+    static List<FloorCase> throughput(RpcBench.Run run) {
+        List<FloorCase> cases = new ArrayList<>();
+        for (Medium m : List.of(Medium.SHM, Medium.TCP)) {
+            for (RpcCase c : RpcCase.values()) {
+                if (c.isThroughput()) {
+                    FloorCase k = throughput(run, m, c);
+                    if (!k.results().isEmpty()) {
+                        cases.add(k);
+                    }
+                }
+            }
+        }
+        return cases;
+    }
+
+    /** The JSON cases of issue #4 in its order, then issue 18's throughput cases (those measured). */
     static List<FloorCase> jsonCases(RpcBench.Run run) {
+        List<FloorCase> cases = new ArrayList<>(latencyJsonCases(run));
+        cases.addAll(throughput(run));
+        return cases;
+    }
+
+    private static List<FloorCase> latencyJsonCases(RpcBench.Run run) {
         ToDoubleFunction<LatencyHistogram> p50 = h -> h.quantile(0.5);
         return List.of(
                 figure(run, Medium.SHM, RpcCase.NULL, "", "p50", "ns", p50, NS_KEYS),
@@ -132,8 +183,8 @@ final class RpcReport {
                 figure(run, Medium.TCP, RpcCase.NULL, "", "p50", "ns", p50, NS_KEYS),
                 figure(run, Medium.SHM, RpcCase.NULL, "/p99", "p99", "ns", h -> h.quantile(0.99), NS_KEYS),
                 figure(run, Medium.SHM, RpcCase.BYTES_8192, "", "MB/s", "MB/s", RpcReport::mbps, Set.of(FLOOR, VERBATIM, VERBATIM_COPY)),
-                figure(run, Medium.SHM, RpcCase.LIST_128, "", "p50", "ns", p50, Set.of(FLOOR, VERBATIM, JOS)),
-                figure(run, Medium.TLS, RpcCase.NULL, "", "p50", "ns", p50, Set.of(VERBATIM, VERBATIM_PLAIN, GRPC)),
+                figure(run, Medium.SHM, RpcCase.LIST_128, "", "p50", "ns", p50, Set.of(FLOOR, VERBATIM, JOS, FORY, KRYO)),
+                figure(run, Medium.TLS, RpcCase.NULL, "", "p50", "ns", p50, Set.of(VERBATIM, VERBATIM_PLAIN, GRPC, ENGINE)),
                 figure(run, Medium.TLS, RpcCase.BYTES_8192, "", "MB/s", "MB/s", RpcReport::mbps, Set.of(VERBATIM, VERBATIM_PLAIN)));
     }
 
@@ -157,12 +208,43 @@ final class RpcReport {
     }
 
     /**
-     * The targets of issues 4 and 17, each a ratio of two contenders' p50s measured in the same rounds
+     * The ratio of {@code a}'s calls per second to {@code b}'s in throughput case {@code c} (both shown in
+     * {@code m}), paired by round.
+     */
+    static Optional<Double> rateRatio(RpcBench.Run run, Medium m, RpcCase c, String a, String b) {
+        Optional<RpcBench.Result> ra = run.shownIn(m).stream().filter(r -> r.nameIn(m).equals(a) && r.rates(c).length > 0).findFirst();
+        Optional<RpcBench.Result> rb = run.shownIn(m).stream().filter(r -> r.nameIn(m).equals(b) && r.rates(c).length > 0).findFirst();
+        return ra.isPresent() && rb.isPresent()
+                ? Optional.of(Stats.pairedRatio(ra.get().rates(c), rb.get().rates(c))).filter(Double::isFinite) // b made no calls: n/a
+                : Optional.empty();
+    }
+
+    /**
+     * The targets of issues 4, 17 and 18, each a ratio of two contenders' figures measured in the same rounds
      * (paired by round). Issue 17's, over tls: the TLS null call within 1.3x the plaintext tcp one and at
      * least 2x faster than gRPC-java with TLS; the 8 KiB argument's bandwidth with TLS at least 0.6x
-     * plaintext's.
+     * plaintext's. Issue 18's: the list call at least 2x faster than the list sent as Fory's and Kryo's bytes
+     * and within 4x the list floor; over tcp, Verbatim's calls per second from C threads on one proxy at least
+     * 2x gRPC-java's (async stub, C calls in flight) at every C.
      */
     static List<Target> targets(RpcBench.Run run) {
+        List<Target> ts = new ArrayList<>(latencyTargets(run));
+        ts.add(Target.atLeast("shm/list-128 p50 fory/verbatim", orMissing(ratio(run, Medium.SHM, RpcCase.LIST_128, FORY, VERBATIM)),
+                2.0, ">= 2.00x"));
+        ts.add(Target.atLeast("shm/list-128 p50 kryo/verbatim", orMissing(ratio(run, Medium.SHM, RpcCase.LIST_128, KRYO, VERBATIM)),
+                2.0, ">= 2.00x"));
+        ts.add(Target.atMost("shm/list-128 p50 verbatim/floor", orMissing(ratio(run, Medium.SHM, RpcCase.LIST_128, VERBATIM, FLOOR)),
+                4.0, "<= 4.00x"));
+        for (RpcCase c : RpcCase.values()) {
+            if (c.isThroughput()) {
+                ts.add(Target.atLeast("tcp/" + c.key() + " calls/s verbatim/grpc",
+                        orMissing(rateRatio(run, Medium.TCP, c, VERBATIM, GRPC)), 2.0, ">= 2.00x"));
+            }
+        }
+        return ts;
+    }
+
+    private static List<Target> latencyTargets(RpcBench.Run run) {
         return List.of(
                 Target.atMost("shm/null p50 verbatim/floor", orMissing(ratio(run, Medium.SHM, RpcCase.NULL, VERBATIM, FLOOR)),
                         2.0, "<= 2.00x"),
@@ -224,6 +306,34 @@ final class RpcReport {
                 bound / times, p.get() / times));
     }
 
+    /**
+     * What bounds the "TLS within 1.3x plaintext" target in this run: a TLS null call is a plaintext one plus
+     * four record operations of the JDK's engine, which {@code engine} does alone, warm, in one thread; so
+     * (verbatim-plain + engine) / verbatim-plain, paired by round, is the lowest ratio reachable with that engine.
+     */
+    static Optional<String> tlsBound(RpcBench.Run run) {
+        Optional<RpcBench.Result> plain = result(run, Medium.TLS, VERBATIM_PLAIN, RpcCase.NULL);
+        Optional<RpcBench.Result> engine = result(run, Medium.TLS, ENGINE, RpcCase.NULL);
+        if (plain.isEmpty() || engine.isEmpty()) {
+            return Optional.empty();
+        }
+        double bound = engineBound(plain.get().turns(RpcCase.NULL, h -> h.quantile(0.5)),
+                engine.get().turns(RpcCase.NULL, h -> h.quantile(0.5)));
+        return Optional.of(String.format(Locale.ROOT, "  note  the JDK's SSLEngine alone (tls/engine: the null call's"
+                + " 4 record operations, warm, one thread) is %.0f ns, %.2fx verbatim-plain's %.0f ns: no TLS call on"
+                + " that engine can be under %.2fx plaintext in this run", p50(run, Medium.TLS, ENGINE, RpcCase.NULL).get(),
+                bound - 1, p50(run, Medium.TLS, VERBATIM_PLAIN, RpcCase.NULL).get(), bound));
+    }
+
+    /** The median over rounds of (plain + engine) / plain, the two turns of a round paired. */
+    static double engineBound(double[] plain, double[] engine) {
+        double[] ratios = new double[Math.min(plain.length, engine.length)];
+        for (int i = 0; i < ratios.length; i++) {
+            ratios[i] = (plain[i] + engine[i]) / plain[i];
+        }
+        return Stats.median(ratios);
+    }
+
     // ---- human form -----------------------------------------------------------------------
 
     static void printTables(RpcBench.Run run, PrintStream out) {
@@ -252,9 +362,13 @@ final class RpcReport {
         FloorTable.print(out, "Table 6. tls loopback (mutual TLS 1.3): call round trip, p50 (ns); verbatim-plain = tcp"
                 + " without TLS", "case", latency(run, Medium.TLS, 0.5, ""));
         FloorTable.print(out, "Table 7. tls loopback: call round trip, p99 (ns)", "case", latency(run, Medium.TLS, 0.99, "/p99"));
-        Target.print(out, targets(run), 44, FloorTable::ratio, Target.Missing.CONTENDER);
+        FloorTable.print(out, "Table 8. throughput: null calls per second with C callers at once on one proxy (verbatim:"
+                + " C threads; verbatim-async, grpc: C async calls in flight; rmi: C threads; grpc and rmi on loopback tcp"
+                + " in both media)", "medium, callers", throughput(run));
+        Target.print(out, targets(run), 48, FloorTable::ratio, Target.Missing.CONTENDER);
         rmiBound(run).ifPresent(out::println);
         listBound(run).ifPresent(out::println);
+        tlsBound(run).ifPresent(out::println);
         out.println();
         busyNote(run, out);
         ReportText.closing(out, run.failures(), notes(), run.seconds());
@@ -305,7 +419,20 @@ final class RpcReport {
                         + " into a buffer it reuses, as the floor's server does. verbatim-copy: bytes-8192 with the"
                         + " server declaring byte[]: each call allocates and fills a fresh 8 KiB array (by-copy"
                         + " semantics, what a server keeping the array pays). jos: the list Java-serialized to a byte[]"
-                        + " and read back with ObjectInputStream, passed over the same Verbatim connection.",
+                        + " and read back with ObjectInputStream, passed over the same Verbatim connection; fory and"
+                        + " kryo: likewise with Apache Fory " + Host.version(org.apache.fory.Fory.class, "1.6")
+                        + " and Kryo " + Host.version(com.esotericsoftware.kryo.Kryo.class, "5.6")
+                        + " (classes registered, reference tracking on, as Verbatim keeps sharing; the wire suite's"
+                        + " codecs), the server deserializing and walking the list.",
+                "throughput-C (issue 18): the null call by C = 1, 16, 256 callers at once on one proxy (one"
+                        + " connection, channel or stub), as many as the replies allow, for a turn's warm-up and then its"
+                        + " measuring time; the figure is the calls completed within the measured window over its length"
+                        + " (calls/s), the median of the turns'. verbatim: C platform threads calling the synchronous"
+                        + " proxy; verbatim-async: one thread keeping C calls of a CompletableFuture method in flight; grpc:"
+                        + " the async stub (asyncUnaryCall), C calls in flight on one channel, its default Netty"
+                        + " transport on loopback tcp (also in the shm rows: gRPC has no shared-memory transport);"
+                        + " rmi: C threads on one stub (RMI opens a connection per concurrent call). The targets compare"
+                        + " verbatim (threads) with grpc (async) over tcp, paired by round.",
                 "aeron: Aeron IPC echo (the transport suite's contender, embedded driver, busy-spin), request as"
                         + " above, one-word reply.",
                 "rmi: java.rmi on loopback, a registry created in the server process, UnicastRemoteObject on"
@@ -319,7 +446,10 @@ final class RpcReport {
                         + " SSLEngine and the keys of one throwaway CA made for the run (keytool, EC P-256): verbatim ="
                         + " a Node with TlsConfig (the tcp defaults otherwise), verbatim-plain = tcp's verbatim, taking"
                         + " turns in the same rounds, grpc = the grpc contender with NettyServerBuilder/NettyChannelBuilder"
-                        + ".sslContext(GrpcSslContexts, SslProvider.JDK). The cipher suite is the handshake's choice.",
+                        + ".sslContext(GrpcSslContexts, SslProvider.JDK). The cipher suite is the handshake's choice. engine = the"
+                        + " JDK's SSLEngine alone doing the null call's four record operations (encrypt the 48-byte call"
+                        + " frame, decrypt it, encrypt the 32-byte reply frame, decrypt it) in memory, warm, in one thread:"
+                        + " what TLS adds to a plaintext call at the least.",
                 "bandwidth: argument bytes over the p50 call (J-RPC Figure 7: an RPC's bandwidth at one array size).",
                 "Children run with -XX:+UseSerialGC; nothing is pinned to a CPU. Spinning clients (floors, aeron)"
                         + " take a core each side; rmi and grpc block in the kernel.");

@@ -5,6 +5,8 @@ import dev.verbatim.bench.fixtures.ListNodeView;
 import dev.verbatim.bench.harness.Medium;
 import dev.verbatim.bench.harness.RunPki;
 import dev.verbatim.bench.harness.Session;
+import dev.verbatim.bench.wire.ForyCodec;
+import dev.verbatim.bench.wire.KryoCodec;
 import dev.verbatim.rpc.Remote;
 import dev.verbatim.transport.ConnectionOptions;
 import dev.verbatim.transport.TlsConfig;
@@ -18,6 +20,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Verbatim J-RPC ({@code shm/verbatim}, {@code tcp/verbatim}, {@code tls/verbatim}: the tcp transport inside
@@ -31,7 +34,15 @@ import java.util.Set;
  * {@code verbatim-copy} ({@code shm/verbatim-copy}): the 8 KiB call with the server declaring {@code byte[]},
  * so each call allocates and fills a fresh array (by-copy semantics: what a server that keeps the array
  * pays). {@code jos} ({@code shm/jos}): the same list written with Java
- * serialization into a {@code byte[]} and read back with it, over the same kind of connection.
+ * serialization into a {@code byte[]} and read back with it, over the same kind of connection; {@code fory}
+ * and {@code kryo} ({@code shm/fory}, {@code shm/kryo}, issue 18 §4): likewise with Apache Fory and Kryo, as the
+ * wire suite configures them ({@link ForyCodec}, {@link KryoCodec}: classes registered, reference tracking on,
+ * as Verbatim keeps sharing), the server walking the list it read ({@link RpcCase#list(ListNode)}).
+ *
+ * <p>The throughput cases ({@code throughput-C}, issue 18 §2) make the null call over the one proxy of a node
+ * with one connection: {@code verbatim} from C threads, {@code verbatim-async} ({@code shm/verbatim-async},
+ * {@code tcp/verbatim-async}) keeping C calls of a {@code CompletableFuture<Void> nullCall()} in flight from one
+ * thread ({@link AsyncService}: the same method on the wire as the synchronous one).
  *
  * <p>Waiting is set up as the floor of the same medium waits ({@link #options}): over shm a waiting side
  * spins {@link #SHM_SPIN_NANOS} (1 ms) before it parks, so within a turn, where a call comes every few
@@ -76,7 +87,13 @@ final class VerbatimRpcContender implements RpcContender {
         /** The 8 KiB case with the server taking a {@code byte[]} by copy. */
         COPY("verbatim-copy"),
         /** The list case sent as a Java-serialized {@code byte[]}. */
-        JOS("jos");
+        JOS("jos"),
+        /** The list case sent as a {@code byte[]} serialized by Apache Fory (reference tracking on). */
+        FORY("fory"),
+        /** The list case sent as a {@code byte[]} serialized by Kryo (reference tracking on). */
+        KRYO("kryo"),
+        /** The throughput cases with C asynchronous calls in flight ({@code CompletableFuture} methods). */
+        ASYNC("verbatim-async");
 
         final String key;
 
@@ -108,6 +125,15 @@ final class VerbatimRpcContender implements RpcContender {
         long list(ListNode head);
 
         long listJos(byte[] serialized);
+
+        long listFory(byte[] serialized);
+
+        long listKryo(byte[] serialized);
+    }
+
+    /** The client's asynchronous view of the null call (the same method on the wire: the export is the same). */
+    public interface AsyncService {
+        CompletableFuture<Void> nullCall();
     }
 
     /** The server's: the list as a view of the same structure. */
@@ -125,6 +151,10 @@ final class VerbatimRpcContender implements RpcContender {
         long list(ListNodeView head);
 
         long listJos(byte[] serialized);
+
+        long listFory(byte[] serialized);
+
+        long listKryo(byte[] serialized);
     }
 
     public interface Token extends Remote {
@@ -180,6 +210,29 @@ final class VerbatimRpcContender implements RpcContender {
                 throw new IllegalStateException(e);
             }
         }
+
+        /**
+         * The server's Fory and Kryo, made at the first call (only the fory and kryo servers pay for them); one
+         * of each: their calls run one at a time, on the connection's dispatcher.
+         */
+        private ForyCodec fory;
+        private KryoCodec kryo;
+
+        @Override
+        public long listFory(byte[] serialized) {
+            if (fory == null) {
+                fory = new ForyCodec();
+            }
+            return RpcCase.list((ListNode) fory.fromBytes(serialized));
+        }
+
+        @Override
+        public long listKryo(byte[] serialized) {
+            if (kryo == null) {
+                kryo = new KryoCodec();
+            }
+            return RpcCase.list((ListNode) kryo.fromBytes(serialized));
+        }
     }
 
     @Override
@@ -209,13 +262,20 @@ final class VerbatimRpcContender implements RpcContender {
         return switch (variant) {
             case PLAIN -> medium == Medium.TLS ? EnumSet.of(RpcCase.NULL, RpcCase.BYTES_8192) : EnumSet.allOf(RpcCase.class);
             case COPY -> EnumSet.of(RpcCase.BYTES_8192);
-            case JOS -> EnumSet.of(RpcCase.LIST_128);
+            case JOS, FORY, KRYO -> EnumSet.of(RpcCase.LIST_128);
+            case ASYNC -> EnumSet.of(RpcCase.THROUGHPUT_1, RpcCase.THROUGHPUT_16, RpcCase.THROUGHPUT_256);
         };
     }
 
     @Override
     public boolean spins() {
         return true;
+    }
+
+    /** {@code verbatim-async}: C asynchronous calls in flight; the others C threads on the one proxy. */
+    @Override
+    public Callers callers() {
+        return variant == Variant.ASYNC ? Callers.ASYNC : Callers.THREADS;
     }
 
     @Override
@@ -255,6 +315,8 @@ final class VerbatimRpcContender implements RpcContender {
         Token token = () -> 1;
         byte[] bytes = RpcCase.bytes();
         ListNode list = RpcCase.list();
+        ForyCodec fory = variant == Variant.FORY ? new ForyCodec() : null;
+        KryoCodec kryo = variant == Variant.KRYO ? new KryoCodec() : null;
         return new Client() {
             @Override
             public Call call(RpcCase c) {
@@ -275,18 +337,39 @@ final class VerbatimRpcContender implements RpcContender {
                         RpcCase.stamp(bytes, seq);
                         return s.bytes(bytes);
                     };
-                    case LIST_128 -> variant == Variant.JOS ? seq -> {
-                        list.value = (int) seq;
-                        ByteArrayOutputStream b = new ByteArrayOutputStream();
-                        try (ObjectOutputStream out = new ObjectOutputStream(b)) {
-                            out.writeObject(list);
-                        }
-                        return s.listJos(b.toByteArray());
-                    } : seq -> {
-                        list.value = (int) seq;
-                        return s.list(list);
+                    case LIST_128 -> switch (variant) {
+                        case JOS -> seq -> {
+                            list.value = (int) seq;
+                            ByteArrayOutputStream b = new ByteArrayOutputStream();
+                            try (ObjectOutputStream out = new ObjectOutputStream(b)) {
+                                out.writeObject(list);
+                            }
+                            return s.listJos(b.toByteArray());
+                        };
+                        case FORY -> seq -> {
+                            list.value = (int) seq;
+                            return s.listFory(fory.toBytes(list));
+                        };
+                        case KRYO -> seq -> {
+                            list.value = (int) seq;
+                            return s.listKryo(kryo.toBytes(list));
+                        };
+                        default -> seq -> {
+                            list.value = (int) seq;
+                            return s.list(list);
+                        };
                     };
+                    default -> throw new IllegalArgumentException("no " + c.key() + " call: the throughput cases make the null call");
                 };
+            }
+
+            @Override
+            public AsyncCall asyncCall(RpcCase c) {
+                if (c != RpcCase.NULL) {
+                    throw new IllegalArgumentException("no asynchronous " + c.key() + " call");
+                }
+                AsyncService a = node.lookup(session.require("address"), "bench", AsyncService.class);
+                return seq -> a.nullCall().thenApply(v -> 0L);
             }
 
             @Override

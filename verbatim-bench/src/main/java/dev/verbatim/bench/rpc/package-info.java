@@ -9,14 +9,17 @@
  * <h2>Pieces</h2>
  * <ul>
  *   <li>{@link dev.verbatim.bench.rpc.RpcCase}: the cases and the service contract each one keeps
- *       (what is passed for call {@code seq}, what comes back); the harness checks every result.
+ *       (what is passed for call {@code seq}, what comes back); the harness checks every result. The
+ *       throughput cases ({@code throughput-C}, issue 18) make the null call from C callers at once
+ *       ({@code Throughput}: C threads, or C asynchronous calls in flight, as the contender's
+ *       {@link dev.verbatim.bench.rpc.RpcContender#callers()} says) and measure calls per second.
  *   <li>{@link dev.verbatim.bench.rpc.RpcContender}: the seam (server side, client side, one
  *       {@code Call} per case); {@link dev.verbatim.bench.rpc.RpcContenders}: the registry.
  *   <li>{@link dev.verbatim.bench.rpc.RpcBench}: the run; {@code RpcPeer}: the children's main
  *       (hosted by the harness's {@link dev.verbatim.bench.harness.ChildMain#host}, with its
  *       {@link dev.verbatim.bench.harness.ChildProcess}, {@link dev.verbatim.bench.harness.Session}
  *       and {@link dev.verbatim.bench.harness.LatencyHistogram}); {@code RpcReport}: tables, JSON,
- *       targets; {@code RpcPlot}: the PNG.
+ *       targets; {@code RpcPlot}: the PNG (with {@code ThroughputPanel}: calls per second against C).
  *   <li>The baselines: {@code PingPongRpc} (the transport suite's {@code shm/floor}, {@code tcp/floor}
  *       and {@code shm/aeron} ping-pongs, sending the call's argument bytes and getting a word back),
  *       {@code RmiContender} (Java RMI), {@code GrpcContender} (gRPC-java, byte[] marshaller).
@@ -31,8 +34,9 @@
  * <h2>Adding a contender (Verbatim's)</h2>
  * <ol>
  *   <li>Write a class in this package implementing {@link dev.verbatim.bench.rpc.RpcContender}:
- *       {@code name()} is its column and JSON key ({@code verbatim}; {@code jos} for the list sent
- *       as a Java-serialized {@code byte[]}), {@code medium()} {@code SHM}, {@code TCP} or {@code TLS} (one
+ *       {@code name()} is its column and JSON key ({@code verbatim}; {@code jos}, {@code fory},
+ *       {@code kryo} for the list sent as a {@code byte[]} serialized by Java serialization, Fory or Kryo;
+ *       {@code verbatim-async} for the throughput cases with asynchronous calls), {@code medium()} {@code SHM}, {@code TCP} or {@code TLS} (one
  *       instance per medium), {@code cases()} what it measures, {@code spins()} true when its client
  *       spins (latency mode). Between its turns it must not spin: its client waits for a command
  *       anyway; a server that spins on its main thread's echo loop says

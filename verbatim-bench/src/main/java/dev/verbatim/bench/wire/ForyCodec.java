@@ -83,6 +83,17 @@ public final class ForyCodec implements Codec {
         return size;
     }
 
+    /** {@code root} serialized into a fresh array (as a caller sends it: {@code shm/fory} of {@code bench rpc}). */
+    public byte[] toBytes(Object root) {
+        int size = (int) marshal(root);
+        return out.getBytes(0, size);
+    }
+
+    /** The object graph serialized in {@code bytes}, read back. */
+    public Object fromBytes(byte[] bytes) {
+        return fory.deserialize(bytes);
+    }
+
     @Override
     public Object decode() {
         in.readerIndex(0);

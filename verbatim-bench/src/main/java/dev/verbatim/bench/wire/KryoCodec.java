@@ -82,6 +82,18 @@ public final class KryoCodec implements Codec {
         return size;
     }
 
+    /** {@code root} serialized into a fresh array (as a caller sends it: {@code shm/kryo} of {@code bench rpc}). */
+    public byte[] toBytes(Object root) {
+        int size = (int) marshal(root);
+        return Arrays.copyOf(out.getBuffer(), size);
+    }
+
+    /** The object graph serialized in {@code bytes}, read back (with this codec's {@link Input}). */
+    public Object fromBytes(byte[] bytes) {
+        in.setBuffer(bytes, 0, bytes.length);
+        return kryo.readClassAndObject(in);
+    }
+
     @Override
     public Object decode() {
         in.setBuffer(received, 0, received.length);

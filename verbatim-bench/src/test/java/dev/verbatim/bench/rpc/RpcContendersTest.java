@@ -72,12 +72,18 @@ class RpcContendersTest {
                 try (RpcContender.Client client = c.client(new Session(session))) {
                     long[] seq = {1000};
                     for (RpcCase rc : c.cases()) {
+                        if (rc.isThroughput()) {
+                            continue; // the null call, made by many callers at once below
+                        }
                         RpcContender.Call call = client.call(rc);
                         explicitValues(rc, call);
                         LatencyHistogram h = new LatencyHistogram();
                         RpcPeer.calls(call, rc, perCase, seq, h); // each result checked against the contract
                         assertEquals(perCase, h.count());
                         made += perCase + 3;
+                    }
+                    if (c.cases().stream().anyMatch(RpcCase::isThroughput)) {
+                        manyCallersAtOnce(c, client);
                     }
                 }
                 then.check(new Session(session));
@@ -90,6 +96,47 @@ class RpcContendersTest {
             assertFalse(Files.exists(base));
         }
         return made;
+    }
+
+    /**
+     * The throughput cases' calls: 16 null calls at once, as the contender makes them (16 threads on the one
+     * {@link RpcContender.Call}, each making 20; or 16 asynchronous calls started before any is awaited), all
+     * answered 0.
+     */
+    private static void manyCallersAtOnce(RpcContender c, RpcContender.Client client) throws Exception {
+        int n = RpcCase.THROUGHPUT_16.callers();
+        if (c.callers() == RpcContender.Callers.ASYNC) {
+            RpcContender.AsyncCall call = client.asyncCall(RpcCase.NULL);
+            List<java.util.concurrent.CompletableFuture<Long>> fs = new java.util.ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                fs.add(call.call(i));
+            }
+            for (var f : fs) {
+                assertEquals(0, f.get(10, java.util.concurrent.TimeUnit.SECONDS));
+            }
+            return;
+        }
+        RpcContender.Call call = client.call(RpcCase.NULL);
+        java.util.concurrent.atomic.AtomicLong answered = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        List<Thread> ts = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            ts.add(Thread.ofPlatform().start(() -> {
+                try {
+                    for (int k = 0; k < 20; k++) {
+                        assertEquals(0, call.call(k));
+                        answered.incrementAndGet();
+                    }
+                } catch (Throwable t) {
+                    failure.compareAndSet(null, t);
+                }
+            }));
+        }
+        for (Thread t : ts) {
+            assertTrue(t.join(java.time.Duration.ofSeconds(10)), "a caller did not return");
+        }
+        assertNull(failure.get());
+        assertEquals(n * 20L, answered.get());
     }
 
     /** A few calls whose results are spelled out here, independently of {@link RpcCase#expected}. */
@@ -133,7 +180,8 @@ class RpcContendersTest {
     @Timeout(20)
     void grpcAnswersItsCasesWithTheRightValues() throws Exception {
         assertEquals(3 * 303, callEveryCase("tcp/grpc", 300,
-                EnumSet.of(RpcCase.NULL, RpcCase.INTS4, RpcCase.BYTES_8192)));
+                EnumSet.of(RpcCase.NULL, RpcCase.INTS4, RpcCase.BYTES_8192, RpcCase.THROUGHPUT_1, RpcCase.THROUGHPUT_16,
+                        RpcCase.THROUGHPUT_256)));
     }
 
     @Test
@@ -167,17 +215,27 @@ class RpcContendersTest {
     }
 
     @Test
+    @Timeout(60)
+    void theEngineFloorCarriesEachCallsSequenceThroughFourRecordOperations() throws Exception {
+        // each call encrypts and decrypts the call frame and the reply frame with the run's keys, checking seq in both
+        assertEquals(303, callEveryCase("tls/engine", 300, EnumSet.of(RpcCase.NULL)));
+    }
+
+    @Test
     void theTlsCasesHaveVerbatimWithAndWithoutTlsAndGrpcWithTls() {
         // tls/null and tls/bytes-8192: verbatim over TLS, the plaintext tcp verbatim beside it, gRPC with TLS
         Map<String, RpcContender> shownInTls = new LinkedHashMap<>();
         RpcContenders.all().stream().filter(c -> c.shownIn().contains(Medium.TLS))
                 .forEach(c -> shownInTls.put(c.nameIn(Medium.TLS), c));
-        assertEquals(List.of("verbatim-plain", "verbatim", "grpc"), List.copyOf(shownInTls.keySet()));
+        assertEquals(List.of("verbatim-plain", "verbatim", "engine", "grpc"), List.copyOf(shownInTls.keySet()));
         assertEquals("tcp/verbatim", RpcContenders.id(shownInTls.get("verbatim-plain")));
         assertEquals("tls/verbatim", RpcContenders.id(shownInTls.get("verbatim")));
         assertEquals("tls/grpc", RpcContenders.id(shownInTls.get("grpc")));
-        shownInTls.values().forEach(c -> assertTrue(c.cases().containsAll(EnumSet.of(RpcCase.NULL, RpcCase.BYTES_8192)),
-                RpcContenders.id(c)));
+        shownInTls.values().stream().filter(c -> !(c instanceof TlsEngineFloor))
+                .forEach(c -> assertTrue(c.cases().containsAll(EnumSet.of(RpcCase.NULL, RpcCase.BYTES_8192)),
+                        RpcContenders.id(c)));
+        // the engine floor: the null call's record operations only
+        assertEquals(Set.of(RpcCase.NULL), shownInTls.get("engine").cases());
         // elsewhere each keeps its own name, and the plaintext peers stay out of the tls tables
         assertEquals("verbatim", RpcContenders.get("tcp/verbatim").nameIn(Medium.TCP));
         assertEquals(Set.of(Medium.SHM, Medium.TCP), RpcContenders.get("tcp/grpc").shownIn());
@@ -196,6 +254,24 @@ class RpcContendersTest {
     }
 
     @Test
+    @Timeout(60)
+    void foryAndKryoSendTheListAsTheirBytesOverAVerbatimConnection() throws Exception {
+        assertEquals(303, callEveryCase("shm/fory", 300, EnumSet.of(RpcCase.LIST_128)));
+        assertEquals(303, callEveryCase("shm/kryo", 300, EnumSet.of(RpcCase.LIST_128)));
+    }
+
+    @Test
+    @Timeout(60)
+    void verbatimAnswersManyCallersAtOnceFromThreadsAndAsynchronously() throws Exception {
+        Set<RpcCase> throughput = EnumSet.of(RpcCase.THROUGHPUT_1, RpcCase.THROUGHPUT_16, RpcCase.THROUGHPUT_256);
+        assertEquals(5 * 303, callEveryCase("tcp/verbatim", 300, EnumSet.allOf(RpcCase.class)));
+        assertEquals(0, callEveryCase("tcp/verbatim-async", 300, throughput));
+        assertEquals(0, callEveryCase("shm/verbatim-async", 300, throughput));
+        assertEquals(RpcContender.Callers.ASYNC, RpcContenders.get("shm/verbatim-async").callers());
+        assertEquals(RpcContender.Callers.THREADS, RpcContenders.get("shm/verbatim").callers());
+    }
+
+    @Test
     @Timeout(20)
     void aContenderThatWasNotAskedForACaseRefusesIt() throws Exception {
         RpcContender grpc = RpcContenders.get("tcp/grpc");
@@ -206,7 +282,7 @@ class RpcContendersTest {
     }
 
     @Test
-    @Timeout(20)
+    @Timeout(60) // the throughput turns are 300 ms each: 12 of them, on a loaded host
     void aSuiteRunOfRmiAndGrpcMeasuresEveryCaseAndLeavesNoChild() throws Exception {
         Path base = ScratchDir.privateDir();
         try {
@@ -218,9 +294,11 @@ class RpcContendersTest {
                 RpcBench.Result r = rs.get(i);
                 assertNull(r.error(), r.error());
                 assertEquals(cs.get(i).cases(), r.byCase().keySet());
-                r.byCase().values().forEach(turns -> {
+                r.byCase().forEach((c, turns) -> {
                     assertEquals(2, turns.size());
-                    turns.forEach(h -> assertTrue(h.count() > 0));
+                    // a throughput turn has a rate (its window may see no call complete on a loaded host)
+                    turns.forEach(h -> assertTrue(c.isThroughput() || h.count() > 0));
+                    assertEquals(c.isThroughput() ? 2 : 0, r.rates(c).length, c.key());
                 });
             }
         } finally {

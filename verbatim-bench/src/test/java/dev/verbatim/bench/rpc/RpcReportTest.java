@@ -32,6 +32,12 @@ class RpcReportTest {
     /** {@code names}: its name in the tables of other media (the plaintext tcp verbatim is verbatim-plain in tls's). */
     private static RpcBench.Result result(String name, Medium m, Set<Medium> shown, Map<Medium, String> names,
                                           Map<RpcCase, Long> p50) {
+        return result(name, m, shown, names, p50, Map.of());
+    }
+
+    /** {@code rates}: per throughput case, its turns' calls per second. */
+    private static RpcBench.Result result(String name, Medium m, Set<Medium> shown, Map<Medium, String> names,
+                                          Map<RpcCase, Long> p50, Map<RpcCase, List<Double>> rates) {
         Map<RpcCase, List<LatencyHistogram>> byCase = new EnumMap<>(RpcCase.class);
         p50.forEach((c, v) -> {
             LatencyHistogram h = new LatencyHistogram();
@@ -40,7 +46,12 @@ class RpcReportTest {
             }
             byCase.put(c, List.of(h)); // one turn
         });
-        return new RpcBench.Result(m.key() + "/" + name, name, m, shown, false, byCase, Map.of(), null, names);
+        return new RpcBench.Result(m.key() + "/" + name, name, m, shown, false, byCase, Map.of(), null, names, rates);
+    }
+
+    /** One turn per throughput case: C = 1, 16, 256 calls per second. */
+    private static Map<RpcCase, List<Double>> rates(double c1, double c16, double c256) {
+        return Map.of(RpcCase.THROUGHPUT_1, List.of(c1), RpcCase.THROUGHPUT_16, List.of(c16), RpcCase.THROUGHPUT_256, List.of(c256));
     }
 
     private static RpcBench.Run run(boolean withVerbatim) {
@@ -49,19 +60,25 @@ class RpcReportTest {
         rs.add(result("floor", Medium.SHM, Set.of(Medium.SHM), Map.of(RpcCase.NULL, 400L, RpcCase.INTS4, 400L,
                 RpcCase.REMOTE_ARG, 400L, RpcCase.BYTES_8192, 800L, RpcCase.LIST_128, 500L)));
         if (withVerbatim) {
-            rs.add(result("verbatim", Medium.SHM, Set.of(Medium.SHM), Map.of(RpcCase.NULL, 600L, RpcCase.INTS4, 640L,
-                    RpcCase.REMOTE_ARG, 700L, RpcCase.BYTES_8192, 1000L, RpcCase.LIST_128, 2000L)));
+            rs.add(result("verbatim", Medium.SHM, Set.of(Medium.SHM), Map.of(), Map.of(RpcCase.NULL, 600L, RpcCase.INTS4, 640L,
+                    RpcCase.REMOTE_ARG, 700L, RpcCase.BYTES_8192, 1000L, RpcCase.LIST_128, 2000L),
+                    rates(500_000, 900_000, 1_000_000)));
             rs.add(result("jos", Medium.SHM, Set.of(Medium.SHM), Map.of(RpcCase.LIST_128, 200_000L)));
+            rs.add(result("fory", Medium.SHM, Set.of(Medium.SHM), Map.of(RpcCase.LIST_128, 8_000L)));
+            rs.add(result("kryo", Medium.SHM, Set.of(Medium.SHM), Map.of(RpcCase.LIST_128, 5_000L)));
+            rs.add(result("verbatim-async", Medium.TCP, Set.of(Medium.TCP), Map.of(), Map.of(), rates(30_000, 150_000, 200_000)));
             rs.add(result("verbatim", Medium.TCP, EnumSet.of(Medium.TCP, Medium.TLS), Map.of(Medium.TLS, "verbatim-plain"),
-                    Map.of(RpcCase.NULL, 15_000L, RpcCase.BYTES_8192, 20_000L)));
+                    Map.of(RpcCase.NULL, 15_000L, RpcCase.BYTES_8192, 20_000L), rates(40_000, 100_000, 90_000)));
             rs.add(result("verbatim", Medium.TLS, Set.of(Medium.TLS), Map.of(RpcCase.NULL, 18_000L, RpcCase.BYTES_8192, 40_000L)));
+            rs.add(result("engine", Medium.TLS, Set.of(Medium.TLS), Map.of(RpcCase.NULL, 3_000L)));
             rs.add(result("grpc", Medium.TLS, Set.of(Medium.TLS), Map.of(RpcCase.NULL, 90_000L, RpcCase.BYTES_8192, 120_000L)));
         }
         rs.add(result("aeron", Medium.SHM, Set.of(Medium.SHM), Map.of(RpcCase.NULL, 500L, RpcCase.INTS4, 500L)));
         rs.add(result("floor", Medium.TCP, Set.of(Medium.TCP), Map.of(RpcCase.NULL, 20_000L)));
-        rs.add(result("rmi", Medium.TCP, both, Map.of(RpcCase.NULL, 30_000L, RpcCase.LIST_128, 100_000L,
-                RpcCase.BYTES_8192, 40_000L)));
-        rs.add(result("grpc", Medium.TCP, both, Map.of(RpcCase.NULL, 80_000L, RpcCase.BYTES_8192, 90_000L)));
+        rs.add(result("rmi", Medium.TCP, both, Map.of(), Map.of(RpcCase.NULL, 30_000L, RpcCase.LIST_128, 100_000L,
+                RpcCase.BYTES_8192, 40_000L), rates(20_000, 40_000, 45_000)));
+        rs.add(result("grpc", Medium.TCP, both, Map.of(), Map.of(RpcCase.NULL, 80_000L, RpcCase.BYTES_8192, 90_000L),
+                rates(10_000, 60_000, 50_000)));
         return new RpcBench.Run("quick", 1, 20, 50, rs, 1.0, 0.1, 0.1);
     }
 
@@ -75,7 +92,7 @@ class RpcReportTest {
     void jsonHasTheCasesAndKeysOfTheIssue() {
         List<String> lines = json(run(true));
         List<String> cases = lines.stream().filter(l -> l.contains("\"case\":")).toList();
-        assertEquals(9, cases.size(), lines.toString());
+        assertEquals(15, cases.size(), lines.toString());
         String[] names = {"shm/null", "shm/ints4", "shm/remote-arg", "tcp/null", "shm/null/p99", "shm/bytes-8192", "shm/list-128",
             "tls/null", "tls/bytes-8192"};
         for (int i = 0; i < names.length; i++) {
@@ -88,14 +105,25 @@ class RpcReportTest {
         // MB/s of 8192 argument bytes at the p50 call; only floor and verbatim, as the issue lists
         assertTrue(cases.get(5).contains("\"unit\":\"MB/s\",\"results\":{\"floor\":10240.000,\"verbatim\":8192.000}"),
                 cases.get(5));
-        assertTrue(cases.get(6).contains("\"results\":{\"floor\":500.000,\"verbatim\":2000.000,\"jos\":200000.000}"), cases.get(6));
+        assertTrue(cases.get(6).contains("\"results\":{\"floor\":500.000,\"verbatim\":2000.000,\"jos\":200000.000,"
+                + "\"fory\":8000.000,\"kryo\":5000.000}"), cases.get(6));
         // issue 17: the TLS call beside the plaintext tcp one (measured in the same rounds) and gRPC with TLS
         assertTrue(cases.get(7).contains("\"unit\":\"ns\",\"results\":{\"verbatim-plain\":15000.000,\"verbatim\":18000.000,"
-                + "\"grpc\":90000.000}"), cases.get(7));
+                + "\"engine\":3000.000,\"grpc\":90000.000}"), cases.get(7));
         assertTrue(cases.get(8).contains("\"unit\":\"MB/s\",\"results\":{\"verbatim-plain\":409.600,\"verbatim\":204.800}"),
                 cases.get(8));
+        // issue 18: calls per second with C callers, verbatim beside gRPC and RMI (shown in both media)
+        String[] throughput = {"shm/throughput-1", "shm/throughput-16", "shm/throughput-256", "tcp/throughput-1",
+            "tcp/throughput-16", "tcp/throughput-256"};
+        for (int i = 0; i < throughput.length; i++) {
+            assertTrue(cases.get(9 + i).contains("\"case\":\"" + throughput[i] + "\",\"unit\":\"calls/s\""), cases.get(9 + i));
+        }
+        assertTrue(cases.get(9).contains("\"results\":{\"verbatim\":500000.000,\"rmi\":20000.000,\"grpc\":10000.000}"),
+                cases.get(9));
+        assertTrue(cases.get(13).contains("\"results\":{\"verbatim-async\":150000.000,\"verbatim\":100000.000,"
+                + "\"rmi\":40000.000,\"grpc\":60000.000}"), cases.get(13));
         List<String> targets = lines.stream().filter(l -> l.contains("\"target\":")).toList();
-        assertEquals(9, targets.size());
+        assertEquals(15, targets.size());
         assertTrue(targets.get(0).contains("\"measured\":1.500") && targets.get(0).contains("\"pass\":true"), targets.get(0));
         assertTrue(targets.get(1).contains("\"measured\":50.000") && targets.get(1).contains("\"pass\":false"), targets.get(1));
         assertTrue(targets.get(2).contains("\"measured\":0.750") && targets.get(2).contains("\"pass\":true"), targets.get(2));
@@ -106,6 +134,30 @@ class RpcReportTest {
         assertTarget(targets.get(7), "tls/null p50 grpc/verbatim", "5.000", ">= 2.00x", true);
         // bandwidth with TLS over plaintext's: 8192 B / 40 us against 8192 B / 20 us
         assertTarget(targets.get(8), "tls/bytes-8192 MB/s verbatim/verbatim-plain", "0.500", ">= 0.60x", false);
+        // issue 18: the list against Fory and Kryo and its floor; calls per second against gRPC's at every C
+        assertTarget(targets.get(9), "shm/list-128 p50 fory/verbatim", "4.000", ">= 2.00x", true);
+        assertTarget(targets.get(10), "shm/list-128 p50 kryo/verbatim", "2.500", ">= 2.00x", true);
+        assertTarget(targets.get(11), "shm/list-128 p50 verbatim/floor", "4.000", "<= 4.00x", true);
+        assertTarget(targets.get(12), "tcp/throughput-1 calls/s verbatim/grpc", "4.000", ">= 2.00x", true);
+        assertTarget(targets.get(13), "tcp/throughput-16 calls/s verbatim/grpc", "1.667", ">= 2.00x", false);
+        assertTarget(targets.get(14), "tcp/throughput-256 calls/s verbatim/grpc", "1.800", ">= 2.00x", false);
+    }
+
+    @Test
+    void theThroughputTableHasARowPerMediumAndCallersAndNoLatencyRows() {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        RpcReport.printTables(run(true), new PrintStream(b, true, StandardCharsets.UTF_8));
+        String text = b.toString(StandardCharsets.UTF_8);
+        String table = text.substring(text.indexOf("Table 8. throughput"), text.indexOf("Targets"));
+        List<String> rows = table.lines().skip(1).filter(l -> !l.isBlank()).toList();
+        assertEquals(7, rows.size(), table); // header, shm and tcp at C = 1, 16, 256
+        assertTrue(rows.get(0).matches("\\s*medium, callers\\s+verbatim\\s+rmi\\s+grpc\\s+verbatim-async\\s*"), rows.get(0));
+        assertTrue(rows.get(1).matches("\\s*shm C=1\\s+500000\\s+20000\\s+10000\\s+-\\s*"), rows.get(1));
+        assertTrue(rows.get(6).matches("\\s*tcp C=256\\s+90000\\s+45000\\s+50000\\s+200000\\s*"), rows.get(6));
+        // the latency tables have no throughput rows
+        String shm = text.substring(text.indexOf("Table 1. shm"), text.indexOf("Table 2. shm"));
+        assertTrue(!shm.contains("throughput"), shm);
+        assertTrue(text.contains("MISS  tcp/throughput-16 calls/s verbatim/grpc"), text);
     }
 
     private static void assertTarget(String line, String what, String measured, String need, boolean pass) {
@@ -121,9 +173,13 @@ class RpcReportTest {
         String table = text.substring(text.indexOf("Table 6. tls"), text.indexOf("Table 7. tls"));
         List<String> rows = table.lines().skip(1).filter(l -> !l.isBlank()).toList();
         assertEquals(3, rows.size(), table); // header, null, bytes-8192: the cases a tls contender measured
-        assertTrue(rows.get(0).matches("\\s*case\\s+verbatim-plain\\s+verbatim\\s+grpc\\s*"), rows.get(0));
-        assertTrue(rows.get(1).matches("\\s*null\\s+15000\\s+18000\\s+90000\\s*"), rows.get(1));
-        assertTrue(rows.get(2).matches("\\s*bytes-8192\\s+20000\\s+40000\\s+120000\\s*"), rows.get(2));
+        assertTrue(rows.get(0).matches("\\s*case\\s+verbatim-plain\\s+verbatim\\s+engine\\s+grpc\\s*"), rows.get(0));
+        assertTrue(rows.get(1).matches("\\s*null\\s+15000\\s+18000\\s+3000\\s+90000\\s*"), rows.get(1));
+        assertTrue(rows.get(2).matches("\\s*bytes-8192\\s+20000\\s+40000\\s+-\\s+120000\\s*"), rows.get(2));
+        // what the JDK's engine alone costs bounds the TLS/plaintext target: (15000 + 3000) / 15000
+        assertTrue(text.contains("the JDK's SSLEngine alone (tls/engine: the null call's 4 record operations, warm, one"
+                + " thread) is 3000 ns, 0.20x verbatim-plain's 15000 ns: no TLS call on that engine can be under 1.20x"
+                + " plaintext in this run"), text);
         assertTrue(text.contains("MISS  tls/bytes-8192 MB/s verbatim/verbatim-plain"), text);
         // gRPC without TLS stays out of the tls tables, gRPC with TLS out of the tcp ones
         String tcp = text.substring(text.indexOf("Table 3. tcp"), text.indexOf("Table 4. tcp"));
@@ -157,12 +213,12 @@ class RpcReportTest {
     @Test
     void withoutVerbatimTheTargetsAreNotApplicable() {
         List<String> targets = json(run(false)).stream().filter(l -> l.contains("\"target\":")).toList();
-        assertEquals(9, targets.size());
+        assertEquals(15, targets.size());
         targets.forEach(t -> assertTrue(t.contains("\"measured\":null") && t.contains("\"pass\":null"), t));
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         RpcReport.printTables(run(false), new PrintStream(b, true, StandardCharsets.UTF_8));
         String text = b.toString(StandardCharsets.UTF_8);
-        assertEquals(9, text.lines().filter(l -> l.contains("n/a (contender missing)")).count(), text);
+        assertEquals(15, text.lines().filter(l -> l.contains("n/a (contender missing)")).count(), text);
         assertTrue(text.contains("Table 1. shm"), text);
     }
 

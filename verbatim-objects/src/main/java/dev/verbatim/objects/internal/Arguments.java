@@ -3,6 +3,7 @@ package dev.verbatim.objects.internal;
 import dev.verbatim.objects.Shared;
 import dev.verbatim.rpc.internal.Endpoint;
 import dev.verbatim.rpc.internal.RpcDescriptor;
+import dev.verbatim.wire.WireLimits;
 import dev.verbatim.wire.WireReader;
 import dev.verbatim.wire.WireWriter;
 
@@ -94,7 +95,7 @@ final class Arguments {
                     if (t.isPrimitive() || Shared.class.isAssignableFrom(t)) {
                         throw new IllegalArgumentException("a copy for the " + t.getName() + " argument " + i);
                     }
-                    yield new WireReader().validate(p).materialize(t);
+                    yield new WireReader(WireLimits.forPeers()).validate(p).materialize(t);
                 }
                 default -> throw new IllegalArgumentException("an unknown tag " + tag + " of argument " + i);
             };

@@ -66,7 +66,8 @@ public final class ObjectSpace implements NodeExtension {
         Node n = NodeAccess.nodes().listen(options.connection(), s, addresses);
         s.node = n;
         s.addresses = n.addresses();
-        n.export(BaseService.NAME, BaseService.class, new BaseServer(s), ExportOptions.VIRTUAL_THREADS);
+        // its failures are the object layer's own (a class not allowed, a constructor that threw): told in full
+        n.export(BaseService.NAME, BaseService.class, new BaseServer(s), ExportOptions.VIRTUAL_THREADS.withErrorDetails(true));
         return s;
     }
 

@@ -64,7 +64,8 @@ final class CallEncoder {
 
     /**
      * How one value will be written: its tag, payload size, and (for WIRE) the type to write it as (an accessor
-     * interface, a generic collection), or (for REMOTE) the interface it is exported as.
+     * interface, a generic collection), or (for REMOTE) the interface it is exported as; a REMOTE's value is
+     * its reference (a {@code Long}), counted in the export table when it was planned.
      */
     record Planned(int tag, long payload, Object value, java.lang.reflect.Type as, int region) {}
 
@@ -120,7 +121,8 @@ final class CallEncoder {
                     MemorySegment ref = MemorySegment.ofArray(extension.encode(v, k.type(), endpoint));
                     return new Planned(T_SHARED, ref.byteSize(), ref, null, -1);
                 }
-                return new Planned(T_REMOTE, 8, v, k.type(), -1);
+                // counted now, once, even if the message is written twice (a one-pass write that did not fit)
+                return new Planned(T_REMOTE, 8, remoteRef(v, k.type()), k.type(), -1);
             }
             case COPY, VIEW -> {
                 Class<?> c = v.getClass();
@@ -193,7 +195,7 @@ final class CallEncoder {
             case T_PRIM -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, RpcDescriptor.bits(v.value));
             case T_BYTES, T_SHARED -> MemorySegment.copy((MemorySegment) v.value, 0, s, p, v.payload);
             case T_REGION -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, v.region);
-            case T_REMOTE -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, remoteRef(v.value, (Class<?>) v.as));
+            case T_REMOTE -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, (Long) v.value);
             case T_WIRE -> {
                 long n = v.as == null ? w.write(v.value, s, p) : w.write(v.value, v.as, s, p);
                 if (n != v.payload) {
@@ -205,7 +207,24 @@ final class CallEncoder {
         return at + span(v.payload);
     }
 
-    /** Encodes a remote reference: the receiver's own object coming back, or one of ours (exported here). */
+    /**
+     * Gives back what planning counted for values that will not be sent after all (the message failed
+     * before it was committed): each of our objects' references in {@code plan} (null entries skipped).
+     */
+    void unsent(Planned... plan) {
+        for (Planned v : plan) {
+            if (v != null && v.tag == T_REMOTE && (int) ((Long) v.value >>> 32) == SIDE_SENDER) {
+                exported.unsent((int) (long) (Long) v.value);
+            }
+        }
+    }
+
+    /**
+     * Encodes a remote reference: the receiver's own object coming back, or one of ours (exported here,
+     * counted: {@link #unsent} takes it back if the message is not sent).
+     *
+     * @throws RemoteException {@code OVERLOADED} if the peer holds as many of our objects as it may
+     */
     private long remoteRef(Object v, Class<?> iface) {
         if (v instanceof ProxyObject po) {
             Binding pb = po.verbatimBinding();

@@ -48,6 +48,8 @@ public final class Endpoint {
     private final NodeExtension extension;
 
     private final CallTable calls = new CallTable();
+    /** The named exports the peer looked up over this connection: the only ones it may call. */
+    private final Grants grants = new Grants();
     private final ExportedObjects exported;
     private final ImportedObjects imported;
     private final Sender sender;
@@ -80,8 +82,8 @@ public final class Endpoint {
         this.sender = new Sender(this, connection, encoder, new Outbox());
         this.leader = new ReadLeader(this, connection, calls);
         this.dispatcher = new Dispatcher(this, connection, calls, leader, sender);
-        this.incoming = new IncomingCalls(this, exports, exported, calls, leader, sender,
-                new ValueDecoder(exports, exported, imported, this, extension), extension, chains);
+        this.incoming = new IncomingCalls(this, exports, grants, exported, calls, leader, sender,
+                new ValueDecoder(exports, grants, exported, imported, this, extension), extension, chains);
         this.chainSalt = chains == null ? ChainDirectory.randomSalt() : chains.register(this);
         if (server) {
             dispatcher.ensureStarted();
@@ -143,9 +145,22 @@ public final class Endpoint {
 
     /**
      * Looks up a named export; returns a proxy of {@code iface} calling over {@code group} (this
-     * endpoint and other connections to the same node; export ids are node-wide).
+     * endpoint and other connections to the same node; export ids are node-wide). The lookup goes over
+     * every connection of the group: a peer lets a connection call only the exports looked up over it.
      */
     public Object lookup(String name, RemoteInterface ri, Duration timeout, Endpoint[] group) {
+        int target = lookupHere(name, ri, timeout);
+        for (Endpoint g : group) {
+            if (g != this && g.lookupHere(name, ri, timeout) != target) {
+                throw new RemoteException(Reason.NOT_FOUND, "'" + name + "' was exported anew while it was looked up over "
+                        + group.length + " connections to " + description + ": look it up again");
+            }
+        }
+        return ProxyFactory.create(new Binding(group, ri, target, timeout));
+    }
+
+    /** Looks up a named export over this connection alone: its export id, granted to this connection. */
+    private int lookupHere(String name, RemoteInterface ri, Duration timeout) {
         long id = calls.nextId();
         PendingCall p = new PendingCall(this, id, null, timeout.toNanos(), 0, null);
         p.lookingUp = ri;
@@ -159,8 +174,7 @@ public final class Endpoint {
             at = CallEncoder.putBytes(s, at, MemorySegment.ofArray(in));
             CallEncoder.putBytes(s, at, idBytes);
         }, p);
-        int[] target = (int[]) leader.await(p);
-        return ProxyFactory.create(new Binding(group, ri, target[0], timeout));
+        return ((int[]) leader.await(p))[0];
     }
 
     /** Sends a call and waits for (or, for an asynchronous method, returns the future of) its reply. */
@@ -250,8 +264,15 @@ public final class Endpoint {
      * ({@link ReadLeader#holds()}); a call read by a poll's callback runs once the poll returned.
      */
     boolean handle(Delivery d, boolean owned) {
-        MemorySegment m = d.payload();
-        int kind = checkHeader(m);
+        MemorySegment m;
+        int kind;
+        try {
+            m = d.payload();
+            kind = checkHeader(m);
+        } catch (RuntimeException e) { // the delivery or its memory is gone (the connection closed under it)
+            closeWith("a message could not be read: " + e.getMessage());
+            return false;
+        }
         if (kind < 0) {
             protocol("a message of " + m.byteSize() + " bytes");
             return false;
@@ -277,7 +298,13 @@ public final class Endpoint {
         closeWith("the peer sent " + what);
     }
 
-    /** An answer to one of our calls or lookups: completes it (a malformed one fails it with PROTOCOL). */
+    /**
+     * An answer to one of our calls or lookups: completes it. It is checked against what it answers (a
+     * lookup takes {@code LOOKUP_OK} or {@code LOOKUP_FAIL}; a call {@code REPLY}, with as many values as
+     * its result takes and of its type, {@code THROWN} or {@code FAIL}, with a known reason): anything else
+     * fails the call with {@code PROTOCOL} and drops the connection (a peer that answers wrongly cannot be
+     * trusted with the calls that follow).
+     */
     private void reply(Delivery d, MemorySegment m, int kind) {
         PendingCall p = calls.take(callId(m));
         if (p == null) {
@@ -287,24 +314,38 @@ public final class Endpoint {
             return;
         }
         p.answered = true; // before the completion that publishes it: see PendingCall.answered
+        RemoteInterface.MethodInfo mi = p.method;
+        String malformed = null;
         try {
+            if (mi == null ? kind != LOOKUP_OK && kind != LOOKUP_FAIL : kind == LOOKUP_OK || kind == LOOKUP_FAIL) {
+                throw new IllegalArgumentException("a message of kind " + kind + " answering "
+                        + (mi == null ? "a lookup" : "a call of " + mi.signature));
+            }
             switch (kind) {
                 case REPLY -> {
-                    int count = m.get(ValueLayout.JAVA_SHORT_UNALIGNED, COUNT);
-                    Object v = count == 0 ? null : incoming.decoder().read(d, m, REPLY_HEADER, p.method.result);
-                    p.complete(v);
+                    int count = count(m);
+                    if (count != mi.replyValues) {
+                        throw new IllegalArgumentException("a reply of " + count + " values to " + mi.signature);
+                    }
+                    p.complete(count == 0 ? null : incoming.decoder().read(d, m, REPLY_HEADER, mi.result));
                 }
                 case LOOKUP_OK -> p.complete(new int[] {target(m)}); // the export id
-                case THROWN -> p.completeExceptionally(ExceptionRebuilder.rebuild(m, p.method));
+                case THROWN -> {
+                    Throwable t = ExceptionRebuilder.rebuild(m, mi);
+                    if (t instanceof RemoteException r && r.reason() == Reason.PROTOCOL) {
+                        throw new IllegalArgumentException(r.getMessage());
+                    }
+                    p.completeExceptionally(t);
+                }
                 case FAIL, LOOKUP_FAIL -> {
                     int code = flags(m);
                     Reason reason = Reason.ofCode(code);
                     String message = ValueDecoder.string(m, HEADER);
                     if (reason == null) {
-                        throw new IllegalArgumentException("an unknown reason code " + code + " (" + message + ")");
+                        throw new IllegalArgumentException("an unknown reason code " + code + " ("
+                                + ExceptionRebuilder.clip(message) + ")");
                     }
-                    if (kind == LOOKUP_FAIL && reason == Reason.INCOMPATIBLE && p.lookingUp != null
-                            && m.get(ValueLayout.JAVA_SHORT_UNALIGNED, COUNT) == 2) {
+                    if (kind == LOOKUP_FAIL && reason == Reason.INCOMPATIBLE && p.lookingUp != null && count(m) == 2) {
                         message += "; missing: " + missing(m, checkValue(m, HEADER), p.lookingUp);
                     }
                     p.completeExceptionally(new RemoteException(reason, message));
@@ -312,10 +353,13 @@ public final class Endpoint {
                 default -> { }
             }
         } catch (RuntimeException e) {
-            p.completeExceptionally(e instanceof RemoteException ? e
-                    : new RemoteException(Reason.PROTOCOL, "a malformed reply: " + e.getMessage(), e));
+            malformed = e instanceof RemoteException r ? r.getMessage() : String.valueOf(e.getMessage());
+            p.completeExceptionally(new RemoteException(Reason.PROTOCOL, "a malformed reply: " + malformed, e));
         }
         p.wake();
+        if (malformed != null) {
+            protocol("a malformed reply: " + malformed);
+        }
     }
 
     /** The client's own signatures of the method ids the server reported missing. */

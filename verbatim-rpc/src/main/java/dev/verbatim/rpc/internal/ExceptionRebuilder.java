@@ -27,6 +27,8 @@ import static dev.verbatim.rpc.internal.RpcDescriptor.span;
  * superclass below {@code Exception}/{@code RuntimeException} (the real class then named in the
  * message), if the method declares it or it is one of {@link #JDK_UNCHECKED}; anything else is a
  * {@link ServerException} naming the remote class. No class is ever loaded by a name from a message.
+ * What the callee discloses of an exception its method does not declare is its export's choice
+ * ({@link #describe}).
  *
  * <p>Stateless; thread-safe.
  */
@@ -54,25 +56,79 @@ final class ExceptionRebuilder {
         }
     }
 
-    /** The names and messages of {@code t}'s cause chain, as a {@code THROWN} body. */
-    static Described describe(Throwable t) {
+    /**
+     * What a caller learns of an exception its method does not declare when the export keeps the details:
+     * the message of the exception sent in its stead.
+     */
+    static final String WITHHELD = "an exception the method does not declare (the export keeps its details:"
+            + " ExportOptions.withErrorDetails)";
+
+    /**
+     * The names and messages of {@code t}'s cause chain, thrown by a call of {@code mi}, as a {@code THROWN}
+     * body. With {@code details}, every exception of the chain as it is. Without, only what the method's
+     * declared exceptions need: the chain is cut at the first exception that is not of a declared type (or a
+     * subclass of one); if that is {@code t} itself, one exception stands for it, of the nearest JDK
+     * runtime class of {@link #JDK_UNCHECKED} it is (else {@link ServerException#UNDISCLOSED}), with the
+     * message {@link #WITHHELD}: no class name of the implementation, no message, no cause.
+     */
+    static Described describe(Throwable t, RemoteInterface.MethodInfo mi, boolean details) {
         List<MemorySegment> parts = new ArrayList<>();
         long body = 0;
         Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         for (Throwable c = t; c != null && seen.add(c) && parts.size() < 2 * MAX_CHAIN; c = c.getCause()) {
-            StringBuilder chain = new StringBuilder(c.getClass().getName()); // and its superclasses, so a
-            for (Class<?> k = c.getClass().getSuperclass(); k != null && k != Throwable.class
-                    && chain.length() < 2000; k = k.getSuperclass()) { // caller can rebuild the nearest declared one
-                chain.append(',').append(k.getName());
+            String names;
+            String msg;
+            if (details || declared(c.getClass(), mi)) {
+                StringBuilder chain = new StringBuilder(c.getClass().getName()); // and its superclasses, so a
+                for (Class<?> k = c.getClass().getSuperclass(); k != null && k != Throwable.class
+                        && chain.length() < 2000; k = k.getSuperclass()) { // caller can rebuild the nearest declared one
+                    chain.append(',').append(k.getName());
+                }
+                names = chain.toString();
+                msg = c.getMessage();
+            } else if (c == t) {
+                names = undisclosed(c.getClass());
+                msg = WITHHELD;
+            } else {
+                break; // an undeclared cause: the implementation's own business
             }
-            byte[] n = chain.toString().getBytes(StandardCharsets.UTF_8);
-            String msg = c.getMessage();
+            byte[] n = names.getBytes(StandardCharsets.UTF_8);
             byte[] mb = msg == null ? null : truncate(msg).getBytes(StandardCharsets.UTF_8);
             parts.add(MemorySegment.ofArray(n));
             parts.add(mb == null ? null : MemorySegment.ofArray(mb));
             body += span(n.length) + span(mb == null ? 0 : mb.length);
         }
         return new Described(parts, body);
+    }
+
+    /**
+     * Whether {@code mi} declares {@code c} or a superclass of it, {@code Exception}, {@code RuntimeException}
+     * and what is above them aside (as the caller rebuilds: too general to stand for a class).
+     */
+    private static boolean declared(Class<?> c, RemoteInterface.MethodInfo mi) {
+        if (mi == null) {
+            return false;
+        }
+        for (Class<?> d : mi.method.getExceptionTypes()) {
+            if (d == c || d.isAssignableFrom(c) && d != Exception.class && d != RuntimeException.class
+                    && d != Throwable.class) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The name an undeclared exception of class {@code c} is sent under when its details are kept. */
+    private static String undisclosed(Class<?> c) {
+        for (Class<?> k = c; k != null && k != Throwable.class; k = k.getSuperclass()) {
+            if (k != c && k == RuntimeException.class) {
+                break; // too general to stand for the real class
+            }
+            if (JDK_UNCHECKED.contains(k.getName())) {
+                return k.getName();
+            }
+        }
+        return ServerException.UNDISCLOSED;
     }
 
     /** Writes a described body's values at {@code at} (a null part as {@code NULL}). */

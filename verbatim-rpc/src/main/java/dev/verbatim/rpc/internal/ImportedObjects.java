@@ -16,12 +16,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  * ({@link Binding#references}); when the proxy is released ({@code Node.release}) or becomes
  * unreachable (a {@link Cleaner}), the whole count goes back to the peer in one {@code RELEASE}
  * ({@link Releaser}). A reference arriving after its proxy died starts a new <em>generation</em>: a new
- * proxy with its own count, while the old one's cleaner still gives back the old count.
+ * proxy with its own count, while the old one's cleaner still gives back the old count. So does a
+ * reference arriving while its proxy is being released (issue 16 §4): a release sets the count to
+ * {@link #RELEASED} in one step, and an arrival counts in a proxy only by a compare-and-set from a live
+ * count; whichever comes first, each reference is given back exactly once and no arrival gets a released
+ * proxy.
  *
  * <p>Thread-safe.
  */
 final class ImportedObjects {
     private static final Cleaner CLEANER = Cleaner.create();
+    /** A binding's count once its references were given back: no arrival counts in it any more. */
+    static final int RELEASED = -1;
 
     /** Sends the peer a {@code RELEASE} of {@code count} references to its object {@code id}. */
     @FunctionalInterface
@@ -43,9 +49,8 @@ final class ImportedObjects {
     Object resolve(int id, Class<?> iface) {
         WeakReference<Object> ref = proxies.get(id);
         Object proxy = ref == null ? null : ref.get();
-        if (proxy != null && iface.isInstance(proxy)) {
-            ((ProxyObject) proxy).verbatimBinding().references.incrementAndGet(); // held: its cleaner cannot run
-            return proxy;
+        if (proxy != null && iface.isInstance(proxy) && hold(((ProxyObject) proxy).verbatimBinding())) {
+            return proxy; // held (reachable): its cleaner cannot run, and it was not being released
         }
         AtomicInteger count = new AtomicInteger(1); // a new generation: an old proxy's cleaner keeps its own count
         Binding b = new Binding(endpoint, RemoteInterface.of(iface), id, true, Duration.ofSeconds(30), count);
@@ -61,11 +66,11 @@ final class ImportedObjects {
      * reachable); a newer proxy of the object stays.
      */
     void release(Binding b) {
-        if (b.released) {
+        int n = b.references.getAndSet(RELEASED); // the one step a concurrent arrival (hold) sees, or not
+        if (n == RELEASED) {
             return;
         }
         b.released = true;
-        int n = b.references.getAndSet(0);
         WeakReference<Object> ref = proxies.get(b.target);
         if (ref != null) {
             Object live = ref.get();
@@ -76,6 +81,22 @@ final class ImportedObjects {
         if (n > 0) {
             releaser.release(b.target, n);
         }
+    }
+
+    /**
+     * Counts one more reference in {@code b}, unless it is being released (or was): then the arriving
+     * reference needs a new proxy. A release and an arrival of the same object race (a reader thread
+     * resolves a reference while another thread releases the proxy): the count is where they meet, in one
+     * atomic step each, so the arrival never gets back a proxy whose references were given back.
+     */
+    private static boolean hold(Binding b) {
+        AtomicInteger count = b.references;
+        for (int n = count.get(); n != RELEASED; n = count.get()) {
+            if (count.compareAndSet(n, n + 1)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Forgets every proxy (the connection closed: the peer dropped everything of ours). */

@@ -1,6 +1,5 @@
 package dev.verbatim.rpc.internal;
 
-import dev.verbatim.rpc.RemoteException;
 import dev.verbatim.rpc.RemoteException.Reason;
 import dev.verbatim.transport.Delivery;
 
@@ -24,7 +23,8 @@ import static dev.verbatim.rpc.internal.RpcDescriptor.*;
  * The peer's calls and lookups arriving at one endpoint (Cap'n Proto's "answers"; docs/rpc.md §3 and
  * §4): finds the target (a named export, or an object of the {@link ExportedObjects export table}) and
  * the method, picks the thread that runs the call, reads the arguments, runs it with its chain as the
- * thread's {@link CallContext}, and answers ({@code REPLY}, {@code THROWN} or {@code FAIL}).
+ * thread's {@link CallContext}, and answers ({@link CallAnswers}: {@code REPLY}, {@code THROWN} or
+ * {@code FAIL}). A named export is found only if the peer looked it up over this connection ({@link Grants}).
  *
  * <p>Which thread runs a call (J-RPC's delegate threads): a call nested in a chain one of our callers
  * waits in runs on that caller (inline if it read it, else handed to its inbox); any other runs on a
@@ -44,10 +44,14 @@ final class IncomingCalls {
 
     private final Endpoint endpoint;
     private final Exports exports;
+    /** The named exports the peer looked up: the only ones its calls may name. */
+    private final Grants grants;
     private final ExportedObjects exported;
     private final CallTable calls;
     private final ReadLeader leader;
     private final Sender sender;
+    /** REPLY, THROWN and FAIL, with what the export discloses. */
+    private final CallAnswers answers;
     private final ValueDecoder decoder;
     /** The node's object layer ({@code TO_SHARED} calls), or null: such calls are then refused. */
     private final NodeExtension extension;
@@ -58,8 +62,9 @@ final class IncomingCalls {
     /** Calls of the peer that can be cancelled: running on our virtual threads, or asynchronous. */
     private final Map<Long, Running> running = new ConcurrentHashMap<>();
 
-    IncomingCalls(Endpoint endpoint, Exports exports, ExportedObjects exported, CallTable calls, ReadLeader leader,
-                  Sender sender, ValueDecoder decoder, NodeExtension extension, ChainDirectory chains) {
+    IncomingCalls(Endpoint endpoint, Exports exports, Grants grants, ExportedObjects exported, CallTable calls,
+                  ReadLeader leader, Sender sender, ValueDecoder decoder, NodeExtension extension, ChainDirectory chains) {
+        this.grants = grants;
         this.extension = extension;
         this.chains = chains;
         this.endpoint = endpoint;
@@ -68,6 +73,7 @@ final class IncomingCalls {
         this.calls = calls;
         this.leader = leader;
         this.sender = sender;
+        this.answers = new CallAnswers(sender);
         this.decoder = decoder;
     }
 
@@ -126,44 +132,48 @@ final class IncomingCalls {
         RemoteInterface ri;
         Object impl;
         boolean virtual = false;
+        boolean details = false; // what an undeclared exception or an internal error tells the caller
         if ((flags & TO_SHARED) != 0) {
             NodeExtension.Target t = extension == null ? null : extension.target(target);
             ri = t == null ? null : t.declaring(methodId);
             if (ri == null) {
                 endpoint.releaseUnread(m, HEADER);
-                fail(FAIL, callId, Reason.NOT_FOUND, (t == null ? "shared object #" + target + " is not held by "
+                answers.fail(FAIL, callId, Reason.NOT_FOUND, (t == null ? "shared object #" + target + " is not held by "
                         : "shared object #" + target + " has no method with id " + String.format("%016x", methodId)
                         + " at ") + endpoint.description());
                 return false;
             }
             impl = t.impl();
             virtual = t.virtualThreads();
+            details = true; // the object layer's shared objects fail as local objects would (docs/objects.md)
         } else if (toObject) {
             ExportedObjects.Entry l = exported.get(target);
             if (l == null) {
                 endpoint.releaseUnread(m, HEADER);
-                fail(FAIL, callId, Reason.NOT_FOUND, "object #" + target + " is no longer exported by "
+                answers.fail(FAIL, callId, Reason.NOT_FOUND, "object #" + target + " is no longer exported by "
                         + endpoint.description());
                 return false;
             }
             ri = l.remote();
             impl = l.impl();
         } else {
-            Exports.Export e = exports.byId(target);
-            if (e == null) {
+            Exports.Export e = grants.has(target) ? exports.byId(target) : null;
+            if (e == null) { // never looked up here, unexported, or unknown: all alike to the peer
                 endpoint.releaseUnread(m, HEADER);
-                fail(FAIL, callId, Reason.NOT_FOUND, "export #" + target + " was unexported at " + endpoint.description());
+                answers.fail(FAIL, callId, Reason.NOT_FOUND, "no export #" + target + " at " + endpoint.description()
+                        + " for this connection (it was not looked up over it, or was unexported)");
                 return false;
             }
             Exports.Bound bound = e.bound;
             ri = bound.remote();
             impl = bound.impl();
             virtual = e.options.virtualThreads();
+            details = e.options.errorDetails();
         }
         RemoteInterface.MethodInfo mi = ri.byId(methodId);
         if (mi == null) {
             endpoint.releaseUnread(m, HEADER);
-            fail(FAIL, callId, Reason.INCOMPATIBLE, ri.type.getName() + " has no method with id "
+            answers.fail(FAIL, callId, Reason.INCOMPATIBLE, ri.type.getName() + " has no method with id "
                     + String.format("%016x", methodId));
             return false;
         }
@@ -174,7 +184,7 @@ final class IncomingCalls {
         }
         if (mi.async && asyncCalls.get() >= MAX_ASYNC_CALLS) {
             endpoint.releaseUnread(m, HEADER);
-            fail(FAIL, callId, Reason.OVERLOADED, MAX_ASYNC_CALLS + " asynchronous calls are already running at "
+            answers.fail(FAIL, callId, Reason.OVERLOADED, MAX_ASYNC_CALLS + " asynchronous calls are already running at "
                     + endpoint.description());
             return false;
         }
@@ -191,17 +201,19 @@ final class IncomingCalls {
         boolean inline = delegate != null ? delegate.caller == me
                 : !virtual && me == endpoint.dispatcher().thread() && !calls.callersWait();
         if (inline) {
-            return owned ? runInline(d, m, callId, chain, ri, mi, impl) : deferInline(d, m, callId, chain, ri, mi, impl);
+            return owned ? runInline(d, m, callId, chain, ri, mi, impl, details)
+                    : deferInline(d, m, callId, chain, ri, mi, impl, details);
         }
         Delivery kept = owned ? d : d.retain(); // the arguments stay readable on the thread that runs the call
         final RemoteInterface fri = ri;
         final Object fimpl = impl;
+        final boolean fdetails = details;
         Runnable task = () -> {
             boolean keep = false;
             try {
                 Object[] args = arguments(kept, kept.payload(), callId, mi);
                 if (args != null) {
-                    keep = run(kept, kept.payload(), args, callId, chain, fri, mi, fimpl);
+                    keep = run(kept, kept.payload(), args, callId, chain, fri, mi, fimpl, fdetails);
                 }
             } catch (IllegalStateException closed) {
                 // the connection closed before the call ran: its caller learnt that already
@@ -250,6 +262,7 @@ final class IncomingCalls {
         RemoteInterface remote;
         RemoteInterface.MethodInfo method;
         Object impl;
+        boolean details;
 
         void clear() {
             kept = null;
@@ -279,7 +292,7 @@ final class IncomingCalls {
      * reader's state (it invalidates the delivery it handed out) on this thread.
      */
     private boolean deferInline(Delivery d, MemorySegment m, long callId, long chain, RemoteInterface ri,
-                                RemoteInterface.MethodInfo mi, Object impl) {
+                                RemoteInterface.MethodInfo mi, Object impl, boolean details) {
         assert deferred.method == null : "a second call to run inline in one poll (its handler must answer STOP)";
         Delivery kept = mi.inPlace ? d.retain() : null;
         Object[] args = arguments(kept == null ? d : kept, m, callId, mi);
@@ -298,6 +311,7 @@ final class IncomingCalls {
         c.remote = ri;
         c.method = mi;
         c.impl = impl;
+        c.details = details;
         return false; // the transport's delivery: a retained one is the deferred call's
     }
 
@@ -318,10 +332,11 @@ final class IncomingCalls {
         long chain = c.chain;
         RemoteInterface ri = c.remote;
         Object impl = c.impl;
+        boolean details = c.details;
         c.clear(); // before the call: a poll inside it may defer a call of its own
         boolean keep = false;
         try {
-            keep = runGivingLockAway(kept, m, args, callId, chain, ri, mi, impl);
+            keep = runGivingLockAway(kept, m, args, callId, chain, ri, mi, impl, details);
         } finally {
             if (kept != null && !keep) {
                 kept.release();
@@ -334,9 +349,9 @@ final class IncomingCalls {
      * runs; the arguments are read first, while this thread still reads.
      */
     private boolean runInline(Delivery d, MemorySegment m, long callId, long chain, RemoteInterface ri,
-                              RemoteInterface.MethodInfo mi, Object impl) {
+                              RemoteInterface.MethodInfo mi, Object impl, boolean details) {
         Object[] args = arguments(d, m, callId, mi); // before the read lock goes: see arguments()
-        return args != null && runGivingLockAway(d, m, args, callId, chain, ri, mi, impl);
+        return args != null && runGivingLockAway(d, m, args, callId, chain, ri, mi, impl, details);
     }
 
     /**
@@ -345,14 +360,14 @@ final class IncomingCalls {
      * taken leaves it to the new holder and stops reading ({@link ReadLeader#holds()}).
      */
     private boolean runGivingLockAway(Delivery d, MemorySegment m, Object[] args, long callId, long chain,
-                                      RemoteInterface ri, RemoteInterface.MethodInfo mi, Object impl) {
+                                      RemoteInterface ri, RemoteInterface.MethodInfo mi, Object impl, boolean details) {
         ReentrantLock recvLock = leader.lock();
         boolean reading = recvLock.isHeldByCurrentThread();
         if (reading) {
             recvLock.unlock();
         }
         try {
-            return run(d, m, args, callId, chain, ri, mi, impl);
+            return run(d, m, args, callId, chain, ri, mi, impl, details);
         } finally {
             if (reading) {
                 recvLock.tryLock(); // else the lock went to another thread: it reads on, this one stops
@@ -371,7 +386,7 @@ final class IncomingCalls {
         long[] ids = ValueDecoder.longs(m, at);
         Exports.Export e = exports.byName(name);
         if (e == null) {
-            fail(LOOKUP_FAIL, callId, Reason.NOT_FOUND, "nothing is exported as '" + ExceptionRebuilder.clip(name) + "' at "
+            answers.fail(LOOKUP_FAIL, callId, Reason.NOT_FOUND, "nothing is exported as '" + ExceptionRebuilder.clip(name) + "' at "
                     + endpoint.description());
             return;
         }
@@ -383,8 +398,9 @@ final class IncomingCalls {
             }
         }
         if (!missing.isEmpty()) {
-            byte[] msg = ("'" + ExceptionRebuilder.clip(name) + "' is exported as " + server.type.getName() + ", which lacks "
-                    + missing.size() + " method(s) of " + ExceptionRebuilder.clip(iface)).getBytes(StandardCharsets.UTF_8);
+            // the export's own interface is not named: the peer was not given it
+            byte[] msg = ("'" + ExceptionRebuilder.clip(name) + "' lacks " + missing.size() + " method(s) of "
+                    + ExceptionRebuilder.clip(iface)).getBytes(StandardCharsets.UTF_8);
             long[] ms = missing.stream().limit(256).mapToLong(Long::longValue).toArray();
             MemorySegment a = MemorySegment.ofArray(msg);
             MemorySegment b = MemorySegment.ofArray(ms);
@@ -392,15 +408,8 @@ final class IncomingCalls {
                     CallEncoder.BODY, (CallEncoder.Body) (s, at2) -> CallEncoder.putBytes(s, CallEncoder.putBytes(s, at2, a), b));
             return;
         }
+        grants.grant(e.id); // before the answer: the peer's first call may follow at once
         sender.answer(head(LOOKUP_OK, 0, 0, e.id), callId, 0, CallEncoder.NOTHING, null);
-    }
-
-    /** Answers {@code FAIL} or {@code LOOKUP_FAIL} with a reason and a message. */
-    private void fail(int kind, long callId, Reason reason, String message) {
-        byte[] b = message.getBytes(StandardCharsets.UTF_8);
-        MemorySegment bytes = MemorySegment.ofArray(b);
-        sender.answer(head(kind, reason.code(), 1, 0), callId, span(b.length), CallEncoder.BODY,
-                (CallEncoder.Body) (s, at) -> CallEncoder.putBytes(s, at, bytes));
     }
 
     private void startVirtual(Runnable task) {
@@ -467,7 +476,7 @@ final class IncomingCalls {
      * is then released when its future completes, not by the caller.
      */
     private boolean run(Delivery d, MemorySegment m, Object[] args, long callId, long chain, RemoteInterface ri,
-                        RemoteInterface.MethodInfo mi, Object impl) {
+                        RemoteInterface.MethodInfo mi, Object impl, boolean details) {
         CallContext c = CallContext.current();
         long outerChain = c.chain;
         CallContext.Frame outerFrame = c.frame;
@@ -477,7 +486,7 @@ final class IncomingCalls {
             c.frame = f;
         }
         try {
-            return runIn(c, d, f, args, callId, ri, mi, impl);
+            return runIn(c, d, f, args, callId, ri, mi, impl, details);
         } finally {
             c.chain = outerChain;
             c.frame = outerFrame;
@@ -485,7 +494,7 @@ final class IncomingCalls {
     }
 
     private boolean runIn(CallContext context, Delivery d, CallContext.Frame frame, Object[] args, long callId,
-                          RemoteInterface ri, RemoteInterface.MethodInfo mi, Object impl) {
+                          RemoteInterface ri, RemoteInterface.MethodInfo mi, Object impl, boolean details) {
         Object result = null;
         Throwable failure = null;
         Running cancellable = null;
@@ -512,7 +521,7 @@ final class IncomingCalls {
             CallContext.removeAsync(frame);
         }
         if (failure != null) {
-            thrown(callId, failure);
+            answers.thrown(callId, failure, mi, details);
             return false;
         }
         if (mi.async && result instanceof CompletableFuture<?> f) {
@@ -529,9 +538,10 @@ final class IncomingCalls {
                 }
                 try {
                     if (t != null) {
-                        thrown(callId, t instanceof CompletionException && t.getCause() != null ? t.getCause() : t);
+                        answers.thrown(callId, t instanceof CompletionException && t.getCause() != null ? t.getCause() : t,
+                                mi, details);
                     } else {
-                        replyValue(callId, mi, v);
+                        answers.result(callId, mi, v, details);
                     }
                 } finally {
                     asyncCalls.decrementAndGet();
@@ -542,38 +552,7 @@ final class IncomingCalls {
             });
             return keep;
         }
-        replyValue(callId, mi, result);
+        answers.result(callId, mi, result, details);
         return false;
-    }
-
-    private void replyValue(long callId, RemoteInterface.MethodInfo mi, Object result) {
-        try {
-            if (mi.result.tag() == ValueKind.Tag.VOID) {
-                sender.answer(head(REPLY, 0, 0, 0), callId, 0, CallEncoder.NOTHING, null);
-                return;
-            }
-            if (mi.result.primitive()) {
-                sender.answer(head(REPLY, 0, 1, 0), callId, VALUE_HEADER + 8, CallEncoder.PRIMITIVE, result);
-                return;
-            }
-            CallEncoder.Planned v = sender.planResult(mi.result, result, mi);
-            sender.answer(head(REPLY, 0, 1, 0), callId, span(v.payload()), CallEncoder.ONE_PLANNED, v);
-        } catch (RemoteException e) {
-            if (e.reason() == Reason.ARGUMENT) {
-                fail(FAIL, callId, Reason.ARGUMENT, "the result of " + mi.signature + " cannot be sent: " + e.getMessage());
-            }
-        } catch (RuntimeException e) {
-            fail(FAIL, callId, Reason.ARGUMENT, "the result of " + mi.signature + " cannot be sent: " + e);
-        }
-    }
-
-    /** Sends an exception back: class names and messages of its cause chain (never a class to load). */
-    private void thrown(long callId, Throwable t) {
-        ExceptionRebuilder.Described d = ExceptionRebuilder.describe(t);
-        try {
-            sender.answer(head(THROWN, 0, d.count(), 0), callId, d.body(), CallEncoder.THROWN_BODY, d);
-        } catch (RuntimeException ignored) {
-            // the connection is gone: the caller learns that instead
-        }
     }
 }

@@ -50,6 +50,8 @@ public final class RemoteInterface {
         int graphBytes;
         /** Whether every parameter is a primitive (the arguments are written straight, with no plan). */
         public final boolean primitivesOnly;
+        /** The number of values of a {@code REPLY} to it: 0 for a {@code void} result, else 1 (a reply is checked against it). */
+        final int replyValues;
 
         MethodInfo(int index, Method method, long id, String signature, ValueKind[] params, ValueKind result, boolean async) {
             this.index = index;
@@ -69,6 +71,7 @@ public final class RemoteInterface {
                 prims &= k.primitive();
             }
             this.primitivesOnly = prims;
+            this.replyValues = result.tag() == ValueKind.Tag.VOID ? 0 : 1;
         }
 
         @Override

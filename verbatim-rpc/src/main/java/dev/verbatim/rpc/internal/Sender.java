@@ -233,11 +233,13 @@ final class Sender {
             return;
         }
         sendLock.lock(); // held across planning and regions, so the regions precede this very message
+        CallEncoder.Planned[] plan = null;
+        boolean sent = false;
         try {
             if (outbox.count() != 0 && sendLock.getHoldCount() == 1) {
                 flushOutbox(true); // before any region: a region belongs to the next message sent
             }
-            CallEncoder.Planned[] plan = new CallEncoder.Planned[mi.params.length];
+            plan = new CallEncoder.Planned[mi.params.length];
             long body = 0;
             boolean unsized = false;
             for (int i = 0; i < plan.length; i++) {
@@ -251,6 +253,7 @@ final class Sender {
             long head = head(CALL, flags, plan.length, b.target);
             if (unsized) {
                 if (onePass(head, mi, p, plan, body)) {
+                    sent = true;
                     return;
                 }
                 long graphs = 0; // the graphs did not fit the space the last calls needed: size them first
@@ -264,12 +267,16 @@ final class Sender {
                 mi.graphBytes = (int) Math.min(Integer.MAX_VALUE, graphs);
             }
             send(head, p.id, mi.id, p.chain, body, CallEncoder.PLANNED, plan, p);
+            sent = true;
         } catch (TransportException e) {
             throw sendFailed(e, p);
         } catch (RuntimeException | Error e) {
             endpoint.calls().forget(p); // whatever failed (an accessor of a view argument, say), nothing waits for a reply
             throw e;
         } finally {
+            if (!sent && plan != null) {
+                encoder.unsent(plan); // the peer never learnt of the references planning counted
+            }
             unlockSend();
         }
     }
@@ -330,6 +337,11 @@ final class Sender {
                 c.abort();
             }
         }
+    }
+
+    /** Gives back the references a planned value counted, when it is not sent after all. */
+    void unsent(CallEncoder.Planned v) {
+        encoder.unsent(v);
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.verbatim.rpc.internal;
 
 import dev.verbatim.transport.Delivery;
 import dev.verbatim.wire.Message;
+import dev.verbatim.wire.WireLimits;
 import dev.verbatim.wire.WireReader;
 
 import java.lang.foreign.MemorySegment;
@@ -14,23 +15,27 @@ import static dev.verbatim.rpc.internal.RpcDescriptor.*;
  * Reads values (docs/rpc.md §1 and §3) as the receiving side's own signature declares them: only the
  * declared type (and its permitted subtypes) is ever instantiated, a wire message is validated before
  * use, a region must have come with the message, a reference to one of this side's objects must name one
- * it exported, as the declared interface. A malformed value is an {@link IllegalArgumentException} (or
+ * it handed out over this connection (a named export: one the peer looked up), as the declared interface or
+ * one extending it. A malformed value is an {@link IllegalArgumentException} (or
  * another runtime exception of a bounds check), never a value.
  *
  * <p>Thread-safe: each reading thread validates with its own {@link WireReader}.
  */
 final class ValueDecoder {
-    private final ThreadLocal<WireReader> readers = ThreadLocal.withInitial(WireReader::new);
+    private final ThreadLocal<WireReader> readers = ThreadLocal.withInitial(() -> new WireReader(WireLimits.forPeers()));
     private final Exports exports;
+    /** The named exports the peer may name (it looked them up). */
+    private final Grants grants;
     private final ExportedObjects exported;
     private final ImportedObjects imported;
     /** The endpoint values arrive at, and its node's object layer (or null). */
     private final Endpoint endpoint;
     private final NodeExtension extension;
 
-    ValueDecoder(Exports exports, ExportedObjects exported, ImportedObjects imported, Endpoint endpoint,
+    ValueDecoder(Exports exports, Grants grants, ExportedObjects exported, ImportedObjects imported, Endpoint endpoint,
                  NodeExtension extension) {
         this.exports = exports;
+        this.grants = grants;
         this.exported = exported;
         this.imported = imported;
         this.endpoint = endpoint;
@@ -123,22 +128,28 @@ final class ValueDecoder {
         throw new IllegalArgumentException("a region for a " + component + "[]");
     }
 
-    /** A remote reference arriving: our own object coming back, or a proxy of one of the peer's. */
+    /**
+     * A remote reference arriving: our own object coming back, or a proxy of one of the peer's. One of
+     * ours is accepted only as what it was handed out as (the interface it was exported as, or one that
+     * interface extends), and a named export only if the peer looked it up: a peer holding a read-only
+     * facet cannot pass it where an administrative interface the same object implements is declared. A
+     * refusal names nothing the peer was not given.
+     */
     private Object resolve(int id, int side, Class<?> iface) {
         if (side == SIDE_RECEIVER_EXPORT) {
-            Exports.Export e = exports.byId(id);
-            Object impl = e == null ? null : e.bound.impl();
-            if (impl == null || !iface.isInstance(impl)) {
+            Exports.Export e = grants.has(id) ? exports.byId(id) : null;
+            Exports.Bound b = e == null ? null : e.bound;
+            if (b == null || !iface.isAssignableFrom(b.remote().type)) {
                 throw new IllegalArgumentException("a reference to export #" + id + ", which this side does not export as "
-                        + iface.getName());
+                        + iface.getName() + " to this connection");
             }
-            return impl;
+            return b.impl();
         }
         if (side == SIDE_RECEIVER_OBJECT) {
             ExportedObjects.Entry l = exported.get(id);
-            if (l == null || !iface.isInstance(l.impl())) {
+            if (l == null || !iface.isAssignableFrom(l.remote().type)) {
                 throw new IllegalArgumentException("a reference to object #" + id + ", which this side does not export as "
-                        + iface.getName());
+                        + iface.getName() + " to this connection");
             }
             return l.impl();
         }

@@ -22,9 +22,14 @@ class ExceptionRebuilderTest {
         throw new AssertionError(name);
     }
 
-    /** {@code t} as the caller receives it: a THROWN message, rebuilt for {@code mi}. */
+    /** {@code t} as the caller receives it from an export that sends details: a THROWN message, rebuilt for {@code mi}. */
     private static Throwable across(Throwable t, RemoteInterface.MethodInfo mi) {
-        ExceptionRebuilder.Described d = ExceptionRebuilder.describe(t);
+        return across(t, mi, true);
+    }
+
+    /** {@code t} thrown by a call of {@code mi} as the caller receives it, from an export sending {@code details} or not. */
+    private static Throwable across(Throwable t, RemoteInterface.MethodInfo mi, boolean details) {
+        ExceptionRebuilder.Described d = ExceptionRebuilder.describe(t, mi, details);
         MemorySegment m = MemorySegment.ofArray(new byte[(int) (HEADER + d.body())]);
         putHeader(m, head(THROWN, 0, d.count(), 0), 42, 0, 0);
         ExceptionRebuilder.write(d, m, HEADER);
@@ -89,7 +94,7 @@ class ExceptionRebuilderTest {
         for (int i = 1; i < 40; i++) {
             t = new IllegalStateException(String.valueOf(i), t);
         }
-        assertEquals(16, ExceptionRebuilder.describe(t).count());
+        assertEquals(16, ExceptionRebuilder.describe(t, PLAIN, true).count());
         int depth = 0;
         for (Throwable c = across(t, PLAIN); c != null; c = c.getCause()) {
             depth++;
@@ -98,7 +103,7 @@ class ExceptionRebuilderTest {
         IllegalStateException a = new IllegalStateException("a");
         IllegalStateException b = new IllegalStateException("b", a);
         a.initCause(b);
-        assertEquals(2, ExceptionRebuilder.describe(a).count(), "each exception of a cycle once");
+        assertEquals(2, ExceptionRebuilder.describe(a, PLAIN, true).count(), "each exception of a cycle once");
     }
 
     @Test
@@ -121,5 +126,44 @@ class ExceptionRebuilderTest {
         putHeader(m, head(THROWN, 0, 1, 0), 1, 0, 0);
         putValueHeader(m, HEADER, T_BYTES, 100);
         assertThrows(RuntimeException.class, () -> ExceptionRebuilder.rebuild(m, PLAIN));
+    }
+
+    // ------------------------------------------------------------------ what an export discloses by default
+
+    @Test
+    void byDefaultAnUndeclaredExceptionNamesNeitherItsClassNorItsMessage() {
+        Throwable t = across(new Parts.Undeclared("password=hunter2 at /srv/db"), PLAIN, false);
+        ServerException s = assertInstanceOf(ServerException.class, t);
+        assertEquals(ServerException.UNDISCLOSED, s.remoteClass());
+        assertFalse(s.getMessage().contains("hunter2"), s.getMessage());
+        assertFalse(s.getMessage().contains(Parts.Undeclared.class.getName()), s.getMessage());
+        assertTrue(s.getMessage().contains("withErrorDetails"), "it says how to get the details: " + s.getMessage());
+        assertNull(s.getCause());
+    }
+
+    @Test
+    void byDefaultAnUndeclaredJdkExceptionKeepsItsClassButNotItsMessageOrCause() {
+        Throwable t = across(new IllegalStateException("row 42 of users locked", new Parts.Undeclared("inner")), PLAIN,
+                false);
+        assertEquals(IllegalStateException.class, t.getClass());
+        assertFalse(t.getMessage().contains("row 42"), t.getMessage());
+        assertNull(t.getCause(), "no cause class name leaves the server");
+        Throwable sub = across(new java.io.UncheckedIOException(new java.io.IOException("/secret/path")), PLAIN, false);
+        assertInstanceOf(ServerException.class, sub, "a subclass of RuntimeException only: nothing to stand for it");
+        assertFalse(sub.getMessage().contains("/secret/path"), sub.getMessage());
+    }
+
+    @Test
+    void byDefaultADeclaredExceptionKeepsItsMessageAndOnlyItsDeclaredCauses() {
+        Parts.Declared outer = new Parts.Declared("no such file");
+        outer.initCause(new Parts.Special("deeper, declared", new Parts.Undeclared("jdbc:postgresql://10.0.0.5")));
+        Throwable r = across(outer, OPEN, false);
+        assertEquals(Parts.Declared.class, r.getClass());
+        assertEquals("no such file", r.getMessage(), "what the caller's contract needs");
+        assertEquals(Parts.Declared.class, r.getCause().getClass());
+        assertEquals(Parts.Special.class.getName() + ": deeper, declared", r.getCause().getMessage());
+        assertNull(r.getCause().getCause(), "the chain ends at the first undeclared cause");
+        assertEquals(Parts.Special.class.getName() + ": deep", across(new Parts.Special("deep"), OPEN, false).getMessage(),
+                "a subclass of a declared exception is declared");
     }
 }

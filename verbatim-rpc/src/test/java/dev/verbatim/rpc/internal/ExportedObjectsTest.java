@@ -75,10 +75,51 @@ class ExportedObjectsTest {
     }
 
     @Test
-    void aReleaseOfAnUnknownIdChangesNothing() {
+    void aReleaseOfAnUnknownIdIsRefusedAndChangesNothing() {
         int id = table.export(new Both(), Parts.Counter.class);
-        table.release(id + 1, 5);
+        assertThrows(IllegalArgumentException.class, () -> table.release(id + 1, 5),
+                "the peer gives back what it was never handed: a protocol error");
         assertEquals(1, table.get(id).references().get());
+    }
+
+    @Test
+    void aReleaseOfANegativeOrZeroCountIsRefusedAndRaisesNothing() {
+        int id = table.export(new Both(), Parts.Counter.class);
+        assertThrows(IllegalArgumentException.class, () -> table.release(id, -5));
+        assertThrows(IllegalArgumentException.class, () -> table.release(id, 0));
+        assertThrows(IllegalArgumentException.class, () -> table.release(id, Long.MIN_VALUE));
+        assertEquals(1, table.get(id).references().get(), "a negative count does not raise the count");
+    }
+
+    @Test
+    void aReleaseOfMoreThanWasHandedOutIsRefusedAndChangesNothing() {
+        Both o = new Both();
+        int id = table.export(o, Parts.Counter.class);
+        table.export(o, Parts.Counter.class);
+        assertThrows(IllegalArgumentException.class, () -> table.release(id, 3));
+        assertThrows(IllegalArgumentException.class, () -> table.release(id, 1L << 32 | 1), "no truncation to an int");
+        assertEquals(2, table.get(id).references().get());
+        table.release(id, 2);
+        assertNull(table.get(id));
+    }
+
+    @Test
+    void aConnectionHoldsAtMostItsLimitOfObjectsAndSaysSo() {
+        ExportedObjects small = new ExportedObjects(() -> { }, 3);
+        Both kept = new Both();
+        int first = small.export(kept, Parts.Counter.class);
+        small.export(new Both(), Parts.Counter.class);
+        small.export(new Both(), Parts.Counter.class);
+        dev.verbatim.rpc.RemoteException e = assertThrows(dev.verbatim.rpc.RemoteException.class,
+                () -> small.export(new Both(), Parts.Counter.class));
+        assertEquals(dev.verbatim.rpc.RemoteException.Reason.OVERLOADED, e.reason());
+        assertTrue(e.getMessage().contains("3"), "the message names the limit: " + e.getMessage());
+        assertEquals(3, small.size());
+        assertEquals(first, small.export(kept, Parts.Counter.class), "one more reference to an object held is no new entry");
+        small.release(first, 2);
+        small.export(new Both(), Parts.Counter.class); // room again
+        assertEquals(3, small.size());
+        assertEquals(ExportedObjects.MAX_OBJECTS, 65_536, "the default");
     }
 
     @Test

@@ -2,8 +2,12 @@ package dev.verbatim.rpc.internal;
 
 import org.junit.jupiter.api.Test;
 
+import java.lang.ref.WeakReference;
+import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -58,5 +62,40 @@ class ImportedObjectsTest {
         Object named = table.resolve(5, Parts.Named.class);
         assertInstanceOf(Parts.Named.class, named);
         assertNotSame(counter, named);
+    }
+
+    /**
+     * The race of issue 16 §4, interleaved by hand: the object arrives again (a reader thread resolves it)
+     * while this side is releasing its proxy, after the release began and before it ended. The release's
+     * look into the proxy table is where the arrival is made to happen.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void anObjectArrivingWhileItsProxyIsBeingReleasedGetsALiveProxyAndEveryReferenceIsGivenBackOnce() throws Exception {
+        Object old = table.resolve(9, Parts.Counter.class);
+        Object[] arrived = new Object[1];
+        boolean[] armed = {false};
+        Field f = ImportedObjects.class.getDeclaredField("proxies");
+        f.setAccessible(true);
+        Map<Integer, WeakReference<Object>> real = (Map<Integer, WeakReference<Object>>) f.get(table);
+        f.set(table, new ConcurrentHashMap<Integer, WeakReference<Object>>(real) {
+            @Override
+            public WeakReference<Object> get(Object key) {
+                if (armed[0]) {
+                    armed[0] = false;
+                    arrived[0] = table.resolve(9, Parts.Counter.class); // the reference arriving now
+                }
+                return super.get(key);
+            }
+        });
+        armed[0] = true;
+        table.release(binding(old));
+        assertFalse(armed[0], "the arrival was interleaved with the release");
+        assertTrue(old != arrived[0], "not the proxy being released: calls on it would fail");
+        assertFalse(binding(arrived[0]).isReleased());
+        assertTrue(arrived[0] == table.resolve(9, Parts.Counter.class), "the live proxy is the one a later arrival finds");
+        table.release(binding(arrived[0]));
+        long given = released.stream().mapToLong(r -> r[1]).sum();
+        assertEquals(3, given, "three arrivals, each reference given back once: the peer can forget the object");
     }
 }

@@ -1,17 +1,11 @@
 package dev.verbatim.rpc.internal;
 
 import dev.verbatim.rpc.ExportOptions;
-import dev.verbatim.transport.Claim;
-import dev.verbatim.transport.Connection;
-import dev.verbatim.transport.ConnectionStats;
-import dev.verbatim.transport.Delivery;
 import dev.verbatim.transport.DeliveryHandler;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -27,150 +21,6 @@ import static org.junit.jupiter.api.Assertions.*;
 class InlineCallOutsidePollTest {
     private static final long CHAIN = 77;
 
-    /** Hands out scripted messages, records what the handler answers and what is sent. */
-    private static final class Scripted implements Connection {
-        final ArrayDeque<MemorySegment> incoming = new ArrayDeque<>();
-        final List<DeliveryHandler.Action> actions = new ArrayList<>();
-        final List<MemorySegment> sent = new ArrayList<>();
-        boolean inCallback;
-
-        @Override
-        public int poll(DeliveryHandler handler, int limit) {
-            int n = 0;
-            while (n < limit && !incoming.isEmpty()) {
-                MemorySegment m = incoming.poll();
-                inCallback = true;
-                DeliveryHandler.Action a;
-                try {
-                    a = handler.onDelivery(new Message(m));
-                } finally {
-                    inCallback = false;
-                }
-                actions.add(a);
-                n++;
-                if (a == DeliveryHandler.Action.STOP) {
-                    break;
-                }
-            }
-            return n;
-        }
-
-        @Override
-        public Claim tryClaim(int length) {
-            MemorySegment s = MemorySegment.ofArray(new byte[length]);
-            return new Claim() {
-                @Override
-                public MemorySegment segment() {
-                    return s;
-                }
-
-                @Override
-                public void commit() {
-                    sent.add(s);
-                }
-
-                @Override
-                public void commit(int length) {
-                    sent.add(s.asSlice(0, length));
-                }
-
-                @Override
-                public void abort() {
-                }
-            };
-        }
-
-        @Override
-        public Claim claim(int length) {
-            return tryClaim(length);
-        }
-
-        @Override
-        public String description() {
-            return "scripted";
-        }
-
-        @Override
-        public int maxMessageLength() {
-            return 1 << 20;
-        }
-
-        @Override
-        public int writeRegion(MemorySegment src) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void send(byte[] src, int offset, int length) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void send(MemorySegment src) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public Delivery poll() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public Delivery take(Duration timeout) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public byte[] receive(Duration timeout) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void wakeup() {
-        }
-
-        @Override
-        public ConnectionStats stats() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public boolean isOpen() {
-            return true;
-        }
-
-        @Override
-        public void close() {
-        }
-    }
-
-    /** A delivery of a heap message (no regions). */
-    private record Message(MemorySegment payload) implements Delivery {
-        @Override
-        public long length() {
-            return payload.byteSize();
-        }
-
-        @Override
-        public int regionCount() {
-            return 0;
-        }
-
-        @Override
-        public MemorySegment region(int index) {
-            throw new IndexOutOfBoundsException(index);
-        }
-
-        @Override
-        public Delivery retain() {
-            return this;
-        }
-
-        @Override
-        public void release() {
-        }
-    }
-
     /** A CALL of {@code Counter.add(x)} to export {@code target} in chain {@link #CHAIN}. */
     private static MemorySegment call(int target, long callId, int x) {
         MemorySegment m = MemorySegment.ofArray(new byte[HEADER + VALUE_HEADER + 8]);
@@ -182,7 +32,7 @@ class InlineCallOutsidePollTest {
 
     @Test
     void aPollStopsAfterACallToRunInlineAndTheCallRunsOnceThePollReturnedInOrder() {
-        Scripted connection = new Scripted();
+        ScriptedConnection connection = new ScriptedConnection();
         List<Integer> ran = new ArrayList<>();
         List<Boolean> ranInCallback = new ArrayList<>();
         Exports exports = new Exports();
@@ -192,6 +42,7 @@ class InlineCallOutsidePollTest {
             return x + 1;
         }, ExportOptions.INLINE);
         Endpoint endpoint = new Endpoint(connection, exports, false, () -> { });
+        connection.lookUp(endpoint, "counter", Parts.Counter.class); // the peer may call export #1 from now on
         // this thread waits for a call of chain CHAIN: the peer's calls in that chain run on it, inline
         PendingCall waiting = new PendingCall(endpoint, 1, null, TimeUnit.MINUTES.toNanos(1), CHAIN, Thread.currentThread());
         endpoint.calls().add(waiting, true);

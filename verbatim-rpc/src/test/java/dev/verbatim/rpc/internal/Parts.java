@@ -32,6 +32,10 @@ public final class Parts {
         public Declared(String message) {
             super(message);
         }
+
+        public Declared(String message, Throwable cause) {
+            super(message, cause);
+        }
     }
 
     /** A subclass of {@link Declared} the caller does not know. */
@@ -40,6 +44,10 @@ public final class Parts {
 
         public Special(String message) {
             super(message);
+        }
+
+        public Special(String message, Throwable cause) {
+            super(message, cause);
         }
     }
 

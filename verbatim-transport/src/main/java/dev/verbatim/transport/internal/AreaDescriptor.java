@@ -2,7 +2,7 @@ package dev.verbatim.transport.internal;
 
 /**
  * The layout of a receive window: a control block, then {@code areaCount} receive areas of
- * {@code areaSize} bytes. On {@code shm} this is a file under {@code /dev/shm} created by the
+ * {@code areaSize} bytes. On {@code shm} this is a file in the {@link ShmDirectory} created by the
  * receiver and mapped by both sides; on {@code tcp} it is the receiver's private off-heap memory
  * into which the connection's reader copies frames. All integers little-endian.
  *

@@ -229,11 +229,11 @@ public abstract class BaseConnection implements Connection {
 
     @Override
     public Claim claim(int length) {
-        Claim c = tryClaim(length);
-        if (c != null) {
-            return c;
-        }
         try {
+            Claim c = tryClaim(length);
+            if (c != null) {
+                return c;
+            }
             awaitSpace(length);
             return claim.open(reservedWindow(length), reservedOffset(length), length, TYPE_DATA);
         } catch (IllegalStateException | InternalError e) {
@@ -327,7 +327,10 @@ public abstract class BaseConnection implements Connection {
 
     /**
      * The JDK reports an access to a mapped file that another process truncated as an
-     * {@link InternalError}: on shared memory only the peer can have done that.
+     * {@link InternalError}: on shared memory only the peer can have done that. The JVM raises it
+     * asynchronously, where the faulting thread next checks for pending exceptions (a method entry or
+     * return, a loop), not always inside the method that touched the memory: so every public entry
+     * point catches it around its whole body, not only around its own accesses.
      */
     private TransportException truncated(InternalError e) {
         return protocolFailed(new ProtocolViolation("the peer truncated the shared memory under the mapping ("
@@ -337,18 +340,26 @@ public abstract class BaseConnection implements Connection {
     @Override
     public void send(byte[] src, int offset, int length) {
         Objects.checkFromIndexSize(offset, length, src.length);
-        Claim c = claim(length);
-        MemorySegment.copy(src, offset, c.segment(), ValueLayout.JAVA_BYTE, 0, length);
-        c.commit();
+        try {
+            Claim c = claim(length);
+            MemorySegment.copy(src, offset, c.segment(), ValueLayout.JAVA_BYTE, 0, length);
+            c.commit();
+        } catch (InternalError e) { // the peer truncated the window we copy into (reported where the JVM notices: see truncated)
+            throw failed(e);
+        }
     }
 
     @Override
     public void send(MemorySegment src) {
         checkLength(src.byteSize()); // before the int cast below
         int length = (int) src.byteSize();
-        Claim c = claim(length);
-        MemorySegment.copy(src, 0, c.segment(), 0, length);
-        c.commit();
+        try {
+            Claim c = claim(length);
+            MemorySegment.copy(src, 0, c.segment(), 0, length);
+            c.commit();
+        } catch (InternalError e) { // the peer truncated the window we copy into (see truncated)
+            throw failed(e);
+        }
     }
 
     private void checkLength(long length) {
@@ -421,7 +432,11 @@ public abstract class BaseConnection implements Connection {
 
     @Override
     public Delivery poll() {
-        return idle() ? null : pollArrived();
+        try {
+            return idle() ? null : pollArrived();
+        } catch (InternalError e) { // see truncated
+            throw failed(e);
+        }
     }
 
     private Delivery pollArrived() {
@@ -439,7 +454,11 @@ public abstract class BaseConnection implements Connection {
     @Override
     public int poll(DeliveryHandler handler, int limit) {
         Objects.requireNonNull(handler, "handler");
-        return idle() ? 0 : pollArrived(handler, limit);
+        try {
+            return idle() ? 0 : pollArrived(handler, limit);
+        } catch (InternalError e) { // see truncated (the handler's own reads of the delivery included)
+            throw failed(e);
+        }
     }
 
     private int pollArrived(DeliveryHandler handler, int limit) {
@@ -525,6 +544,8 @@ public abstract class BaseConnection implements Connection {
         }
         try {
             return d.payload().toArray(ValueLayout.JAVA_BYTE);
+        } catch (InternalError e) { // see truncated
+            throw failed(e);
         } finally {
             d.release();
         }

@@ -66,17 +66,17 @@ final class ClaimFlyweight implements Claim {
         open = false;
         window = null;
         BaseConnection c = connection;
-        c.checkSendable();
         try {
+            c.checkSendable();
             c.publish(type, length);
-        } catch (IllegalStateException | InternalError e) {
+            if (type == TYPE_REGION) {
+                c.regionsSent++;
+            } else {
+                c.messagesSent++;
+                c.pendingRegions = 0;
+            }
+        } catch (IllegalStateException | InternalError e) { // an InternalError may be a caller's write into the claim (see BaseConnection.truncated)
             throw c.failed(e);
-        }
-        if (type == TYPE_REGION) {
-            c.regionsSent++;
-        } else {
-            c.messagesSent++;
-            c.pendingRegions = 0;
         }
         c.bytesSent += length;
     }

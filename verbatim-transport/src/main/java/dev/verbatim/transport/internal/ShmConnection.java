@@ -59,11 +59,15 @@ public final class ShmConnection extends BaseConnection {
 
     /** The receiver's side of flow control: the area is the sender's again; wake it if it waits. */
     private static void freed(MemorySegment window, int area) {
-        INT.setRelease(window, areaStateOffset(area), STATE_FREE);
-        VarHandle.fullFence();
-        if ((int) INT.getVolatile(window, SENDER_PARKED_OFFSET) != 0
-                && INT.compareAndSet(window, SENDER_PARKED_OFFSET, 1, 0)) {
-            Futex.wake(window, SENDER_PARKED_OFFSET, Integer.MAX_VALUE);
+        try {
+            INT.setRelease(window, areaStateOffset(area), STATE_FREE);
+            VarHandle.fullFence();
+            if ((int) INT.getVolatile(window, SENDER_PARKED_OFFSET) != 0
+                    && INT.compareAndSet(window, SENDER_PARKED_OFFSET, 1, 0)) {
+                Futex.wake(window, SENDER_PARKED_OFFSET, Integer.MAX_VALUE);
+            }
+        } catch (InternalError truncated) {
+            // the peer truncated our window (from a delivery's release, say): the next receive fails the connection
         }
     }
 
@@ -215,13 +219,19 @@ public final class ShmConnection extends BaseConnection {
 
     @Override
     protected void wakeLocalWaiters() {
+        wake(ownWindow, RECEIVER_PARKED_OFFSET);
+        wake(peerWindow, SENDER_PARKED_OFFSET);
+    }
+
+    /** Clears a parked word and wakes its waiters; nothing to do on a window unmapped or truncated under us. */
+    private static void wake(MemorySegment window, long offset) {
         try {
-            INT.setVolatile(ownWindow, RECEIVER_PARKED_OFFSET, 0);
-            Futex.wake(ownWindow, RECEIVER_PARKED_OFFSET, Integer.MAX_VALUE);
-            INT.setVolatile(peerWindow, SENDER_PARKED_OFFSET, 0);
-            Futex.wake(peerWindow, SENDER_PARKED_OFFSET, Integer.MAX_VALUE);
+            INT.setVolatile(window, offset, 0);
+            Futex.wake(window, offset, Integer.MAX_VALUE);
         } catch (IllegalStateException alreadyUnmapped) {
             // closed concurrently: nobody can be waiting on an unmapped window
+        } catch (InternalError truncated) {
+            // the peer truncated the file: a waiter on it wakes within its park slice (and finds the connection closed)
         }
     }
 

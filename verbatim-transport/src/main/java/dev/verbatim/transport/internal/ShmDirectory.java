@@ -11,18 +11,33 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 
 /**
- * Where {@code shm} connections keep their files: {@code /dev/shm/verbatim-USER/} (or the system
- * property {@code verbatim.shm.dir}), a directory only its owner can enter, so every file in it is
- * private whatever its own mode. It holds {@code NAME.sock} (a listener's Unix-domain socket),
- * {@code NAME.lock} (locked by that listener for its life: {@link ShmNameLock}) and, briefly,
- * {@code NAME.PID.N.area} (a receive window between its creation and the peer mapping it, after
- * which it is unlinked: the mapping lives on, the name does not). Files left by processes that died
- * are removed by {@link #sweep}, which listeners and connectors run before they start.
+ * Where {@code shm} connections keep their files: a directory only its owner can enter, so every file in it is
+ * private whatever its own mode. Which directory, in this order:
+ * <ol>
+ *   <li>the system property {@code verbatim.shm.dir}, if set (created owner-only if missing);</li>
+ *   <li>{@code $XDG_RUNTIME_DIR/verbatim}, where the system gives the user a runtime directory (systemd's
+ *       {@code /run/user/UID}: memory-backed, owned by the user, mode 0700, so no other user can create or
+ *       replace anything in it); used only if that directory is owned by this user and mode 0700;</li>
+ *   <li>{@code /dev/shm/verbatim-UID} (UID the numeric user id; the temporary directory where there is no
+ *       writable {@code /dev/shm}). {@code /dev/shm} is shared by every user, so another user could create that
+ *       name first: a directory there that is not owned by this user is refused (a {@link TransportException}
+ *       with reason {@code IO} naming its owner and the two ways out above), never used; one of this user's with
+ *       a wider mode is set back to 0700.</li>
+ * </ol>
+ * Both sides of a connection must use the same directory. A process without {@code XDG_RUNTIME_DIR} (a system
+ * service, a cron job) and a login shell with it would not; so a connector that finds no socket for the name in
+ * its own directory looks in the other candidate ({@link #forConnect}) before it gives up.
+ *
+ * <p>The directory holds {@code NAME.sock} (a listener's Unix-domain socket), {@code NAME.lock} (locked by that
+ * listener for its life: {@link ShmNameLock}) and, briefly, {@code NAME.PID.N.area} (a receive window between its
+ * creation and the peer mapping it, after which it is unlinked: the mapping lives on, the name does not). Files
+ * left by processes that died are removed by {@link #sweep}, which listeners and connectors run before they start.
  */
 public final class ShmDirectory {
     private ShmDirectory() {}
@@ -43,20 +58,59 @@ public final class ShmDirectory {
         return name;
     }
 
-    /** The directory, created owner-only if missing; refuses one that others could enter. */
+    /** The directory (see the class comment), created owner-only if missing; refuses one that others could enter. */
     public static Path directory() {
-        String configured = System.getProperty("verbatim.shm.dir");
-        Path dir;
-        if (configured != null && !configured.isBlank()) {
-            dir = Path.of(configured);
-        } else {
-            Path base = Path.of("/dev/shm");
-            if (!Files.isDirectory(base) || !Files.isWritable(base)) {
-                base = Path.of(System.getProperty("java.io.tmpdir"));
+        return prepare(candidates(System.getProperty("verbatim.shm.dir"), System.getenv("XDG_RUNTIME_DIR"), sharedBase()).getFirst());
+    }
+
+    /**
+     * The directory a connector to {@code name} uses: {@link #directory()}, unless the listener's socket is not
+     * there but is in the other candidate directory (a listener started without, or with, {@code XDG_RUNTIME_DIR});
+     * that one is checked the same way before it is used.
+     */
+    public static Path forConnect(String name) {
+        List<Path> all = candidates(System.getProperty("verbatim.shm.dir"), System.getenv("XDG_RUNTIME_DIR"), sharedBase());
+        Path first = prepare(all.getFirst());
+        if (all.size() > 1 && !Files.exists(socket(first, name), LinkOption.NOFOLLOW_LINKS)) {
+            Path other = all.get(1);
+            if (Files.exists(socket(other, name), LinkOption.NOFOLLOW_LINKS)) {
+                return prepare(other);
             }
-            String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_");
-            dir = base.resolve("verbatim-" + user);
         }
+        return first;
+    }
+
+    /**
+     * The candidate directories, best first: the configured one alone if there is one; else the runtime one (if
+     * {@code xdgRuntimeDir} is this user's, mode 0700) and then {@code verbatim-UID} under {@code shared}.
+     */
+    static List<Path> candidates(String configured, String xdgRuntimeDir, Path shared) {
+        if (configured != null && !configured.isBlank()) {
+            return List.of(Path.of(configured));
+        }
+        Path fallback = shared.resolve("verbatim-" + uid());
+        if (xdgRuntimeDir != null && !xdgRuntimeDir.isBlank() && Path.of(xdgRuntimeDir).isAbsolute()) {
+            Path runtime = Path.of(xdgRuntimeDir);
+            try {
+                if (Files.isDirectory(runtime, LinkOption.NOFOLLOW_LINKS) && ownUid(runtime) == uid()
+                        && Files.getPosixFilePermissions(runtime, LinkOption.NOFOLLOW_LINKS).equals(OWNER_ONLY)) {
+                    return List.of(runtime.resolve("verbatim"), fallback);
+                }
+            } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+                // not a usable runtime directory: the shared one
+            }
+        }
+        return List.of(fallback);
+    }
+
+    /** {@code /dev/shm}, or the temporary directory where there is no writable {@code /dev/shm}. */
+    private static Path sharedBase() {
+        Path base = Path.of("/dev/shm");
+        return Files.isDirectory(base) && Files.isWritable(base) ? base : Path.of(System.getProperty("java.io.tmpdir"));
+    }
+
+    /** Creates {@code dir} owner-only if missing, and checks that it is a directory of this user's, mode 0700. */
+    static Path prepare(Path dir) {
         try {
             if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
                 try {
@@ -67,13 +121,17 @@ public final class ShmDirectory {
                 }
             }
             if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
-                throw new TransportException(Reason.IO, dir + " exists and is not a directory");
+                throw new TransportException(Reason.IO, dir + " exists and is not a directory (a symbolic link or a file"
+                        + " someone else made?); set -Dverbatim.shm.dir to a directory of your own");
+            }
+            int owner = ownUid(dir);
+            if (owner != uid()) {
+                throw new TransportException(Reason.IO, "the shm directory " + dir + " belongs to user "
+                        + Files.getOwner(dir, LinkOption.NOFOLLOW_LINKS).getName() + " (uid " + owner + "), not to this user"
+                        + " (uid " + uid() + "): another user created it first. Run with XDG_RUNTIME_DIR set to your runtime"
+                        + " directory, or -Dverbatim.shm.dir=DIR (both sides), or have an administrator remove it");
             }
             Set<PosixFilePermission> perms = Files.getPosixFilePermissions(dir, LinkOption.NOFOLLOW_LINKS);
-            String owner = Files.getOwner(dir, LinkOption.NOFOLLOW_LINKS).getName();
-            if (!owner.equals(System.getProperty("user.name"))) {
-                throw new TransportException(Reason.IO, dir + " belongs to " + owner + ", not to this user");
-            }
             if (!perms.equals(OWNER_ONLY)) {
                 Files.setPosixFilePermissions(dir, OWNER_ONLY);
             }
@@ -81,6 +139,36 @@ public final class ShmDirectory {
         } catch (IOException | UnsupportedOperationException e) {
             throw new TransportException(Reason.IO, "cannot prepare the shm directory " + dir + ": " + e.getMessage(), e);
         }
+    }
+
+    private static volatile int uid = -1;
+
+    /** This process's numeric user id (the owner of {@code /proc/self}, or of a file it creates). */
+    static int uid() {
+        int u = uid;
+        if (u >= 0) return u;
+        try {
+            u = ownUid(Path.of("/proc/self"));
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            try {
+                Path probe = Files.createTempFile("verbatim-uid", "");
+                try {
+                    u = ownUid(probe);
+                } finally {
+                    Files.deleteIfExists(probe);
+                }
+            } catch (IOException | UnsupportedOperationException | IllegalArgumentException e2) {
+                throw new TransportException(Reason.IO, "cannot learn this process's user id: " + e2.getMessage(), e2);
+            }
+        }
+        uid = u;
+        return u;
+    }
+
+    /** The numeric owner of {@code p} (not following a last symbolic link, except for {@code /proc/self}). */
+    private static int ownUid(Path p) throws IOException {
+        LinkOption[] how = p.toString().equals("/proc/self") ? new LinkOption[0] : new LinkOption[] {LinkOption.NOFOLLOW_LINKS};
+        return (Integer) Files.getAttribute(p, "unix:uid", how);
     }
 
     /** Whether {@code name} is a valid {@code shm:NAME} name. */
@@ -100,6 +188,16 @@ public final class ShmDirectory {
     /** A fresh window file name for this process. */
     public static String newAreaName(String name) {
         return name + "." + ProcessHandle.current().pid() + "." + SEQUENCE.incrementAndGet() + ".area";
+    }
+
+    /**
+     * Whether {@code file} names a window file that the process {@code pid} made for {@code shm:name}
+     * ({@code name.pid.N.area}): what a connector accepts in a listener's welcome, so that it maps nothing else.
+     */
+    public static boolean isAreaNameOf(String file, String name, long pid) {
+        String prefix = name + "." + pid + ".";
+        return isAreaName(file) && file.startsWith(prefix)
+                && file.substring(prefix.length(), file.length() - ".area".length()).chars().allMatch(Character::isDigit);
     }
 
     /** Whether {@code file} names a window file ({@code NAME.PID.N.area}). */

@@ -35,7 +35,7 @@ public final class ShmTransport {
 
     public static Connection connect(String name, ConnectionOptions options) {
         ShmDirectory.checkName(name);
-        Path dir = ShmDirectory.directory();
+        Path dir = ShmDirectory.forConnect(name);
         ShmDirectory.sweep(dir);
         Path socket = ShmDirectory.socket(dir, name);
         long deadline = System.nanoTime() + options.connectTimeout().toNanos();
@@ -64,9 +64,13 @@ public final class ShmTransport {
                     options.areaSize(), areaName);
             ChannelIO.writeFully(channel, hello.encode(), deadline, "the shm handshake");
             Hello welcome = readHello(channel, Hello.KIND_WELCOME, deadline);
-            if (welcome.busy()) {
+            if (welcome.busy()) { // a refusal names no window: checked before the name
                 throw new TransportException(Reason.BUSY, "the listener at shm:" + name + " holds its limit of"
                         + " connections and refused this one (try again once some have closed)");
+            }
+            if (!ShmDirectory.isAreaNameOf(welcome.name(), name, welcome.pid())) {
+                throw new ProtocolViolation("a welcome naming '" + welcome.name() + "', which is not a window file of"
+                        + " shm:" + name + " made by process " + welcome.pid());
             }
             peer = ShmWindows.mapPeer(dir.resolve(welcome.name()), welcome);
             Files.deleteIfExists(ownFile); // the listener mapped it before welcoming us

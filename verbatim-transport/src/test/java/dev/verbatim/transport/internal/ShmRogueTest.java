@@ -17,7 +17,9 @@ import java.lang.foreign.ValueLayout;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -66,9 +68,31 @@ class ShmRogueTest {
     }
 
     static Rogue handshake(String name) throws Exception {
+        Truncator t = truncatorHandshake(name);
+        t.own().close();
+        t.listeners().close();
+        return t.rogue();
+    }
+
+    /**
+     * A rogue that keeps a descriptor of both window files (its own, into which the listener writes, and the
+     * listener's, from which the listener reads: opened between the welcome and the acknowledgement, before the
+     * listener unlinks it), so that it can truncate either under the live connection.
+     */
+    record Truncator(Rogue rogue, FileChannel own, FileChannel listeners) implements AutoCloseable {
+        @Override
+        public void close() throws java.io.IOException {
+            own.close();
+            listeners.close();
+            rogue.close();
+        }
+    }
+
+    static Truncator truncatorHandshake(String name) throws Exception {
         String areaName = ShmDirectory.newAreaName(name);
         Path ownFile = dir.resolve(areaName);
         Buffer own = ShmWindows.create(ownFile, 2, 64 * 1024, false);
+        FileChannel ownChannel = FileChannel.open(ownFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
         SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX);
         ch.connect(UnixDomainSocketAddress.of(ShmDirectory.socket(dir, name)));
         ch.configureBlocking(false);
@@ -77,9 +101,125 @@ class ShmRogueTest {
                 deadline, "test");
         Hello welcome = ShmTransport.readHello(ch, Hello.KIND_WELCOME, deadline);
         Buffer peer = ShmWindows.mapPeer(dir.resolve(welcome.name()), welcome);
+        FileChannel listeners = FileChannel.open(dir.resolve(welcome.name()), StandardOpenOption.READ, StandardOpenOption.WRITE);
         Files.deleteIfExists(ownFile);
         ChannelIO.writeFully(ch, ByteBuffer.wrap(new byte[] {6}), deadline, "test");
-        return new Rogue(peer.segment(), own, peer, ch);
+        return new Truncator(new Rogue(peer.segment(), own, peer, ch), ownChannel, listeners);
+    }
+
+    /** Runs {@code test} on a listener's end of a connection from a {@link Truncator}. */
+    void withTruncator(java.util.function.BiConsumer<Connection, Truncator> test) throws Exception {
+        String name = "rogue" + NAMES.incrementAndGet();
+        try (Listener l = Transport.listen("shm:" + name)) {
+            CompletableFuture<Truncator> rogue = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return truncatorHandshake(name);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Connection c = l.accept(Duration.ofSeconds(10));
+            assertNotNull(c);
+            try (Truncator t = rogue.get(); c) {
+                test.accept(c, t);
+            }
+        }
+    }
+
+    static void truncate(FileChannel ch) {
+        try {
+            ch.truncate(0);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    static void assertProtocolFailure(org.junit.jupiter.api.function.Executable e) {
+        TransportException x = assertThrows(TransportException.class, e);
+        assertEquals(Reason.PROTOCOL, x.reason(), x.getMessage());
+        assertTrue(x.getMessage().contains("truncated"), x.getMessage());
+    }
+
+    @Test
+    void aPeerThatTruncatesTheWindowWeSendIntoFailsTheSendWithProtocol() throws Exception {
+        withTruncator((c, t) -> {
+            c.send(new byte[] {1, 2, 3}, 0, 3);
+            truncate(t.own());
+            assertProtocolFailure(() -> {
+                for (int i = 0; i < 100; i++) c.send(new byte[4000], 0, 4000);
+            });
+            assertTrue(!c.isOpen(), "the connection closed");
+        });
+    }
+
+    @Test
+    void aPeerThatTruncatesTheWindowWeSendIntoFailsAClaimWithProtocol() throws Exception {
+        withTruncator((c, t) -> {
+            truncate(t.own());
+            assertProtocolFailure(() -> {
+                for (int i = 0; i < 100; i++) {
+                    c.claim(4000).commit(); // (what the caller writes into the claim is the caller's own access)
+                }
+            });
+        });
+    }
+
+    @Test
+    void aPeerThatTruncatesTheWindowWeReceiveFromFailsTheReceiveWithProtocol() throws Exception {
+        withTruncator((c, t) -> {
+            AreaWriter w = new AreaWriter(t.rogue().window(), 8, 2 << 20);
+            for (int i = 0; i < 3; i++) {
+                t.rogue().window().asSlice(w.payloadOffset(5000), 5000).fill((byte) 7);
+                w.publishRelease(AreaDescriptor.TYPE_DATA, 5000);
+            }
+            truncate(t.listeners());
+            assertProtocolFailure(() -> c.receive(Duration.ofSeconds(10)));
+            assertTrue(!c.isOpen(), "the connection closed");
+        });
+    }
+
+    @Test
+    void aPeerThatTruncatesTheWindowWeReceiveFromFailsAPollWithProtocol() throws Exception {
+        withTruncator((c, t) -> {
+            AreaWriter w = new AreaWriter(t.rogue().window(), 8, 2 << 20);
+            t.rogue().window().asSlice(w.payloadOffset(5000), 5000).fill((byte) 7);
+            w.publishRelease(AreaDescriptor.TYPE_DATA, 5000);
+            truncate(t.listeners());
+            assertProtocolFailure(() -> c.poll(d -> dev.verbatim.transport.DeliveryHandler.Action.CONTINUE, 10));
+        });
+    }
+
+    @Test
+    void aConnectorMapsOnlyAWindowOfTheNameItDialledMadeByTheListener() throws Exception {
+        String name = "rogue" + NAMES.incrementAndGet();
+        // a fake listener that welcomes the connector with a window file of another name (a real window)
+        String otherArea = "elsewhere." + ProcessHandle.current().pid() + ".1.area";
+        Buffer decoy = ShmWindows.create(dir.resolve(otherArea), 2, 64 * 1024, false);
+        try (java.nio.channels.ServerSocketChannel server = java.nio.channels.ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            server.bind(UnixDomainSocketAddress.of(ShmDirectory.socket(dir, name)));
+            CompletableFuture<Void> fake = CompletableFuture.runAsync(() -> {
+                try (SocketChannel ch = server.accept()) {
+                    ch.configureBlocking(false);
+                    long deadline = System.nanoTime() + 10_000_000_000L;
+                    ShmTransport.readHello(ch, Hello.KIND_HELLO, deadline);
+                    ChannelIO.writeFully(ch, new Hello(Hello.KIND_WELCOME, ProcessHandle.current().pid(), 2, 64 * 1024, otherArea)
+                            .encode(), deadline, "test");
+                    ChannelIO.readFully(ch, ByteBuffer.allocate(1), deadline, "test");
+                } catch (Exception e) {
+                    // the connector hung up: what it should do
+                }
+            });
+            TransportException e = assertThrows(TransportException.class,
+                    () -> Transport.connect("shm:" + name, dev.verbatim.transport.ConnectionOptions.DEFAULT
+                            .withConnectTimeout(Duration.ofSeconds(5))).close());
+            assertEquals(Reason.CONNECT, e.reason(), e.getMessage());
+            assertTrue(e.getMessage().contains("not a window file of shm:" + name), e.getMessage());
+            fake.get();
+        } finally {
+            decoy.release();
+            Files.deleteIfExists(dir.resolve(otherArea));
+            Files.deleteIfExists(ShmDirectory.socket(dir, name));
+        }
     }
 
     static final long AREA0 = AreaDescriptor.areaBase(0, 2 << 20);

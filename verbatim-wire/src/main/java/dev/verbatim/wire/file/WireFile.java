@@ -11,6 +11,7 @@ import dev.verbatim.wire.WireSchemaException;
 import dev.verbatim.wire.WireWriter;
 
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -56,6 +57,13 @@ import static dev.verbatim.wire.file.WireFileDescriptor.*;
  *       and list handed out throws {@link IllegalStateException} (the mapping's arena is closed: no read of
  *       unmapped memory, no crash), as do {@link #view}, {@link #materialize} and {@link #message}.
  *       Materialized objects are heap copies and stay valid.</li>
+ *   <li><b>Small files: {@link #load}.</b> Closing a mapping is not free: the JDK revokes a shared arena with a
+ *       handshake with every thread of the JVM (tens of microseconds, more with more threads), on top of the
+ *       {@code munmap}. {@link #load} reads the file into a heap copy instead (one read, no mapping), validates
+ *       it the same way and needs no revocation: its {@link #close()} only marks the file closed ({@link #view},
+ *       {@link #materialize} and {@link #message} throw), while views already handed out stay readable, since
+ *       they read the heap copy, which the garbage collector frees when nothing reads it any more. For a
+ *       program that opens many small files; a large file is better mapped (a copy costs its size).</li>
  * </ul>
  * Files are never changed in place by Verbatim. Another program that truncates a file while it is mapped
  * makes the JDK report reads past the new end as {@link InternalError}; replace files by renaming instead.
@@ -64,14 +72,20 @@ import static dev.verbatim.wire.file.WireFileDescriptor.*;
  * reads, which then either complete or throw {@link IllegalStateException}. {@link #write} is thread-safe.
  */
 public final class WireFile implements AutoCloseable {
+    /** Files {@link #load} copies at most (a larger one is better mapped). */
+    public static final long MAX_LOAD_BYTES = 256L << 20;
+
     private final Path path;
+    /** The mapping, or null for a {@linkplain #load loaded} file. */
     private final Buffer mapping;
+    private final long size;
     private final Message message;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private WireFile(Path path, Buffer mapping, Message message) {
+    private WireFile(Path path, Buffer mapping, long size, Message message) {
         this.path = path;
         this.mapping = mapping;
+        this.size = size;
         this.message = message;
     }
 
@@ -167,10 +181,7 @@ public final class WireFile implements AutoCloseable {
         RecordHeader early;
         Buffer mapping;
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            long size = ch.size();
-            ByteBuffer head = ByteBuffer.allocate(FILE_HEADER_LENGTH + RECORD_HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-            while (head.hasRemaining() && ch.read(head, head.position()) > 0) { /* read what the file has */ }
-            early = checkGraph(MemorySegment.ofBuffer(head.clear()), size, limits); // refused here: nothing mapped
+            early = readHeader(ch, limits); // refused here: nothing mapped
             mapping = Buffers.map(ch, FileChannel.MapMode.READ_ONLY, 0, early.next());
         }
         try {
@@ -179,11 +190,65 @@ public final class WireFile implements AutoCloseable {
             RecordHeader h = checkGraph(s, early.next(), limits);
             if (!h.equals(early)) throw new WireFormatException(0, "file changed while it was opened", null);
             Message m = FileRecords.read(s, mapping, h, new TypeDictionary(limits), new WireReader(limits));
-            return new WireFile(file, mapping, m);
+            return new WireFile(file, mapping, mapping.capacity(), m);
         } catch (RuntimeException | Error e) {
             mapping.release();
             throw e;
         }
+    }
+
+    /** {@link #load(Path, WireLimits)} with {@link WireLimits#DEFAULT}. */
+    public static WireFile load(Path file) throws IOException {
+        return load(file, WireLimits.DEFAULT);
+    }
+
+    /**
+     * Reads a graph file into a heap copy and validates it once, as {@link #open} does with a mapping; see
+     * the class comment for what its {@link #close()} does. Cheaper than {@link #open} for small files:
+     * no mapping to make, and none to revoke.
+     *
+     * @throws WireFormatException if the file is not a graph file, is damaged, or is larger than the limits
+     *         (refused before it is read), or larger than {@link #MAX_LOAD_BYTES}; the offset is the file offset
+     * @throws IOException if the file cannot be read, or shrank while it was read
+     */
+    public static WireFile load(Path file, WireLimits limits) throws IOException {
+        Objects.requireNonNull(limits, "limits");
+        long[] words;
+        MemorySegment s;
+        RecordHeader early;
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ); Arena staging = Arena.ofConfined()) {
+            early = readHeader(ch, limits);
+            if (early.next() > MAX_LOAD_BYTES) {
+                throw new WireFormatException(0, "file too large to load", early.next() + " bytes, at most "
+                        + MAX_LOAD_BYTES + " are copied: open() maps it instead");
+            }
+            int n = (int) early.next();
+            // The kernel copies into native memory (a heap buffer would cost the JDK a second copy), then one copy
+            // into a long[]: the reader's aligned accesses need 8-byte alignment, which only a long[] has on the heap.
+            // The staging memory is confined to this thread: freeing it costs no handshake.
+            ByteBuffer into = staging.allocate(n, 8).asByteBuffer();
+            while (into.hasRemaining()) {
+                if (ch.read(into, into.position()) < 0) {
+                    throw new IOException(file + " shrank to " + into.position() + " bytes while it was read");
+                }
+            }
+            words = new long[(n + 7) >>> 3];
+            s = MemorySegment.ofArray(words).asSlice(0, n);
+            MemorySegment.copy(MemorySegment.ofBuffer(into.clear()), 0, s, 0, n);
+        }
+        s = s.asReadOnly(); // as a mapping is: what was validated cannot be changed through a view's segment()
+        RecordHeader h = checkGraph(s, early.next(), limits); // what was read, not what was first seen
+        if (!h.equals(early)) throw new WireFormatException(0, "file changed while it was loaded", null);
+        Message m = FileRecords.read(s, words, h, new TypeDictionary(limits), new WireReader(limits));
+        return new WireFile(file, null, s.byteSize(), m);
+    }
+
+    /** The checks of the file header and the record header, from the file's first bytes, before anything is mapped or read. */
+    private static RecordHeader readHeader(FileChannel ch, WireLimits limits) throws IOException {
+        long size = ch.size();
+        ByteBuffer head = ByteBuffer.allocate(FILE_HEADER_LENGTH + RECORD_HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+        while (head.hasRemaining() && ch.read(head, head.position()) > 0) { /* read what the file has */ }
+        return checkGraph(MemorySegment.ofBuffer(head.clear()), size, limits);
     }
 
     /** The checks of a graph file's header and its one record, from the first 32 bytes and the file's size. */
@@ -204,7 +269,7 @@ public final class WireFile implements AutoCloseable {
     public Path path() { return path; }
 
     /** The size of the file in bytes. */
-    public long byteSize() { return mapping.capacity(); }
+    public long byteSize() { return size; }
 
     /**
      * The validated message (for {@link Message#objectCount()} and the like).
@@ -239,10 +304,13 @@ public final class WireFile implements AutoCloseable {
     /** Whether {@link #close()} was called. */
     public boolean isClosed() { return closed.get(); }
 
-    /** Unmaps the file; every view of it throws {@link IllegalStateException} from now on. Idempotent. */
+    /**
+     * Unmaps the file; every view of it throws {@link IllegalStateException} from now on. Idempotent. A
+     * {@linkplain #load loaded} file is only marked closed (its views read a heap copy and stay readable).
+     */
     @Override
     public void close() {
-        if (closed.compareAndSet(false, true)) mapping.release();
+        if (closed.compareAndSet(false, true) && mapping != null) mapping.release();
     }
 
     private void checkOpen() {

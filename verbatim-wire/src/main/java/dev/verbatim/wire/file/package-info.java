@@ -26,7 +26,11 @@
  *       file offset and the rule.</li>
  *   <li><b>Lifetime.</b> Views live as long as the mapping: after {@code close} every view, string and array
  *       read from the file throws {@link java.lang.IllegalStateException}; nothing reads unmapped memory.</li>
- *   <li><b>One writer per log</b>, enforced with an advisory file lock across processes.</li>
+ *   <li><b>One writer per log</b>, enforced with an advisory file lock across processes (an OFD lock on a
+ *       descriptor of the writer's own where native access allows: {@code LogLock}).</li>
+ *   <li><b>Recoverable.</b> A log's space is reserved when it is created; opening it for writing cuts it back to
+ *       the last record whose checksum holds (a power loss without {@code sync}) and reports the cut
+ *       ({@link dev.verbatim.wire.file.WireLogRepair}).</li>
  * </ul>
  */
 package dev.verbatim.wire.file;

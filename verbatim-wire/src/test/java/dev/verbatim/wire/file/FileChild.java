@@ -17,6 +17,12 @@ import static dev.verbatim.wire.file.FileFixtures.*;
  *       existing log, yielding now and then so that readers interleave; COUNT -1 appends until the log is full
  *       or the process is killed;</li>
  *   <li>{@code read-log PATH}: prints the digest of every record of a log, one per line.</li>
+ *   <li>{@code hold-writer PATH}: opens a writer, then opens, reads and closes a reader of the same log (and
+ *       other descriptors of the file), prints "holding" and keeps the writer until its stdin ends.</li>
+ *   <li>{@code create-log PATH BYTES}: creates a log, fills it with records, prints "created N", or "refused: "
+ *       and the message of the IOException.</li>
+ *   <li>{@code try-writer PATH}: tries to open a writer on a log; prints "opened" (and appends a record) or
+ *       "refused".</li>
  *   <li>{@code inspect PATH}: validates a file with only the types it describes (no class of its types loaded) and
  *       prints its object count and descriptions, or "refused: " and the rule broken.</li>
  * </ul>
@@ -52,6 +58,35 @@ public final class FileChild {
             case "read-log" -> {
                 try (WireLog log = WireLog.open(path)) {
                     for (Message m; (m = log.next()) != null; ) System.out.println(digestOf(m));
+                }
+            }
+            case "hold-writer" -> {
+                try (WireLogWriter w = WireLogWriter.open(path, false)) {
+                    try (WireLog log = WireLog.open(path)) {
+                        if (log.next() == null) throw new IllegalStateException("an empty log");
+                    }
+                    WireFileInfo.read(path, dev.verbatim.wire.WireLimits.DEFAULT, true);
+                    java.nio.file.Files.readAllBytes(path);
+                    System.out.println("holding " + (w.lockOwnsItsDescription() ? "ofd" : "posix") + " " + w.end());
+                    System.out.flush();
+                    System.in.read();
+                }
+            }
+            case "create-log" -> {
+                try (WireLogWriter w = WireLogWriter.create(path, Long.parseLong(args[2]), false)) {
+                    int n = 0;
+                    while (w.append(new int[3000]) != WireLogWriter.FULL) n++;
+                    System.out.println("created " + n);
+                } catch (java.io.IOException e) {
+                    System.out.println("refused: " + e.getMessage());
+                }
+            }
+            case "try-writer" -> {
+                try (WireLogWriter w = WireLogWriter.open(path, false)) {
+                    w.append(record(1000));
+                    System.out.println("opened");
+                } catch (IllegalStateException e) {
+                    System.out.println("refused");
                 }
             }
             case "inspect" -> {

@@ -1,0 +1,132 @@
+package dev.verbatim.bench.objects;
+
+import dev.verbatim.bench.harness.LatencyHistogram;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The report of a made-up run: the cases and keys of issue 15 §4, the targets, the tables, the plot. No processes. */
+@Timeout(20)
+class ObjectsReportTest {
+    private static final int N = 100;
+
+    /** A turn whose calls all took {@code ns}. */
+    private static LatencyHistogram turn(long ns) {
+        LatencyHistogram h = new LatencyHistogram();
+        for (int i = 0; i < 11; i++) {
+            h.record(ns);
+        }
+        return h;
+    }
+
+    private static void put(Map<String, Map<String, List<LatencyHistogram>>> t, ObjectsCase c, String contender, long... ns) {
+        List<LatencyHistogram> l = new ArrayList<>();
+        for (long v : ns) {
+            l.add(turn(v));
+        }
+        t.computeIfAbsent(c.key(), k -> new LinkedHashMap<>()).put(contender, l);
+    }
+
+    /** Null call: rpc 4000, objects 4400 (1.1x), rmi 500,000; forward 5000; hop 5200 ns per element (x100 elements). */
+    private static ObjectsBench.Run run(boolean withHop) {
+        Map<String, Map<String, List<LatencyHistogram>>> t = new LinkedHashMap<>();
+        put(t, ObjectsCase.SHM_CALL_NULL, "rpc", 4000, 4000, 4000);
+        put(t, ObjectsCase.SHM_CALL_NULL, "objects", 4400, 4400, 4400);
+        put(t, ObjectsCase.SHM_CALL_NULL, "rmi", 500_000, 500_000, 500_000);
+        put(t, ObjectsCase.TCP_CALL_NULL, "objects", 20_000, 20_000, 20_000);
+        put(t, ObjectsCase.FORWARD_REF, "objects", 5000, 5000, 5000);
+        put(t, ObjectsCase.FORWARD_REF, "rmi", 700_000, 700_000, 700_000);
+        if (withHop) {
+            put(t, ObjectsCase.HOP, "objects", 5200 * N, 5200 * N, 5200 * N);
+            put(t, ObjectsCase.HOP, "rmi", 200_000L * N, 200_000L * N, 200_000L * N);
+        }
+        put(t, ObjectsCase.list(Layout.COMPACT, Traversal.SERIAL, 2), "objects", 9000L * N, 9000L * N, 9000L * N);
+        put(t, ObjectsCase.list(Layout.COMPACT, Traversal.SERIAL, 2), "rmi", 12_000L * N, 12_000L * N, 12_000L * N);
+        Map<String, String> failures = new LinkedHashMap<>();
+        if (!withHop) {
+            failures.put("objects " + ObjectsCase.HOP.key(), "not run: a chain that comes back");
+            failures.put("objects list/scattered/serial/b2", "not run: a chain that comes back");
+        }
+        return new ObjectsBench.Run("quick", 3, N, 4400, t, failures, 12.5, 0.5, 0.6);
+    }
+
+    @Test
+    void aWalksFigureIsItsTimePerElementAndACallsItsTimePerCall() {
+        ObjectsBench.Run r = run(true);
+        assertEquals(5200, r.figure(ObjectsCase.HOP, "objects"), 5200 * 0.01);
+        assertEquals(4400, r.figure(ObjectsCase.SHM_CALL_NULL, "objects"), 4400 * 0.01);
+        assertTrue(Double.isNaN(r.figure(ObjectsCase.TCP_CALL_NULL, "rpc")), "not measured");
+    }
+
+    @Test
+    void theTargetsAreTheRatiosOfIssue15InOneRun() {
+        var targets = ObjectsReport.targets(run(true));
+        assertEquals(5, targets.size());
+        assertEquals("PASS", targets.get(0).status(), "objects/rpc 1.1x <= 1.25x");
+        assertEquals(1.1, targets.get(0).measured(), 0.02);
+        assertEquals("PASS", targets.get(1).status(), "rmi/objects 114x >= 100x");
+        assertEquals("PASS", targets.get(2).status(), "forward 5000 / null 4400 = 1.14x <= 1.5x");
+        assertEquals("PASS", targets.get(3).status(), "hop 5200 / null 4400 = 1.18x <= 1.5x");
+        assertEquals("MISS", targets.get(4).status(), "rmi/objects hop 38x < 50x");
+        assertEquals(38.5, targets.get(4).measured(), 0.5);
+        var without = ObjectsReport.targets(run(false));
+        assertEquals("n/a", without.get(3).status(), "no hop figure: neither pass nor miss");
+        assertEquals("n/a", without.get(4).status());
+    }
+
+    @Test
+    void jsonHasALinePerCaseThenTargetsThenFailures() {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        ObjectsReport.printJson(run(false), new PrintStream(b, true, StandardCharsets.UTF_8));
+        List<String> lines = b.toString(StandardCharsets.UTF_8).lines().toList();
+        int cases = ObjectsCase.all().size();
+        assertEquals(4 + 36, cases, "the calls, the hop, 3 layouts x 3 walks x 4 bases");
+        assertEquals(cases + 5 + 2, lines.size(), String.join("\n", lines));
+        assertTrue(lines.getFirst().startsWith("{\"suite\":\"objects\",\"case\":\"shm/call-null\",\"unit\":\"ns\","
+                + "\"results\":{\"rpc\":4000.000,\"objects\":4400.000,\"rmi\":500000.000},\"ratios\":{\"objects/rpc\":1.100,"
+                + "\"rmi/objects\":113.636}"), lines.getFirst());
+        String compact = lines.stream().filter(l -> l.contains("\"list/compact/serial/b2\"")).findFirst().orElseThrow();
+        assertTrue(compact.contains("\"unit\":\"ns/element\",\"results\":{\"objects\":9000.000,\"rmi\":12000.000}"), compact);
+        assertTrue(compact.contains("\"work\":4400,\"elements\":100,\"mode\":\"quick\""), compact);
+        assertTrue(lines.stream().anyMatch(l -> l.contains("\"case\":\"list/scattered/serial/b2/w0\"") && l.contains("\"work\":0")));
+        assertTrue(lines.get(cases).contains("\"target\":\"shm/call-null p50 objects/rpc\""), lines.get(cases));
+        assertTrue(lines.getLast().startsWith("{\"suite\":\"objects\",\"failed\":\"objects list/scattered/serial/b2\""),
+                lines.getLast());
+    }
+
+    @Test
+    void tablesShowTheListAgainstTheBasesAndOneLinePerFailureReason(@TempDir Path dir) throws Exception {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        ObjectsBench.Run r = run(false);
+        ObjectsReport.printTables(r, new PrintStream(b, true, StandardCharsets.UTF_8));
+        String text = b.toString(StandardCharsets.UTF_8);
+        assertTrue(text.matches("(?s).*layout/walk\\s+b2\n.*"), "a column per number of bases measured:\n" + text);
+        assertTrue(text.matches("(?s).*\n  compact/serial\\s+9000\n.*"), text);
+        assertTrue(text.matches("(?s).*\n  compact/serial rmi\\s+12000\n.*"), text);
+        assertTrue(text.contains("objects list/scattered/serial/b2/w0, objects list/scattered/serial/b2: not run"), text);
+        Path png = dir.resolve("objects.png");
+        ObjectsPlot.write(r, png);
+        assertTrue(Files.size(png) > 1000);
+    }
+
+    @Test
+    void theWorkPerElementIsTheFastestNullCallWithinBounds() {
+        assertEquals(3_120, ObjectsBench.work(new double[] {4_000, 3_123, 9_000}));
+        assertEquals(ObjectsBench.MAX_WORK, ObjectsBench.work(new double[] {2_000_000}), "a loaded host's call is capped");
+        assertEquals(1_000, ObjectsBench.work(new double[] {300}));
+        assertEquals(10_000, ObjectsBench.work(new double[0]));
+    }
+}

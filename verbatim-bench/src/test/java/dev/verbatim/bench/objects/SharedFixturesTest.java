@@ -1,0 +1,50 @@
+package dev.verbatim.bench.objects;
+
+import dev.verbatim.bench.objects.SharedFixtures.Elem;
+import dev.verbatim.bench.objects.SharedFixtures.Element;
+import dev.verbatim.objects.Base;
+import dev.verbatim.objects.RemoteBase;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The list's elements and walks, with two bases in this process over tcp (the suite runs them in four processes). */
+@Timeout(60)
+class SharedFixturesTest {
+
+    @Test
+    void everyWalkSumsTheValuesAcrossBasesAndOnlyElementsOfTheOtherBaseAreRemote() {
+        try (Base a = Base.listen("tcp://127.0.0.1:0"); Base b = Base.listen("tcp://127.0.0.1:0")) {
+            b.allow(Element.class);
+            RemoteBase atB = a.base(b.addresses().getFirst());
+            int n = 10;
+            Elem next = null;
+            for (int i = n - 1; i >= 0; i--) { // compact: 0-4 on a, 5-9 on b
+                int home = Layout.COMPACT.home(i, n, 2);
+                next = home == 0 ? new Element(i, next) : atB.create(Elem.class, Element.class, (long) i, next);
+                assertEquals(home == 1, Base.isRemote(next), "element " + i);
+            }
+            Elem head = next;
+            assertFalse(Base.isRemote(head));
+            long expected = ObjectsCase.list(Layout.COMPACT, Traversal.SERIAL, 2).expected(n);
+            assertEquals(45, expected);
+            assertEquals(expected, head.serial(0));
+            assertEquals(expected, head.threaded(1_000));
+            assertEquals(expected, head.hybrid(1_000));
+        }
+    }
+
+    @Test
+    void aSpinOfWorkTakesAtLeastItsTime() {
+        long t0 = System.nanoTime();
+        SharedFixtures.Work.spin(2_000_000);
+        assertTrue(System.nanoTime() - t0 >= 2_000_000);
+        Thread t = SharedFixtures.Work.start(1_000_000);
+        SharedFixtures.Work.join(t);
+        assertFalse(t.isAlive());
+    }
+}

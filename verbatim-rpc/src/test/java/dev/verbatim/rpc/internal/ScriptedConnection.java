@@ -1,0 +1,208 @@
+package dev.verbatim.rpc.internal;
+
+import dev.verbatim.transport.Claim;
+import dev.verbatim.transport.Connection;
+import dev.verbatim.transport.ConnectionStats;
+import dev.verbatim.transport.Delivery;
+import dev.verbatim.transport.DeliveryHandler;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A connection played by a script (tests): a poll hands out the {@link #incoming} messages in order,
+ * recording what the handler answers ({@link #actions}); what is sent is recorded ({@link #sent}). No
+ * threads, no timing.
+ */
+final class ScriptedConnection implements Connection {
+    final ArrayDeque<MemorySegment> incoming = new ArrayDeque<>();
+    final List<DeliveryHandler.Action> actions = new ArrayList<>();
+    final List<MemorySegment> sent = new ArrayList<>();
+    boolean inCallback;
+    /** Whether the endpoint closed the connection. */
+    volatile boolean closed;
+
+    /**
+     * Plays the peer looking up {@code name} as {@code iface} (a {@code LOOKUP} polled by {@code endpoint},
+     * answered): the peer may then call that export. What the lookup left in {@link #actions} and
+     * {@link #sent} is cleared.
+     */
+    void lookUp(Endpoint endpoint, String name, Class<?> iface) {
+        byte[][] values = {name.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                iface.getName().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                MemorySegment.ofArray(RemoteInterface.of(iface).ids()).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)};
+        long size = RpcDescriptor.HEADER;
+        for (byte[] v : values) {
+            size += RpcDescriptor.span(v.length);
+        }
+        MemorySegment m = MemorySegment.ofArray(new byte[(int) size]);
+        RpcDescriptor.putHeader(m, RpcDescriptor.head(RpcDescriptor.LOOKUP, 0, values.length, 0), 1, 0, 0);
+        long at = RpcDescriptor.HEADER;
+        for (byte[] v : values) {
+            at = CallEncoder.putBytes(m, at, MemorySegment.ofArray(v));
+        }
+        incoming.add(m);
+        endpoint.leader().lock().lock();
+        try {
+            endpoint.poll(1);
+        } finally {
+            endpoint.leader().unlockIfHeld();
+        }
+        if (sent.size() != 1 || RpcDescriptor.kind(sent.getFirst()) != RpcDescriptor.LOOKUP_OK) {
+            throw new AssertionError("the lookup of '" + name + "' was not granted");
+        }
+        sent.clear();
+        actions.clear();
+    }
+
+    @Override
+    public int poll(DeliveryHandler handler, int limit) {
+        int n = 0;
+        while (n < limit && !incoming.isEmpty()) {
+            MemorySegment m = incoming.poll();
+            inCallback = true;
+            DeliveryHandler.Action a;
+            try {
+                a = handler.onDelivery(new Message(m));
+            } finally {
+                inCallback = false;
+            }
+            actions.add(a);
+            n++;
+            if (a == DeliveryHandler.Action.STOP) {
+                break;
+            }
+        }
+        return n;
+    }
+
+    @Override
+    public Claim tryClaim(int length) {
+        MemorySegment s = MemorySegment.ofArray(new byte[length]);
+        return new Claim() {
+            @Override
+            public MemorySegment segment() {
+                return s;
+            }
+
+            @Override
+            public void commit() {
+                sent.add(s);
+            }
+
+            @Override
+            public void commit(int length) {
+                sent.add(s.asSlice(0, length));
+            }
+
+            @Override
+            public void abort() {
+            }
+        };
+    }
+
+    @Override
+    public Claim claim(int length) {
+        return tryClaim(length);
+    }
+
+    @Override
+    public String description() {
+        return "scripted";
+    }
+
+    @Override
+    public int maxMessageLength() {
+        return 1 << 20;
+    }
+
+    @Override
+    public int writeRegion(MemorySegment src) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public void send(byte[] src, int offset, int length) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public void send(MemorySegment src) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Delivery poll() {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Delivery take(Duration timeout) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public byte[] receive(Duration timeout) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public void wakeup() {
+    }
+
+    @Override
+    public ConnectionStats stats() {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public boolean isOpen() {
+        return !closed;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+    }
+
+    /** A delivery of a heap message (no regions); a test may override {@link #payload()}. */
+    static class Message implements Delivery {
+        private final MemorySegment payload;
+
+        Message(MemorySegment payload) {
+            this.payload = payload;
+        }
+
+        @Override
+        public MemorySegment payload() {
+            return payload;
+        }
+
+        @Override
+        public long length() {
+            return payload().byteSize();
+        }
+
+        @Override
+        public int regionCount() {
+            return 0;
+        }
+
+        @Override
+        public MemorySegment region(int index) {
+            throw new IndexOutOfBoundsException(index);
+        }
+
+        @Override
+        public Delivery retain() {
+            return this;
+        }
+
+        @Override
+        public void release() {
+        }
+    }
+}
