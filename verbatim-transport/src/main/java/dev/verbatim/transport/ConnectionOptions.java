@@ -27,9 +27,27 @@ import java.util.Objects;
  *                        {@link #withSharedSecret(byte[])}; the accessor returns a copy.
  * @param tls             tcp only: mutual TLS 1.3 for every connection made or accepted with these
  *                        options, or {@code null} for plaintext (the default). See {@link #withTls}.
+ * @param maxConnections  a listener's limit: connections it accepted and that are not closed yet
+ *                        (1024 by default). A connector over it is refused with
+ *                        {@link TransportException.Reason#BUSY}. See {@link #withListenerLimits}.
+ * @param handshakeTimeout a listener's deadline for one connector's whole handshake (TLS, hello,
+ *                        shared secret), 5 s by default; the shorter of it and {@code connectTimeout}
+ *                        applies. A connector is not bound by it (its own {@code connectTimeout} is).
+ *                        Not what keeps silent sockets from locking others out (a full set of
+ *                        handshakes makes room by evicting the oldest, see {@link #withListenerLimits}):
+ *                        it bounds how long one can hold its slot. Short deadlines drop slow but
+ *                        legitimate connectors (a cold JVM's TLS handshake on a loaded host takes
+ *                        seconds).
+ * @param peerTimeout     tcp only: a peer that sends nothing for this long is gone
+ *                        ({@link TransportException.Reason#PEER_GONE}), 15 s by default; this side asks
+ *                        the peer (in its handshake message) for a frame at least every quarter of it,
+ *                        which the peer sends when it has nothing else to send (a heartbeat).
+ *                        {@link Duration#ZERO}: no such check and no heartbeats asked for.
+ *                        See {@link #withPeerTimeout}.
  */
 public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeout, Duration connectTimeout,
-                                long spinNanos, boolean spinOnly, byte[] sharedSecret, TlsConfig tls) {
+                                long spinNanos, boolean spinOnly, byte[] sharedSecret, TlsConfig tls,
+                                int maxConnections, Duration handshakeTimeout, Duration peerTimeout) {
 
     public static final int MIN_AREAS = 2;
     public static final int MAX_AREAS = 64;
@@ -42,9 +60,22 @@ public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeou
      */
     public static final int MIN_SECRET = 16;
 
-    /** 8 areas of 2 MiB (messages up to 2 MiB - 24 B), 10 s send timeout, 5 s connect, spin 50 µs. */
+    /** A listener's default limit of open connections. */
+    public static final int DEFAULT_MAX_CONNECTIONS = 1024;
+    /** A listener's default deadline for one connector's handshake. */
+    public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(5);
+    /** The default silence after which a tcp peer is gone. */
+    public static final Duration DEFAULT_PEER_TIMEOUT = Duration.ofSeconds(15);
+    /** The shortest non-zero {@link #peerTimeout}: heartbeats are sent every quarter of it. */
+    public static final Duration MIN_PEER_TIMEOUT = Duration.ofMillis(200);
+
+    /**
+     * 8 areas of 2 MiB (messages up to 2 MiB - 24 B), 10 s send timeout, 5 s connect, spin 50 µs;
+     * listeners: 1024 connections, 5 s per handshake; tcp peers silent for 15 s are gone.
+     */
     public static final ConnectionOptions DEFAULT = new ConnectionOptions(
-            8, 2 << 20, Duration.ofSeconds(10), Duration.ofSeconds(5), 50_000, false, null, null);
+            8, 2 << 20, Duration.ofSeconds(10), Duration.ofSeconds(5), 50_000, false, null, null,
+            DEFAULT_MAX_CONNECTIONS, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_PEER_TIMEOUT);
 
     /** Options without a shared secret (the form from before secrets existed). */
     public ConnectionOptions(int areaCount, int areaSize, Duration sendTimeout, Duration connectTimeout,
@@ -56,6 +87,13 @@ public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeou
     public ConnectionOptions(int areaCount, int areaSize, Duration sendTimeout, Duration connectTimeout,
                              long spinNanos, boolean spinOnly, byte[] sharedSecret) {
         this(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret, null);
+    }
+
+    /** Options with the default listener limits and peer timeout (the form from before they existed). */
+    public ConnectionOptions(int areaCount, int areaSize, Duration sendTimeout, Duration connectTimeout,
+                             long spinNanos, boolean spinOnly, byte[] sharedSecret, TlsConfig tls) {
+        this(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret, tls,
+                DEFAULT_MAX_CONNECTIONS, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_PEER_TIMEOUT);
     }
 
     public ConnectionOptions {
@@ -73,6 +111,19 @@ public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeou
             throw new IllegalArgumentException("timeouts must be positive: send " + sendTimeout
                     + ", connect " + connectTimeout);
         }
+        if (maxConnections < 1) {
+            throw new IllegalArgumentException("maxConnections must be at least 1: " + maxConnections);
+        }
+        Objects.requireNonNull(handshakeTimeout, "handshakeTimeout");
+        Objects.requireNonNull(peerTimeout, "peerTimeout");
+        if (handshakeTimeout.isNegative() || handshakeTimeout.isZero()) {
+            throw new IllegalArgumentException("handshakeTimeout must be positive: " + handshakeTimeout);
+        }
+        if (peerTimeout.isNegative() || (!peerTimeout.isZero() && peerTimeout.compareTo(MIN_PEER_TIMEOUT) < 0)
+                || peerTimeout.toMillis() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("peerTimeout must be zero (off) or between " + MIN_PEER_TIMEOUT
+                    + " and " + Integer.MAX_VALUE + " ms: " + peerTimeout);
+        }
         if (spinNanos < 0) {
             throw new IllegalArgumentException("spinNanos must not be negative: " + spinNanos);
         }
@@ -86,19 +137,23 @@ public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeou
     }
 
     public ConnectionOptions withAreas(int count, int size) {
-        return new ConnectionOptions(count, size, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret, tls);
+        return new ConnectionOptions(count, size, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret, tls,
+                maxConnections, handshakeTimeout, peerTimeout);
     }
 
     public ConnectionOptions withSendTimeout(Duration timeout) {
-        return new ConnectionOptions(areaCount, areaSize, timeout, connectTimeout, spinNanos, spinOnly, sharedSecret, tls);
+        return new ConnectionOptions(areaCount, areaSize, timeout, connectTimeout, spinNanos, spinOnly, sharedSecret, tls,
+                maxConnections, handshakeTimeout, peerTimeout);
     }
 
     public ConnectionOptions withConnectTimeout(Duration timeout) {
-        return new ConnectionOptions(areaCount, areaSize, sendTimeout, timeout, spinNanos, spinOnly, sharedSecret, tls);
+        return new ConnectionOptions(areaCount, areaSize, sendTimeout, timeout, spinNanos, spinOnly, sharedSecret, tls,
+                maxConnections, handshakeTimeout, peerTimeout);
     }
 
     public ConnectionOptions withSpin(long nanos, boolean only) {
-        return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, nanos, only, sharedSecret, tls);
+        return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, nanos, only, sharedSecret, tls,
+                maxConnections, handshakeTimeout, peerTimeout);
     }
 
     /**
@@ -123,12 +178,14 @@ public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeou
      */
     public ConnectionOptions withSharedSecret(byte[] secret) {
         Objects.requireNonNull(secret, "secret");
-        return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, secret, tls);
+        return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, secret, tls,
+                maxConnections, handshakeTimeout, peerTimeout);
     }
 
     /** These options with no shared secret. */
     public ConnectionOptions withoutSharedSecret() {
-        return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, null, tls);
+        return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, null, tls,
+                maxConnections, handshakeTimeout, peerTimeout);
     }
 
     /**
@@ -143,12 +200,44 @@ public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeou
      */
     public ConnectionOptions withTls(TlsConfig config) {
         Objects.requireNonNull(config, "config");
-        return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret, config);
+        return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret, config,
+                maxConnections, handshakeTimeout, peerTimeout);
     }
 
     /** These options without TLS. */
     public ConnectionOptions withoutTls() {
-        return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret, null);
+        return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret, null,
+                maxConnections, handshakeTimeout, peerTimeout);
+    }
+
+    /**
+     * A listener's bounds (docs/transport.md §6.1): at most {@code maxConnections} connections it
+     * accepted open at once (closing one frees its place; a connector over the limit is answered with
+     * a refusal it sees as {@link TransportException.Reason#BUSY}), and at most {@code handshakeTimeout}
+     * (or the connect timeout, if shorter) for any one connector's handshake. When the listener's
+     * 128 handshake slots are all taken, the oldest handshake of the remote address holding the most
+     * is ended to make room, so sockets that say nothing cannot lock a good connector out whatever
+     * the deadline. Connecting is not affected. The limit counts established connections: handshakes that finish together when it is
+     * reached may exceed it by as many as are in flight (at most 128).
+     */
+    public ConnectionOptions withListenerLimits(int maxConnections, Duration handshakeTimeout) {
+        return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret,
+                tls, maxConnections, handshakeTimeout, peerTimeout);
+    }
+
+    /**
+     * tcp: a peer that sends nothing for {@code timeout} is gone. This side announces the timeout in
+     * its handshake message and the peer sends a heartbeat (an empty {@code NOTICE} frame) whenever it
+     * has sent nothing for a quarter of it; one daemon thread per process sends them and watches for
+     * silence (docs/transport.md §4.5). A peer that is stopped, dead, or cut off by the network is
+     * then closed with {@link TransportException.Reason#PEER_GONE} within {@code timeout} plus one
+     * quarter; a peer that is only slow (its program does not read or answer for a while) still
+     * heartbeats and stays. {@link Duration#ZERO} turns it off (the handshake bytes are then those of
+     * before heartbeats existed).
+     */
+    public ConnectionOptions withPeerTimeout(Duration timeout) {
+        return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret,
+                tls, maxConnections, handshakeTimeout, timeout);
     }
 
     /** A copy of the shared secret, or {@code null} if there is none. */
@@ -174,13 +263,15 @@ public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeou
                 && spinNanos == other.spinNanos && spinOnly == other.spinOnly
                 && (sharedSecret == null ? other.sharedSecret == null
                         : other.sharedSecret != null && MessageDigest.isEqual(sharedSecret, other.sharedSecret))
-                && Objects.equals(tls, other.tls);
+                && Objects.equals(tls, other.tls) && maxConnections == other.maxConnections
+                && handshakeTimeout.equals(other.handshakeTimeout) && peerTimeout.equals(other.peerTimeout);
     }
 
     /** Depends only on whether a secret is set, never on its bytes. */
     @Override
     public int hashCode() {
-        return Objects.hash(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret != null, tls);
+        return Objects.hash(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret != null, tls,
+                maxConnections, handshakeTimeout, peerTimeout);
     }
 
     /** The options, with the secret shown only as set or not: logs and exception messages must not carry it. */
@@ -188,7 +279,8 @@ public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeou
     public String toString() {
         return "ConnectionOptions[areaCount=" + areaCount + ", areaSize=" + areaSize + ", sendTimeout=" + sendTimeout
                 + ", connectTimeout=" + connectTimeout + ", spinNanos=" + spinNanos + ", spinOnly=" + spinOnly
-                + ", sharedSecret=" + (sharedSecret == null ? "none" : "(set)") + ", tls=" + (tls == null ? "none" : tls) + "]";
+                + ", sharedSecret=" + (sharedSecret == null ? "none" : "(set)") + ", tls=" + (tls == null ? "none" : tls) + ", maxConnections=" + maxConnections + ", handshakeTimeout="
+                + handshakeTimeout + ", peerTimeout=" + peerTimeout + "]";
     }
 
     /** The largest message (or region) this side can receive. */

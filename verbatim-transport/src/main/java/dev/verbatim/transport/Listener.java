@@ -23,6 +23,9 @@ public interface Listener extends AutoCloseable {
      */
     Connection accept(Duration timeout);
 
+    /** What this listener holds and has refused so far (docs/transport.md §6.1). */
+    ListenerStats stats();
+
     /** Stops listening and removes what the listener created (the {@code shm} socket file). */
     @Override
     void close();

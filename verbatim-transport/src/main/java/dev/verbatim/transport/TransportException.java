@@ -40,7 +40,13 @@ public final class TransportException extends RuntimeException {
          * certificate, only one side using TLS); the message names the check. Kept apart from
          * {@link #CONNECT} because retrying does not help: the configuration must change.
          */
-        AUTH
+        AUTH,
+        /**
+         * The listener refused the connection because it holds as many connections as its limit
+         * allows ({@link ConnectionOptions#withListenerLimits}); retrying once some have closed may
+         * succeed.
+         */
+        BUSY
     }
 
     private final Reason reason;

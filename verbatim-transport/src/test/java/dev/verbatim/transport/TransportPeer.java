@@ -43,6 +43,7 @@ public final class TransportPeer {
             case "verify" -> verify(address, Integer.parseInt(args[2]), Long.parseLong(args[3]), Integer.parseInt(args[4]),
                     Long.parseLong(args[5]));
             case "serve-echo" -> serveEcho(address);
+            case "serve-echo-all" -> serveEchoAll(address);
             case "ping" -> ping(address, Integer.parseInt(args[2]));
             case "hang" -> {
                 Connection c = Transport.connect(address, defaults());
@@ -212,6 +213,70 @@ public final class TransportPeer {
                     n++;
                 }
             }
+        }
+    }
+
+    /** Listens and echoes every connection it accepts, each on a virtual thread, until killed. */
+    private static void serveEchoAll(String address) throws InterruptedException {
+        Listener l = Transport.listen(address, defaults());
+        // one connection to itself first: under a low descriptor limit (the test's prlimit) a class
+        // loaded late may fail to open its file, so everything the loop uses is loaded now
+        Thread.ofVirtual().start(() -> {
+            try (Connection c = l.accept(Duration.ofSeconds(30))) {
+                echoAll(c);
+            }
+        });
+        try (Connection self = Transport.connect(l.address(), defaults())) {
+            self.send(new byte[] {1}, 0, 1);
+            self.receive(Duration.ofSeconds(30));
+        }
+        if (l.address().startsWith("tcp://")) {
+            java.net.URI u = java.net.URI.create(l.address());
+            try { // closed at once: the listener drops it and logs why, which sets up the logger too
+                new java.net.Socket(u.getHost(), u.getPort()).close();
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        Thread.sleep(300);
+        if (TransportException.Reason.values().length == 0 || Rejections.count() < 0) {
+            throw new AssertionError();
+        }
+        System.out.println("LISTENING " + l.address());
+        System.out.flush();
+        while (true) {
+            Connection c;
+            try {
+                c = l.accept(Duration.ofSeconds(60));
+            } catch (TransportException e) {
+                System.out.println("FAIL accept: " + e.getMessage());
+                System.out.flush();
+                Thread.sleep(Long.MAX_VALUE);
+                return;
+            }
+            if (c != null) {
+                Thread.ofVirtual().start(() -> {
+                    try (c) {
+                        echoAll(c);
+                    }
+                });
+            }
+        }
+    }
+
+    /** Echoes every message until the peer goes or is idle for a minute. */
+    private static void echoAll(Connection c) {
+        try {
+            while (true) {
+                Delivery d = c.take(Duration.ofSeconds(60));
+                if (d == null) {
+                    return;
+                }
+                c.send(d.payload());
+                d.release();
+            }
+        } catch (TransportException e) {
+            // the peer went: this connection is done
         }
     }
 

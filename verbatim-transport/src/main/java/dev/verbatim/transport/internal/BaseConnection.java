@@ -570,7 +570,21 @@ public abstract class BaseConnection implements Connection {
             ended = 1;
         }
         wakeLocalWaiters();
-        closeTransport(peerState == PEER_OPEN);
+        try {
+            closeTransport(peerState == PEER_OPEN);
+        } finally {
+            Runnable r = onClose;
+            if (r != null) {
+                r.run();
+            }
+        }
+    }
+
+    /** Run once when this connection is closed: a listener counts it out ({@link Acceptor}). Set before it is handed out. */
+    private volatile Runnable onClose;
+
+    void onClose(Runnable r) {
+        onClose = r;
     }
 
     @Override

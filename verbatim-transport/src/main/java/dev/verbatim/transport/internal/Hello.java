@@ -10,8 +10,8 @@ import java.nio.charset.StandardCharsets;
  * optional ASCII name (the shm window file), little-endian:
  *
  * <pre>
- *  0       4        6      8      16          20         24       26      28   32
- *  | magic | version| kind | pid  | areaCount | areaSize | nameLen| flags | 0  | name
+ *  0       4        6      8      16          20         24       26      28             32
+ *  | magic | version| kind | pid  | areaCount | areaSize | nameLen| flags | peerTimeoutMs | name
  * </pre>
  *
  * <p>{@code flags} took two of the reserved zero bytes, so the version stays 1: a peer that does
@@ -21,8 +21,13 @@ import java.nio.charset.StandardCharsets;
  * rather than just starting the challenge, lets a side whose configuration differs fail at once
  * with a reason instead of waiting for bytes that will never come. Unknown flag bits and non-zero
  * reserved bytes are refused, so a later flag cannot be silently ignored by this version.
+ *
+ * <p>{@code peerTimeoutMs} (u32, tcp) took the last reserved bytes the same way: "this side declares
+ * you gone after this many milliseconds without a frame from you; send one at least every quarter
+ * of it" (docs/transport.md §4.5). Zero, the bytes of before, asks for nothing. {@link #FLAG_BUSY},
+ * in a WELCOME, says the listener holds its limit of connections and closes (§6.1).
  */
-public record Hello(int kind, long pid, int areaCount, int areaSize, String name, int flags) {
+public record Hello(int kind, long pid, int areaCount, int areaSize, String name, int flags, int peerTimeoutMs) {
     public static final int MAGIC = 0x4842_5256; // "VRBH"
     public static final int VERSION = 1;
     public static final int KIND_HELLO = 1;
@@ -37,11 +42,29 @@ public record Hello(int kind, long pid, int areaCount, int areaSize, String name
      * HELLO: "this listener requires TLS"; the listener closes after it (docs/transport.md §5.2).
      */
     public static final int FLAG_TLS = 2;
-    private static final int KNOWN_FLAGS = FLAG_SECRET | FLAG_TLS;
+    /**
+     * Sent only by a listener, in a WELCOME, when it holds its limit of open connections: "busy,
+     * try later"; the listener closes after it and the connector fails with {@code BUSY}.
+     */
+    public static final int FLAG_BUSY = 4;
+    private static final int KNOWN_FLAGS = FLAG_SECRET | FLAG_TLS | FLAG_BUSY;
+    public static final int PEER_TIMEOUT_OFFSET = 28;
+    /** A peer may not ask for heartbeats more often than every 50 ms (a quarter of 200 ms). */
+    static final int MIN_PEER_TIMEOUT_MS = 200;
 
     /** A handshake message without flags. */
     public Hello(int kind, long pid, int areaCount, int areaSize, String name) {
-        this(kind, pid, areaCount, areaSize, name, 0);
+        this(kind, pid, areaCount, areaSize, name, 0, 0);
+    }
+
+    /** A handshake message that asks for no heartbeats. */
+    public Hello(int kind, long pid, int areaCount, int areaSize, String name, int flags) {
+        this(kind, pid, areaCount, areaSize, name, flags, 0);
+    }
+
+    /** Whether the sender (a listener) holds its limit of connections and is closing this one. */
+    public boolean busy() {
+        return (flags & FLAG_BUSY) != 0;
     }
 
     /** Whether the sender requires the peer to prove a shared secret. */
@@ -58,7 +81,8 @@ public record Hello(int kind, long pid, int areaCount, int areaSize, String name
         byte[] n = name.getBytes(StandardCharsets.US_ASCII);
         ByteBuffer b = ByteBuffer.allocate(HEAD + n.length).order(ByteOrder.LITTLE_ENDIAN);
         b.putInt(MAGIC).putShort((short) VERSION).putShort((short) kind).putLong(pid)
-                .putInt(areaCount).putInt(areaSize).putShort((short) n.length).putShort((short) flags);
+                .putInt(areaCount).putInt(areaSize).putShort((short) n.length).putShort((short) flags)
+                .putInt(peerTimeoutMs);
         b.position(HEAD);
         b.put(n).flip();
         return b;
@@ -82,8 +106,9 @@ public record Hello(int kind, long pid, int areaCount, int areaSize, String name
         if ((flags & ~KNOWN_FLAGS) != 0) {
             throw new ProtocolViolation("unknown handshake flags 0x" + Integer.toHexString(flags));
         }
-        if (head.getInt(28) != 0) {
-            throw new ProtocolViolation("non-zero reserved bytes in the handshake");
+        if (head.getInt(PEER_TIMEOUT_OFFSET) < 0) {
+            throw new ProtocolViolation("a peer timeout of " + Integer.toUnsignedString(head.getInt(PEER_TIMEOUT_OFFSET))
+                    + " ms in the handshake");
         }
         return n;
     }
@@ -109,6 +134,11 @@ public record Hello(int kind, long pid, int areaCount, int areaSize, String name
                 throw new ProtocolViolation("a malformed name in the handshake");
             }
         }
-        return new Hello(kind, head.getLong(8), count, size, s, head.getShort(FLAGS_OFFSET) & 0xFFFF);
+        int peerTimeout = head.getInt(PEER_TIMEOUT_OFFSET);
+        if (peerTimeout != 0 && peerTimeout < MIN_PEER_TIMEOUT_MS) {
+            throw new ProtocolViolation("a peer timeout of " + peerTimeout + " ms, below the minimum of "
+                    + MIN_PEER_TIMEOUT_MS);
+        }
+        return new Hello(kind, head.getLong(8), count, size, s, head.getShort(FLAGS_OFFSET) & 0xFFFF, peerTimeout);
     }
 }

@@ -1,5 +1,6 @@
 package dev.verbatim.transport.internal;
 
+import java.io.IOException;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.atomic.AtomicLong;
@@ -18,7 +19,25 @@ public final class Rejections {
     static void record(String where, String reason) {
         COUNT.incrementAndGet();
         last = where + ": " + reason;
-        LOG.log(Level.WARNING, "dropped a connector at {0}: {1}", where, reason);
+        log("dropped a connector at {0}: {1}", where, reason);
+    }
+
+    /** A listener's {@code accept} failed ({@code EMFILE}, ...): logged; the listener retries after {@code backoffMs}. */
+    static void acceptFailed(String where, IOException e, long backoffMs) {
+        log("accepting at {0} failed ({1}): trying again in {2} ms", where, e.getMessage(), backoffMs);
+    }
+
+    /**
+     * Logs at {@code WARNING}, never failing: these are called on the listener's failure paths, where
+     * a logger that cannot log (its first record opens files, and descriptors may be what ran out)
+     * must not end the accept loop or a handshake's cleanup.
+     */
+    private static void log(String format, Object... args) {
+        try {
+            LOG.log(Level.WARNING, format, args);
+        } catch (RuntimeException | Error ignored) {
+            // counted all the same; the log line is lost
+        }
     }
 
     /** How many connectors listeners of this process dropped. */

@@ -4,6 +4,7 @@ import dev.verbatim.buffer.Buffer;
 import dev.verbatim.transport.Connection;
 import dev.verbatim.transport.ConnectionOptions;
 import dev.verbatim.transport.Listener;
+import dev.verbatim.transport.ListenerStats;
 import dev.verbatim.transport.TransportException;
 import dev.verbatim.transport.TransportException.Reason;
 
@@ -63,6 +64,10 @@ public final class ShmTransport {
                     options.areaSize(), areaName);
             ChannelIO.writeFully(channel, hello.encode(), deadline, "the shm handshake");
             Hello welcome = readHello(channel, Hello.KIND_WELCOME, deadline);
+            if (welcome.busy()) { // a refusal names no window: checked before the name
+                throw new TransportException(Reason.BUSY, "the listener at shm:" + name + " holds its limit of"
+                        + " connections and refused this one (try again once some have closed)");
+            }
             if (!ShmDirectory.isAreaNameOf(welcome.name(), name, welcome.pid())) {
                 throw new ProtocolViolation("a welcome naming '" + welcome.name() + "', which is not a window file of"
                         + " shm:" + name + " made by process " + welcome.pid());
@@ -174,7 +179,7 @@ public final class ShmTransport {
             this.server = server;
             this.dir = dir;
             this.options = options;
-            this.acceptor = new Acceptor("shm:" + name, server, this::handshake);
+            this.acceptor = new Acceptor("shm:" + name, server, options, this::handshake);
         }
 
         @Override
@@ -187,9 +192,19 @@ public final class ShmTransport {
             return acceptor.accept(timeout);
         }
 
-        /** Completes one connector's handshake, or drops it (returning null) with the reason logged. */
-        private Connection handshake(SocketChannel channel) {
-            long deadline = System.nanoTime() + options.connectTimeout().toNanos();
+        @Override
+        public ListenerStats stats() {
+            return acceptor.stats();
+        }
+
+        /**
+         * Completes one connector's handshake, or drops it (returning null) with the reason logged. At the
+         * listener's limit of connections the WELCOME says {@link Hello#FLAG_BUSY} (naming no window) and
+         * the listener closes, before mapping or creating any window.
+         */
+        private Connection handshake(Acceptor.Attempt attempt) {
+            SocketChannel channel = attempt.channel();
+            long deadline = attempt.deadline();
             String areaName = ShmDirectory.newAreaName(name);
             Path ownFile = dir.resolve(areaName);
             Buffer own = null;
@@ -199,6 +214,12 @@ public final class ShmTransport {
                 Hello hello = readHello(channel, Hello.KIND_HELLO, deadline);
                 if (!ShmDirectory.isAreaName(hello.name())) {
                     throw new ProtocolViolation("a hello naming '" + hello.name() + "', which is not a window file");
+                }
+                if (attempt.overLimit()) {
+                    ChannelIO.writeFully(channel, new Hello(Hello.KIND_WELCOME, 0, options.areaCount(), options.areaSize(),
+                            "", Hello.FLAG_BUSY).encode(), deadline, "the shm handshake");
+                    throw new TransportException(Reason.BUSY, "refused: this listener holds its limit of "
+                            + options.maxConnections() + " connections");
                 }
                 peer = ShmWindows.mapPeer(dir.resolve(hello.name()), hello);
                 own = ShmWindows.create(ownFile, options.areaCount(), options.areaSize(), options.spinOnly());
@@ -215,7 +236,7 @@ public final class ShmTransport {
                         own, peer, hello.areaCount(), hello.areaSize(), channel);
             } catch (ProtocolViolation | IOException | TransportException e) {
                 fail(channel, own, peer, ownFile);
-                Rejections.record("shm:" + name, e.getMessage());
+                attempt.drop(e.getMessage() != null ? e.getMessage() : e.toString());
                 return null;
             }
         }

@@ -10,18 +10,14 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
-import java.nio.charset.StandardCharsets;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 import static dev.verbatim.transport.internal.AreaDescriptor.STATE_FREE;
 import static dev.verbatim.transport.internal.AreaDescriptor.STATE_SENDER;
-import static dev.verbatim.transport.internal.FrameDescriptor.CLOSE;
 import static dev.verbatim.transport.internal.FrameDescriptor.HEADER;
 import static dev.verbatim.transport.internal.FrameDescriptor.NEXT;
 import static dev.verbatim.transport.internal.FrameDescriptor.NEXT_PAYLOAD;
@@ -35,7 +31,9 @@ import static dev.verbatim.transport.internal.FrameDescriptor.NOTICE;
  * the stream into place) and records are read from it exactly as on {@code shm}. No
  * thread of its own: the receiving thread reads the socket when it polls; a sender short of areas
  * reads it too, for the notices. Two locks: {@code pumpLock} (reading the socket) is always taken
- * before {@code sendLock} (writing it), never the other way round.
+ * before {@code sendLock} (writing it), never the other way round. The window is a {@link LazyWindow}:
+ * pages cost memory only once a message reaches them. A {@link TcpHeartbeat} keeps the peer's
+ * liveness (heartbeats, silence) when either side asked for it.
  */
 public final class TcpConnection extends BaseConnection {
     private static final int NEXT_SPAN = HEADER + NEXT_PAYLOAD;
@@ -43,7 +41,10 @@ public final class TcpConnection extends BaseConnection {
     private static final int INITIAL_SEND = 64 * 1024;
 
     private final TcpStream stream;
-    private final Buffer own;
+    private final LazyWindow own;
+    private final TcpHeartbeat heartbeat;
+    /** Frames written (under sendLock): the heartbeat sends only when this stands still. */
+    private long framesOut;
     private final AtomicIntegerArray ownState;
     /** Areas of our window freed since our last frame: the next frame carries them (piggy-back). */
     private final AtomicLong noticesRef;
@@ -65,21 +66,26 @@ public final class TcpConnection extends BaseConnection {
     private final TcpFrameReader frames;
     private final Selector readSelector;
 
+    /**
+     * @param peerTimeoutMs what the peer announced in its handshake message: it declares this side
+     *                      gone after that long without a frame (0: never)
+     */
     public TcpConnection(ConnectionOptions options, String description, TcpStream stream,
-                         int peerAreaCount, int peerAreaSize) throws IOException {
-        this(options, description, stream, Buffers.offHeap(AreaDescriptor.windowSize(options.areaCount(),
-                options.areaSize())), peerAreaCount, peerAreaSize);
+                         int peerAreaCount, int peerAreaSize, int peerTimeoutMs) throws IOException {
+        this(options, description, stream, new LazyWindow(AreaDescriptor.windowSize(options.areaCount(),
+                options.areaSize())), peerAreaCount, peerAreaSize, peerTimeoutMs);
     }
 
-    private TcpConnection(ConnectionOptions options, String description, TcpStream stream, Buffer own,
-                          int peerAreaCount, int peerAreaSize) throws IOException {
+    private TcpConnection(ConnectionOptions options, String description, TcpStream stream, LazyWindow own,
+                          int peerAreaCount, int peerAreaSize, int peerTimeoutMs) throws IOException {
         this(options, description, stream, own, own.segment(), new AtomicIntegerArray(options.areaCount()),
-                new AtomicLong(), new TcpConnection[1], peerAreaCount, peerAreaSize);
+                new AtomicLong(), new TcpConnection[1], peerAreaCount, peerAreaSize, peerTimeoutMs);
     }
 
-    private TcpConnection(ConnectionOptions options, String description, TcpStream stream, Buffer own,
+    private TcpConnection(ConnectionOptions options, String description, TcpStream stream, LazyWindow own,
                           MemorySegment ownWindow, AtomicIntegerArray ownState, AtomicLong notices,
-                          TcpConnection[] self, int peerAreaCount, int peerAreaSize) throws IOException {
+                          TcpConnection[] self, int peerAreaCount, int peerAreaSize, int peerTimeoutMs)
+            throws IOException {
         super(options, description, new AreaReader(ownWindow, options.areaCount(), options.areaSize(), area -> {
             ownState.set(area, STATE_FREE);
             notices.getAndUpdate(m -> m | (1L << area));
@@ -106,6 +112,44 @@ public final class TcpConnection extends BaseConnection {
         stream.socket().register(writeSelector, SelectionKey.OP_WRITE);
         stream.socket().register(creditSelector, SelectionKey.OP_READ);
         this.noticesRef = notices;
+        this.heartbeat = TcpHeartbeat.watch(new Liveness(), options.peerTimeout().toMillis(), peerTimeoutMs);
+    }
+
+    /** What the {@link TcpHeartbeat} does with this connection (on its own thread; never waits). */
+    private final class Liveness implements TcpHeartbeat.Peer {
+        @Override
+        public long pumpAndCount() {
+            pumpIfFree();
+            return frames.bytesIn();
+        }
+
+        @Override
+        public long framesOut() {
+            return framesOut; // a racy read: a stale value only delays a heartbeat by one period
+        }
+
+        @Override
+        public boolean sendHeartbeat() {
+            if (isClosed() || !sendLock.tryLock()) {
+                return false;
+            }
+            try {
+                return noticeNow(true); // with any freed areas; a full socket is the send timeout's business
+            } finally {
+                sendLock.unlock();
+            }
+        }
+
+        @Override
+        public void silent(String reason) {
+            peerEnded(false, reason);
+            TcpClosing.sendCloseNow(stream, sendLock, reason); // a peer that is only stopped learns why when it wakes
+        }
+
+        @Override
+        public boolean open() {
+            return isOpen();
+        }
     }
 
     @Override
@@ -204,6 +248,7 @@ public final class TcpConnection extends BaseConnection {
                 end = NEXT_SPAN + HEADER + padded;
             }
             writeFully(sendWindow.asSlice(start, end - start).asByteBuffer());
+            framesOut++;
         } catch (TransportException e) {
             restore(notices, next); // nothing of the frames went out (else the connection is closed)
             throw e;
@@ -277,6 +322,7 @@ public final class TcpConnection extends BaseConnection {
                     awaitWritable(deadline, written > 0);
                 }
             }
+            framesOut++;
         } catch (IOException e) {
             throw lost(e);
         } catch (TransportException e) {
@@ -353,30 +399,44 @@ public final class TcpConnection extends BaseConnection {
     private void flushNotices() {
         // never from inside a frame this thread is writing (a pump while waiting to write)
         while (noticesRef.get() != 0 && !isClosed() && !sendLock.isHeldByCurrentThread() && sendLock.tryLock()) {
-            long m = 0;
             try {
-                m = noticesRef.getAndSet(0);
-                if (m == 0) {
+                if (!noticeNow(false)) {
                     return;
                 }
-                header(NEXT_SPAN, 0, NOTICE, m);
-                ByteBuffer b = sendWindow.asSlice(NEXT_SPAN, HEADER).asByteBuffer();
-                stream.write(b);
-                if (b.position() == 0) {
-                    restore(m, -1);
-                    return; // the socket is full: the notice rides on a later frame
-                }
-                if (b.hasRemaining() || !stream.flush()) {
-                    writeFully(b); // a started frame is finished (or the connection closes)
-                }
-            } catch (IOException e) {
-                lost(e);
-                return;
-            } catch (TransportException e) {
-                return; // the failure reaches the next operation on the connection
             } finally {
                 sendLock.unlock();
             }
+        }
+    }
+
+    /**
+     * Under {@code sendLock}: writes a NOTICE carrying the freed areas (or none, when {@code evenEmpty}:
+     * a heartbeat) if the socket takes it at once; false if nothing went out (the socket is full: the
+     * bits ride on a later frame) or the connection failed (its next operation reports it).
+     */
+    private boolean noticeNow(boolean evenEmpty) {
+        long m = noticesRef.getAndSet(0);
+        if (m == 0 && !evenEmpty) {
+            return false;
+        }
+        try {
+            header(NEXT_SPAN, 0, NOTICE, m);
+            ByteBuffer b = sendWindow.asSlice(NEXT_SPAN, HEADER).asByteBuffer();
+            stream.write(b);
+            if (b.position() == 0) {
+                restore(m, -1);
+                return false;
+            }
+            if (b.hasRemaining() || !stream.flush()) {
+                writeFully(b); // a started frame is finished (or the connection closes)
+            }
+            framesOut++;
+            return true;
+        } catch (IOException e) {
+            lost(e);
+            return false;
+        } catch (TransportException e) {
+            return false;
         }
     }
 
@@ -473,7 +533,7 @@ public final class TcpConnection extends BaseConnection {
 
     @Override
     protected TransportException protocolFailed(ProtocolViolation v) {
-        sendClose("protocol violation: " + v.getMessage());
+        TcpClosing.sendClose(stream, sendLock, writeSelector, "protocol violation: " + v.getMessage());
         return super.protocolFailed(v);
     }
 
@@ -505,70 +565,14 @@ public final class TcpConnection extends BaseConnection {
         creditSelector.wakeup();
     }
 
-    private void sendClose(String reason) {
-        if (sendLock.isHeldByCurrentThread()) {
-            return; // a frame of ours is half written: the peer learns from the end of the stream
-        }
-        try {
-            if (!sendLock.tryLock(1, TimeUnit.SECONDS)) {
-                return;
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return;
-        }
-        try {
-            byte[] r = reason.getBytes(StandardCharsets.UTF_8);
-            int n = Math.min(r.length, FrameDescriptor.MAX_REASON);
-            int padded = (n + 7) & ~7;
-            ByteBuffer b = ByteBuffer.allocate(HEADER + padded).order(ByteOrder.LITTLE_ENDIAN);
-            b.putInt(n).put((byte) CLOSE).put((byte) 0).putShort((short) 0).putLong(0).put(r, 0, n);
-            b.position(0).limit(HEADER + padded);
-            long deadline = System.nanoTime() + 1_000_000_000L;
-            while ((b.hasRemaining() || !stream.flush()) && System.nanoTime() - deadline < 0) {
-                if (stream.write(b) == 0) {
-                    writeSelector.select(WAIT_SLICE_MS);
-                    writeSelector.selectedKeys().clear();
-                }
-            }
-        } catch (IOException | RuntimeException ignored) {
-            // the peer learns of the close from the end of the stream instead
-        } finally {
-            sendLock.unlock();
-        }
-    }
-
-    /**
-     * Sends our FIN and reads away what the peer already sent (notices, typically): closing a socket
-     * with unread bytes makes the kernel reset the connection, and a reset can destroy our CLOSE
-     * frame in the peer's receive queue before the peer reads it.
-     */
-    private void lingerBriefly() {
-        try {
-            stream.shutdownOutput(); // with TLS after a close_notify
-            ByteBuffer sink = ByteBuffer.allocate(4096);
-            long deadline = System.nanoTime() + 50_000_000L;
-            while (System.nanoTime() - deadline < 0) {
-                sink.clear();
-                int n = stream.socket().read(sink); // discarded: no need to decrypt
-                if (n < 0) {
-                    return;
-                }
-                if (n == 0) {
-                    readSelector.select(5);
-                    readSelector.selectedKeys().clear();
-                }
-            }
-        } catch (IOException | RuntimeException ignored) {
-            // the peer is gone or resetting: nothing more to save
-        }
-    }
-
     @Override
     protected void closeTransport(boolean peerStillThere) {
+        if (heartbeat != null) {
+            heartbeat.stop();
+        }
         if (peerStillThere) {
-            sendClose("closed");
-            lingerBriefly();
+            TcpClosing.sendClose(stream, sendLock, writeSelector, "closed");
+            TcpClosing.linger(stream, readSelector);
         }
         try {
             stream.close();

@@ -5,6 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicLong;
 
 import javax.net.ssl.SSLException;
 
@@ -53,6 +54,8 @@ final class TcpFrameReader {
     private int partialType;
     private int partialLength;
     private boolean eof;
+    /** Bytes read from the stream so far: one writer (under the pump lock), read by the {@link TcpHeartbeat}. */
+    private final AtomicLong bytesIn = new AtomicLong();
 
     TcpFrameReader(TcpStream stream, Events events, MemorySegment window, int areaCount, int areaSize) {
         this.stream = stream;
@@ -61,6 +64,11 @@ final class TcpFrameReader {
         this.writer = new AreaWriter(window, areaCount, areaSize);
         this.maxPayload = AreaDescriptor.maxPayload(areaSize);
         this.areaCount = areaCount;
+    }
+
+    /** Bytes read from the stream so far. */
+    long bytesIn() {
+        return bytesIn.get();
     }
 
     /** Whether the stream ended (a CLOSE, an end of stream, a failure): nothing more is read. */
@@ -85,6 +93,7 @@ final class TcpFrameReader {
                     lost();
                     return false;
                 }
+                bytesIn.lazySet(bytesIn.get() + n);
                 partialOffset += n;
                 partialRemaining -= n;
                 if (partialRemaining == 0) {
@@ -96,6 +105,8 @@ final class TcpFrameReader {
             int n = stream.read(staging);
             if (n < 0) {
                 lost();
+            } else if (n > 0) {
+                bytesIn.lazySet(bytesIn.get() + n);
             }
             staging.flip();
             try {

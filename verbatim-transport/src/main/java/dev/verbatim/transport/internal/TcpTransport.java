@@ -3,6 +3,7 @@ package dev.verbatim.transport.internal;
 import dev.verbatim.transport.Connection;
 import dev.verbatim.transport.ConnectionOptions;
 import dev.verbatim.transport.Listener;
+import dev.verbatim.transport.ListenerStats;
 import dev.verbatim.transport.TransportException;
 import dev.verbatim.transport.TransportException.Reason;
 
@@ -47,6 +48,10 @@ public final class TcpTransport {
             stream.writeFully(ByteBuffer.allocate(helloBytes.length + nonceC.length).put(helloBytes).put(nonceC).flip(),
                     deadline, "the tcp handshake");
             Received welcome = readHello(stream, null, Hello.KIND_WELCOME, deadline);
+            if (welcome.hello().busy()) {
+                throw new TransportException(Reason.BUSY, "the listener at " + text + " holds its limit of connections"
+                        + " and refused this one (try again once some have closed)");
+            }
             if (welcome.hello().requiresTls()) {
                 throw new TransportException(Reason.AUTH, "the listener at " + text + " requires TLS and this side does"
                         + " not use it (ConnectionOptions.withTls)");
@@ -63,7 +68,8 @@ public final class TcpTransport {
                 authenticateListener(stream, text, secret, nonceC, helloBytes, welcome.bytes(), deadline);
             }
             Hello w = welcome.hello();
-            return new TcpConnection(options, text + " (connector)", stream, w.areaCount(), w.areaSize());
+            return new TcpConnection(options, text + " (connector)", stream, w.areaCount(), w.areaSize(),
+                    w.peerTimeoutMs());
         } catch (ProtocolViolation v) {
             ChannelIO.closeQuietly(channel);
             throw new TransportException(Reason.CONNECT, text + " refused the handshake: " + v.getMessage());
@@ -120,7 +126,7 @@ public final class TcpTransport {
      */
     private static Hello ownHello(int kind, ConnectionOptions options, boolean secret) {
         return new Hello(kind, secret ? 0 : ProcessHandle.current().pid(), options.areaCount(), options.areaSize(), "",
-                secret ? Hello.FLAG_SECRET : 0);
+                secret ? Hello.FLAG_SECRET : 0, (int) options.peerTimeout().toMillis());
     }
 
     /** A handshake message and the bytes it came in, which the {@link SecretExchange} proofs cover. */
@@ -177,7 +183,7 @@ public final class TcpTransport {
             InetSocketAddress local = (InetSocketAddress) server.getLocalAddress();
             String host = local.getAddress().getHostAddress();
             this.address = "tcp://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + local.getPort();
-            this.acceptor = new Acceptor(address, server, this::handshake);
+            this.acceptor = new Acceptor(address, server, options, this::handshake);
         }
 
         @Override
@@ -190,13 +196,21 @@ public final class TcpTransport {
             return acceptor.accept(timeout);
         }
 
+        @Override
+        public ListenerStats stats() {
+            return acceptor.stats();
+        }
+
         /**
          * The listener's half: the {@link Hello} exchange and, when either side announces a secret,
          * the {@link SecretExchange}. A configuration mismatch is answered with our WELCOME (which
-         * tells the connector why) and then a close; a wrong proof with a close and nothing else.
+         * tells the connector why) and then a close; a wrong proof with a close and nothing else. At
+         * the listener's limit of connections, the WELCOME says {@link Hello#FLAG_BUSY} instead (no
+         * nonce) and the listener closes.
          */
-        private Connection handshake(SocketChannel channel) {
-            long deadline = System.nanoTime() + options.connectTimeout().toNanos();
+        private Connection handshake(Acceptor.Attempt attempt) {
+            SocketChannel channel = attempt.channel();
+            long deadline = attempt.deadline();
             try {
                 channel.configureBlocking(false);
                 channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
@@ -212,6 +226,12 @@ public final class TcpTransport {
                 // A flagged HELLO is followed by its nonce: read it even when refusing, so that our
                 // close finds nothing unread and ends in a FIN, not a reset that could discard the WELCOME.
                 byte[] nonceC = offered ? read(stream, SecretExchange.NONCE, deadline, "the shared-secret exchange") : null;
+                if (attempt.overLimit()) {
+                    Hello busy = new Hello(Hello.KIND_WELCOME, 0, options.areaCount(), options.areaSize(), "", Hello.FLAG_BUSY);
+                    stream.writeFully(busy.encode(), deadline, "the tcp handshake");
+                    throw new TransportException(Reason.BUSY, "refused: this listener holds its limit of "
+                            + options.maxConnections() + " connections");
+                }
                 byte[] welcome = bytes(ownHello(Hello.KIND_WELCOME, options, secret != null).encode());
                 byte[] nonceL = secret == null ? new byte[0] : SecretExchange.nonce();
                 stream.writeFully(ByteBuffer.allocate(welcome.length + nonceL.length).put(welcome).put(nonceL).flip(),
@@ -235,14 +255,14 @@ public final class TcpTransport {
                 }
                 Hello h = hello.hello();
                 return new TcpConnection(options, address + " (accepted #" + accepted.incrementAndGet() + ")", stream,
-                        h.areaCount(), h.areaSize());
+                        h.areaCount(), h.areaSize(), h.peerTimeoutMs());
             } catch (SSLException e) { // after the TLS handshake: the peer refused this side's certificate
                 ChannelIO.closeQuietly(channel);
-                Rejections.record(address, "AUTH: the TLS handshake failed: " + TlsHandshake.describe(e));
+                attempt.drop("AUTH: the TLS handshake failed: " + TlsHandshake.describe(e));
                 return null;
             } catch (ProtocolViolation | IOException | TransportException e) {
                 ChannelIO.closeQuietly(channel);
-                Rejections.record(address, e.getMessage());
+                attempt.drop(e.getMessage() != null ? e.getMessage() : e.toString());
                 return null;
             }
         }
