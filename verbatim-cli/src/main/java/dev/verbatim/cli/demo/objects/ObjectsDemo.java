@@ -190,9 +190,8 @@ public final class ObjectsDemo {
         Base.release(hb);
         boolean live = await(() -> a.exportedObjects(), 0) && await(sc::exported, 2);
         step("9. after B's death: A's and C's export tables hold what the live bases hold", live, "A " + a.exportedObjects()
-                + ", C " + sc.exported() + ". The census that frees what only a dead base held is not built yet (issue 15,"
-                + " in progress): an object that only B held would stay in its owner's table (weighted counting alone"
-                + " cannot know B's share)");
+                + ", C " + sc.exported() + ". What only B held is freed by the census an owner takes after a death"
+                + " (docs/objects.md §7; this demo does not wait for it: CensusInProcessesTest does)");
     }
 
     /** A's, B's and C's export counts. */
