@@ -117,4 +117,25 @@ public final class FileFixtures {
     public static long digest(ItemView v) {
         return digest(v, new int[] {10_000});
     }
+
+    /**
+     * A sparse graph file whose header claims a message of {@link dev.verbatim.wire.MessageDescriptor#MAX_MESSAGE_BYTES}
+     * (2 GiB): a reader must refuse it from its first 32 bytes, without mapping or reading the rest.
+     */
+    public static java.nio.file.Path hugeSparseGraphFile(java.nio.file.Path huge) throws java.io.IOException {
+        long claimed = dev.verbatim.wire.MessageDescriptor.MAX_MESSAGE_BYTES;
+        long end = WireFileDescriptor.recordLength(claimed, 0) + WireFileDescriptor.FILE_HEADER_LENGTH;
+        try (java.io.RandomAccessFile r = new java.io.RandomAccessFile(huge.toFile(), "rw")) {
+            r.setLength(end);
+            java.lang.foreign.MemorySegment h = java.lang.foreign.MemorySegment.ofArray(new byte[32]);
+            h.set(WireFileDescriptor.U32, WireFileDescriptor.MAGIC_OFFSET, WireFileDescriptor.MAGIC);
+            h.set(WireFileDescriptor.U8, WireFileDescriptor.FILE_VERSION_OFFSET, (byte) WireFileDescriptor.FILE_VERSION);
+            h.set(WireFileDescriptor.U8, WireFileDescriptor.KIND_OFFSET, (byte) WireFileDescriptor.KIND_GRAPH);
+            h.set(WireFileDescriptor.U64, WireFileDescriptor.END_OFFSET, end);
+            h.set(WireFileDescriptor.U32, WireFileDescriptor.FILE_HEADER_LENGTH + WireFileDescriptor.MESSAGE_LENGTH_OFFSET,
+                    (int) claimed);
+            r.write(h.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        }
+        return huge;
+    }
 }

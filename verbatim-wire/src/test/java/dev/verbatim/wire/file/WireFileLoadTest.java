@@ -1,12 +1,9 @@
 package dev.verbatim.wire.file;
 
 import dev.verbatim.wire.ArrayView;
-import dev.verbatim.wire.MessageDescriptor;
 import dev.verbatim.wire.WireFormatException;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
-import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -18,7 +15,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import static dev.verbatim.wire.file.FileFixtures.*;
-import static dev.verbatim.wire.file.WireFileDescriptor.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
@@ -103,19 +99,7 @@ class WireFileLoadTest {
     @Test
     void aHugeFileIsRefusedFromItsHeaderWithoutReadingIt() throws IOException {
         // a sparse file claiming a 2 GiB message: refused by reading 32 bytes, as open does, not by allocating 2 GiB
-        Path huge = dir.resolve("huge.vbt");
-        long claimed = MessageDescriptor.MAX_MESSAGE_BYTES;
-        long end = recordLength(claimed, 0) + FILE_HEADER_LENGTH;
-        try (RandomAccessFile r = new RandomAccessFile(huge.toFile(), "rw")) {
-            r.setLength(end);
-            MemorySegment h = MemorySegment.ofArray(new byte[32]);
-            h.set(U32, MAGIC_OFFSET, MAGIC);
-            h.set(U8, FILE_VERSION_OFFSET, (byte) FILE_VERSION);
-            h.set(U8, KIND_OFFSET, (byte) KIND_GRAPH);
-            h.set(U64, END_OFFSET, end);
-            h.set(U32, FILE_HEADER_LENGTH + MESSAGE_LENGTH_OFFSET, (int) claimed);
-            r.write(h.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
-        }
+        Path huge = FileFixtures.hugeSparseGraphFile(dir.resolve("huge.vbt"));
         WireFormatException e = assertThrows(WireFormatException.class, () -> WireFile.load(huge));
         assertEquals("message larger than the limit", e.rule());
     }

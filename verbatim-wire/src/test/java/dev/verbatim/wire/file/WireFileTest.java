@@ -1,14 +1,12 @@
 package dev.verbatim.wire.file;
 
 import dev.verbatim.wire.ArrayView;
-import dev.verbatim.wire.MessageDescriptor;
 import dev.verbatim.wire.Schema;
 import dev.verbatim.wire.WireFormatException;
 import dev.verbatim.wire.WireLimits;
 import dev.verbatim.wire.WireSchemaException;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -157,19 +155,7 @@ class WireFileTest {
         assertEquals("message larger than the limit", e.rule());
         assertEquals(FILE_HEADER_LENGTH + MESSAGE_LENGTH_OFFSET, e.offset());
         // A huge sparse file claiming a 2 GiB message is refused by reading 32 bytes, not by mapping 2 GiB.
-        Path huge = dir.resolve("huge.vbt");
-        long claimed = MessageDescriptor.MAX_MESSAGE_BYTES;
-        long end = recordLength(claimed, 0) + FILE_HEADER_LENGTH;
-        try (RandomAccessFile r = new RandomAccessFile(huge.toFile(), "rw")) {
-            r.setLength(end);
-            MemorySegment h = MemorySegment.ofArray(new byte[32]);
-            h.set(U32, MAGIC_OFFSET, MAGIC);
-            h.set(U8, FILE_VERSION_OFFSET, (byte) FILE_VERSION);
-            h.set(U8, KIND_OFFSET, (byte) KIND_GRAPH);
-            h.set(U64, END_OFFSET, end);
-            h.set(U32, FILE_HEADER_LENGTH + MESSAGE_LENGTH_OFFSET, (int) claimed);
-            r.write(h.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
-        }
+        Path huge = hugeSparseGraphFile(dir.resolve("huge.vbt"));
         WireFormatException big = assertThrows(WireFormatException.class, () -> WireFile.open(huge));
         assertEquals("message larger than the limit", big.rule());
     }
