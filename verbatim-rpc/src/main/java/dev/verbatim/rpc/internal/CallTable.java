@@ -106,6 +106,11 @@ final class CallTable {
         return solo != null || callers.get() > 0;
     }
 
+    /** Synchronous callers waiting now (outside the solo slot; racy, for sizing park slices). */
+    int waitingCallers() {
+        return callers.get();
+    }
+
     /**
      * After {@code p}'s caller led the reading: wakes one other parked caller, if any waits, so that
      * answers keep being read.
@@ -115,12 +120,12 @@ final class CallTable {
             return; // nobody else waits (the count may still include this caller)
         }
         PendingCall s1 = solo;
-        if (s1 != null && s1.waiter != null && !s1.isDone()) {
+        if (s1 != null && s1 != p && s1.waiter != null && !s1.isDone()) {
             s1.wake();
             return;
         }
         for (PendingCall q : pending.values()) {
-            if (q.waiter != null && !q.isDone()) {
+            if (q != p && q.waiter != null && !q.isDone()) {
                 q.wake();
                 return;
             }

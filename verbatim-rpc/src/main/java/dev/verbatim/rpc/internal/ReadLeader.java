@@ -92,9 +92,9 @@ final class ReadLeader {
                 } finally {
                     unlockIfHeld(); // (the lock may have gone to another reader while this thread ran a nested call)
                 }
-                if (p.isDone()) {
-                    calls.wakeAnotherCaller(p);
-                }
+                // it stopped leading (answered, nested calls to run, a lock hand-over, a timeout): another waiting
+                // caller leads now, rather than when its park slice ends
+                calls.wakeAnotherCaller(p);
                 continue;
             }
             if (++spins < WaitPolicy.SPIN_POLLS) {
@@ -114,7 +114,7 @@ final class ReadLeader {
             } else {
                 p.waiter = Thread.currentThread();
                 if (!p.isDone()) {
-                    LockSupport.parkNanos(Math.min(p.deadline() - now, WaitPolicy.PARK_SLICE_NANOS));
+                    LockSupport.parkNanos(Math.min(p.deadline() - now, WaitPolicy.parkSlice(calls.waitingCallers())));
                 }
             }
         }
@@ -145,12 +145,13 @@ final class ReadLeader {
                 } finally {
                     unlockIfHeld();
                 }
+                calls.wakeAnotherCaller(p); // as a caller that stops leading does
                 continue;
             }
             p.waiter = Thread.currentThread();
             long left = until - System.nanoTime();
             if (!p.isDone() && left > 0) {
-                LockSupport.parkNanos(Math.min(left, WaitPolicy.PARK_SLICE_NANOS));
+                LockSupport.parkNanos(Math.min(left, WaitPolicy.parkSlice(calls.waitingCallers())));
             }
         }
     }

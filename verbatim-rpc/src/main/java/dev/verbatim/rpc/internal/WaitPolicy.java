@@ -12,7 +12,7 @@ package dev.verbatim.rpc.internal;
  *       (a peer that parked makes every call pay its wake-up; a peer that works long per call should not cost
  *       its callers a spinning core). Then it lets the transport park it, at most {@link #LEAD_WAIT_NANOS}.</li>
  *   <li>A caller that is not leading spins {@link #FOLLOW_SPIN_NANOS}, then parks at most
- *       {@link #PARK_SLICE_NANOS} at a time, looking again for the read lock each time.</li>
+ *       {@link #parkSlice} at a time (longer the more callers wait), looking again for the read lock each time.</li>
  *   <li>The dispatcher glances at the connection every {@link #PEEK_NANOS} while callers lead, and
  *       until {@link #STEP_ASIDE_NANOS} after one last stopped waiting; otherwise it spins
  *       {@link #DISPATCH_SPIN_NANOS} and sleeps in the transport ({@link #BUSY_WAIT_NANOS} while
@@ -30,8 +30,23 @@ final class WaitPolicy {
     static final int SPIN_POLLS = 128;
     /** How long a caller that is not leading spins before it parks. */
     static final long FOLLOW_SPIN_NANOS = 20_000;
-    /** The longest park of a caller or helper that is not leading: it then looks for the read lock again. */
+    /**
+     * The shortest and longest park of a caller or helper that is not leading, after which it looks for the
+     * read lock again ({@link #parkSlice}). A safety net: a parked caller is woken by its own reply, and by a
+     * leader that stops leading while others wait ({@link CallTable#wakeAnotherCaller}). Fixed 200 µs slices
+     * made many waiting callers wake each other for nothing: 255 callers were up to 1.3 million wake-ups a
+     * second on 2 CPUs, which starved the leader reading for all of them (bench rpc, tcp/throughput-256:
+     * 3,031 calls/s; with slices that grow with the callers, 34,610-41,534).
+     */
     static final long PARK_SLICE_NANOS = 200_000;
+    static final long PARK_SLICE_MAX_NANOS = 10_000_000;
+    /** How much a caller's park slice grows per caller waiting on the same connection. */
+    static final long PARK_SLICE_PER_CALLER_NANOS = 25_000;
+
+    /** The park slice with {@code waiting} callers: 25 µs each, within 200 µs and 10 ms (a few wake-ups per slice). */
+    static long parkSlice(int waiting) {
+        return Math.min(PARK_SLICE_MAX_NANOS, Math.max(PARK_SLICE_NANOS, waiting * PARK_SLICE_PER_CALLER_NANOS));
+    }
     /** The longest a leader spins after its first polls, while the peer answers within it. */
     static final long LEAD_SPIN_MAX_NANOS = 1_000_000;
     /** The shortest a leader spins, after replies outlasted its spin. */

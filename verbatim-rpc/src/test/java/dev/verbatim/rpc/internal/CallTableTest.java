@@ -165,4 +165,39 @@ class CallTableTest {
             parked.interrupt();
         }
     }
+
+    /**
+     * A leader that stops leading before its answer (nested calls to run, a lock hand-over) wakes another waiting
+     * caller, never itself: another must lead now, not when its park slice ends.
+     */
+    @Test
+    void aLeaderThatStopsUnansweredWakesAnotherCallerNotItself() throws Exception {
+        CallTable t = new CallTable();
+        PendingCall leader = sync(1, 1);
+        t.add(leader, true); // the solo slot, looked at first
+        leader.waiter = Thread.currentThread();
+        Thread parked = Thread.ofPlatform().start(() -> {
+            PendingCall mine = sync(2, 2);
+            t.add(mine, true);
+            t.callerWaits();
+            mine.waiter = Thread.currentThread();
+            while (!mine.isDone() && !Thread.currentThread().isInterrupted()) {
+                java.util.concurrent.locks.LockSupport.park();
+                mine.complete("woken");
+            }
+        });
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        PendingCall other = null;
+        while (other == null || other.waiter == null) {
+            assertTrue(System.nanoTime() < deadline);
+            other = t.waitingIn(2);
+        }
+        try {
+            t.wakeAnotherCaller(leader); // the leader is not answered and still waits
+            parked.join(TimeUnit.SECONDS.toMillis(10));
+            assertFalse(parked.isAlive(), "the other caller was woken, not the leader");
+        } finally {
+            parked.interrupt();
+        }
+    }
 }
