@@ -39,6 +39,41 @@ public final class Fixtures {
         int hop(Hop next, Hop last);
     }
 
+    /** Calls that bounce between two objects on two bases: A -> B -> A -> B ... */
+    public interface Bouncer extends Shared {
+        /** {@code n} more bounces through {@code other} (which bounces back through this); the bases' ids visited, in order. */
+        String bounce(int n, Bouncer other);
+    }
+
+    public static class Ball implements Bouncer {
+        private final String name;
+
+        public Ball(String name) {
+            this.name = name;
+        }
+
+        @Override
+        public String bounce(int n, Bouncer other) {
+            return n == 0 ? name : name + other.bounce(n - 1, this);
+        }
+    }
+
+    /** A ball whose bounce holds its monitor: a chain coming back must re-enter it on the same thread. */
+    public static class GuardedBall implements Bouncer {
+        private final String name;
+        public final List<Thread> threads = new CopyOnWriteArrayList<>();
+
+        public GuardedBall(String name) {
+            this.name = name;
+        }
+
+        @Override
+        public synchronized String bounce(int n, Bouncer other) {
+            threads.add(Thread.currentThread());
+            return n == 0 ? name : name + other.bounce(n - 1, this);
+        }
+    }
+
     public interface Maker extends Shared {
         Counter make(int millis);
 

@@ -30,6 +30,13 @@ public final class CallContext {
     Frame frame;
     /** Whether this is a virtual thread an endpoint started for a call (which a CANCEL may interrupt). */
     boolean callThread;
+    /**
+     * The endpoint this thread is the dispatcher of, or null: while a call it runs waits for a reply over
+     * another connection, it still reads this one or hands the dispatcher's role on ({@link ReadLeader}).
+     */
+    Endpoint dispatching;
+    /** How many replies this thread waits for, nested (a dispatcher then runs no unrelated call inline). */
+    int waiting;
 
     private CallContext() {}
 

@@ -25,6 +25,14 @@ public final class ChainDirectory {
     private static final SecureRandom SEEDS = new SecureRandom();
 
     private final Map<Long, Endpoint> byPrefix = new ConcurrentHashMap<>();
+    /**
+     * Callers of this node waiting in a chain they carry from an incoming call (a nested call), by chain:
+     * the innermost one of each. A chain runs on one thread per node (its nested calls go to its waiting
+     * caller), so these nest as that thread's calls do ({@link #enter}, {@link #leave}). The chain's prefix
+     * names the endpoint that started it only if this node did, and that endpoint's caller may be an
+     * outer one that waits for the inner: the innermost wait is the one that reads its inbox.
+     */
+    private final Map<Long, PendingCall> nested = new ConcurrentHashMap<>();
 
     /** A salt of the form a chain directory reads: its prefix names nothing (yet). */
     static long randomSalt() {
@@ -48,14 +56,36 @@ public final class ChainDirectory {
 
     /**
      * A synchronous caller of another endpoint than {@code except} waiting in {@code chain}, or null.
-     * Costs one map lookup.
+     * Costs one or two map lookups.
      */
     PendingCall waitingIn(long chain, Endpoint except) {
+        PendingCall p = nested.isEmpty() ? null : nested.get(chain); // the innermost wait first
+        if (p != null && !p.isDone()) {
+            return p.endpoint == except ? null : p;
+        }
         Endpoint e = byPrefix.get(chain >>> (64 - PREFIX_BITS));
         if (e == null || e == except) {
             return null;
         }
         CallTable t = e.calls();
         return t.isEmpty() ? null : t.waitingIn(chain);
+    }
+
+    /**
+     * {@code p}'s caller waits in a chain it carries from an incoming call (A calls B, B's call calls A,
+     * which calls B again over the first connection: B's nested call must find the caller that waits over
+     * the second); the outer wait it hides, to give back to {@link #leave}.
+     */
+    PendingCall enter(PendingCall p) {
+        return nested.put(p.chain, p);
+    }
+
+    /** {@code p}'s caller stopped waiting: {@code outer} (what {@link #enter} returned) is the chain's caller again. */
+    void leave(PendingCall p, PendingCall outer) {
+        if (outer == null) {
+            nested.remove(p.chain, p);
+        } else {
+            nested.replace(p.chain, p, outer);
+        }
     }
 }

@@ -42,6 +42,7 @@ final class Dispatcher {
     private boolean lastWaitEmpty;
     /** The dispatcher sleeps up to {@link WaitPolicy#IDLE_WAIT_NANOS}: whoever gives it work sooner calls {@link #rouse}. */
     private volatile boolean napping;
+    private int handOffs; // under this
 
     Dispatcher(Endpoint endpoint, Connection connection, CallTable calls, ReadLeader leader, Sender sender) {
         this.endpoint = endpoint;
@@ -69,7 +70,39 @@ final class Dispatcher {
         if (thread != null || !endpoint.isOpen()) {
             return;
         }
-        thread = Thread.ofPlatform().daemon().name("verbatim-rpc " + endpoint.description()).start(this::loop);
+        startThread();
+    }
+
+    /** A new dispatcher thread, which becomes {@link #thread} before it runs (its loop ends once it is not). */
+    private void startThread() {
+        Thread t = Thread.ofPlatform().daemon().name("verbatim-rpc " + endpoint.description()).unstarted(this::loop);
+        thread = t;
+        t.start();
+    }
+
+    /**
+     * The dispatcher thread runs a call that waits for a reply over another connection, and this one must
+     * be read meanwhile (a call nested in its chain may come back over it, or an unrelated call waits in
+     * the queue): a new thread becomes the dispatcher, and the old one ends when its call returns
+     * (J-RPC's delegate threads need a reader on every connection of the chain). Called by the dispatcher
+     * thread only.
+     */
+    synchronized void handOff() {
+        if (thread != Thread.currentThread() || !endpoint.isOpen()) {
+            return;
+        }
+        handOffs++;
+        startThread();
+    }
+
+    /** Whether incoming calls wait in the dispatcher's queue. */
+    boolean hasQueued() {
+        return !queued.isEmpty();
+    }
+
+    /** How many times the dispatcher's role went to a new thread (for tests). */
+    int handOffs() {
+        return handOffs;
     }
 
     /** A caller stopped waiting: the dispatcher steps aside a while longer (racy on purpose: it looks for a change). */
@@ -97,24 +130,40 @@ final class Dispatcher {
     }
 
     private void runQueued() {
-        for (Runnable t = queued.poll(); t != null; t = queued.poll()) {
+        while (mine()) { // (a call that handed the role off leaves the rest to the new dispatcher)
+            Runnable t = queued.poll();
+            if (t == null) {
+                return;
+            }
             t.run();
         }
     }
 
     private void loop() {
+        CallContext context = CallContext.current();
+        context.dispatching = endpoint;
         try {
             dispatch();
         } catch (RuntimeException | Error e) {
             endpoint.closeWith("the dispatcher failed: " + e); // never a connection left open and unread
+        } finally {
+            context.dispatching = null;
         }
+    }
+
+    /** Whether the calling thread is (still) the dispatcher: one that handed its role off ends its loop. */
+    private boolean mine() {
+        return thread == Thread.currentThread();
     }
 
     private void dispatch() {
         ReentrantLock recvLock = leader.lock();
         Outbox outbox = sender.outbox();
-        while (endpoint.isOpen()) {
+        while (endpoint.isOpen() && mine()) {
             runQueued();
+            if (!mine()) {
+                return; // a queued call handed the role off: the new dispatcher reads on
+            }
             int ended = callsEnded;
             if (ended != callsEndedSeen) {
                 callsEndedSeen = ended;
@@ -135,10 +184,12 @@ final class Dispatcher {
                         leader.unlockIfHeld(); // (it may have gone to another reader during a call)
                     }
                 }
-                if (queued.isEmpty()) {
+                if (queued.isEmpty() && mine()) {
                     LockSupport.parkNanos(WaitPolicy.PEEK_NANOS);
                 }
-                expireAsync();
+                if (mine()) {
+                    expireAsync();
+                }
                 continue;
             }
             recvLock.lock();
@@ -203,9 +254,13 @@ final class Dispatcher {
             } finally {
                 leader.unlockIfHeld(); // (whoever holds it now, if it went during a call, reads on)
             }
-            expireAsync();
+            if (mine()) {
+                expireAsync();
+            }
         }
-        runQueued(); // calls still queued fail their replies quietly and give their deliveries back
+        if (mine()) {
+            runQueued(); // calls still queued fail their replies quietly and give their deliveries back
+        }
     }
 
     /** Times out asynchronous calls whose deadline passed, at most every {@link WaitPolicy#PEEK_NANOS}. */

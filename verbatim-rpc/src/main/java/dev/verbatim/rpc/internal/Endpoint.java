@@ -188,18 +188,29 @@ public final class Endpoint {
         }
         long id = calls.nextId();
         long chain = CallContext.current().chain; // inside an incoming call: its chain; else a new one
-        if (chain == 0) {
+        boolean nested = chain != 0;
+        if (!nested) {
             chain = (chainSalt ^ id) == 0 ? 1 : chainSalt ^ id;
         }
         PendingCall p = new PendingCall(this, id, mi, b.timeoutNanos, chain, mi.async ? null : Thread.currentThread());
         calls.add(p, !mi.async);
-        sender.sendCall(b, mi, args, p);
         if (mi.async) {
+            sender.sendCall(b, mi, args, p);
             dispatcher.ensureStarted();
             dispatcher.rouse(); // its timeout is the dispatcher's job
             return p;
         }
-        return leader.await(p);
+        if (!nested || chains == null) {
+            sender.sendCall(b, mi, args, p);
+            return leader.await(p);
+        }
+        PendingCall outer = chains.enter(p); // before the call goes: its nested calls may come back by any connection
+        try {
+            sender.sendCall(b, mi, args, p);
+            return leader.await(p);
+        } finally {
+            chains.leave(p, outer);
+        }
     }
 
     /** Reads the connection for an asynchronous call's future until it completes or {@code until} passes. */

@@ -199,7 +199,8 @@ final class IncomingCalls {
             delegate = chains.waitingIn(chain, endpoint);
         }
         boolean inline = delegate != null ? delegate.caller == me
-                : !virtual && me == endpoint.dispatcher().thread() && !calls.callersWait();
+                : !virtual && me == endpoint.dispatcher().thread() && !calls.callersWait()
+                        && CallContext.current().waiting == 0; // (a dispatcher waiting in a chain runs only its own calls)
         if (inline) {
             return owned ? runInline(d, m, callId, chain, ri, mi, impl, details)
                     : deferInline(d, m, callId, chain, ri, mi, impl, details);
@@ -366,11 +367,15 @@ final class IncomingCalls {
         if (reading) {
             recvLock.unlock();
         }
+        Dispatcher dispatcher = endpoint.dispatcher();
+        boolean dispatching = reading && dispatcher.thread() == Thread.currentThread();
         try {
             return run(d, m, args, callId, chain, ri, mi, impl, details);
         } finally {
-            if (reading) {
-                recvLock.tryLock(); // else the lock went to another thread: it reads on, this one stops
+            // take the lock back unless it went to another thread (it reads on, this one stops), or this
+            // thread was the dispatcher and handed its role off during the call (the new dispatcher reads)
+            if (reading && (!dispatching || dispatcher.thread() == Thread.currentThread())) {
+                recvLock.tryLock();
             }
         }
     }

@@ -64,9 +64,12 @@ final class ReadLeader {
         if (counted) {
             calls.callerWaits();
         }
+        CallContext context = CallContext.current();
+        context.waiting++;
         try {
-            return awaitReply(p);
+            return awaitReply(p, Lent.of(context, endpoint));
         } finally {
+            context.waiting--;
             if (counted) {
                 calls.callerDone();
             }
@@ -74,7 +77,58 @@ final class ReadLeader {
         }
     }
 
-    private Object awaitReply(PendingCall p) throws RemoteException {
+    /**
+     * The connection a waiting dispatcher leaves unread (docs/rpc.md §4): the caller is the dispatcher of
+     * another endpoint, running one of its calls, and waits here. Until it has waited
+     * {@link WaitPolicy#LENT_SPIN_NANOS} it reads that connection too, so that a call nested in its chain
+     * coming back over it runs on it (A calls B, B's dispatcher calls A, A calls B again over the first
+     * connection); then, or as soon as an unrelated call waits for that dispatcher, it hands the
+     * dispatcher's role to a new thread and waits only here.
+     */
+    private static final class Lent {
+        final Endpoint endpoint;
+        private final long since = System.nanoTime();
+
+        private Lent(Endpoint endpoint) {
+            this.endpoint = endpoint;
+        }
+
+        /** What {@code context}'s thread leaves unread while it waits on {@code here}, or null. */
+        static Lent of(CallContext context, Endpoint here) {
+            Endpoint d = context.dispatching;
+            return d == null || d == here || d.dispatcher().thread() != Thread.currentThread() ? null : new Lent(d);
+        }
+
+        /** Reads the lent connection once; false once this thread is no longer its dispatcher (handed off). */
+        boolean serve() {
+            Dispatcher d = endpoint.dispatcher();
+            if (d.thread() != Thread.currentThread()) {
+                return false;
+            }
+            if (d.hasQueued() || System.nanoTime() - since >= WaitPolicy.LENT_SPIN_NANOS || !endpoint.isOpen()) {
+                d.handOff();
+                return false;
+            }
+            ReadLeader r = endpoint.leader();
+            if (r.recvLock.tryLock()) {
+                try {
+                    endpoint.poll(16);
+                } catch (TransportException e) {
+                    endpoint.closeWith(e.getMessage());
+                } finally {
+                    r.unlockIfHeld();
+                }
+            }
+            return true;
+        }
+
+        /** Hands the role off now (the caller is about to park or sleep). */
+        void release() {
+            endpoint.dispatcher().handOff();
+        }
+    }
+
+    private Object awaitReply(PendingCall p, Lent lent) throws RemoteException {
         int spins = 0;
         long spinUntil = 0;
         while (!p.isDone()) {
@@ -86,9 +140,13 @@ final class ReadLeader {
                 runTasks(p, false);
                 continue;
             }
+            if (lent != null && !lent.serve()) {
+                lent = null;
+                continue;
+            }
             if (recvLock.tryLock()) {
                 try {
-                    lead(p, 0);
+                    lead(p, lent == null ? 0 : System.nanoTime() + WaitPolicy.LENT_POLL_NANOS);
                 } finally {
                     unlockIfHeld(); // (the lock may have gone to another reader while this thread ran a nested call)
                 }
@@ -112,6 +170,10 @@ final class ReadLeader {
             if (now - spinUntil < 0) {
                 Thread.onSpinWait();
             } else {
+                if (lent != null) { // about to park: the lent connection gets its own dispatcher
+                    lent.release();
+                    lent = null;
+                }
                 p.waiter = Thread.currentThread();
                 if (!p.isDone()) {
                     LockSupport.parkNanos(Math.min(p.deadline() - now, WaitPolicy.parkSlice(calls.waitingCallers())));
@@ -138,6 +200,10 @@ final class ReadLeader {
 
     /** Reads the connection for an asynchronous call's future until it completes or {@code until} passes. */
     void help(PendingCall p, long until) {
+        Lent lent = Lent.of(CallContext.current(), endpoint);
+        if (lent != null) {
+            lent.release(); // a dispatcher blocking on a future over another connection: its own gets a new one
+        }
         while (!p.isDone() && endpoint.isOpen() && System.nanoTime() - until < 0 && !Thread.currentThread().isInterrupted()) {
             if (recvLock.tryLock()) {
                 try {

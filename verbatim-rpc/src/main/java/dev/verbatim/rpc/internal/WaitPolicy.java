@@ -18,6 +18,9 @@ package dev.verbatim.rpc.internal;
  *       {@link #DISPATCH_SPIN_NANOS} and sleeps in the transport ({@link #BUSY_WAIT_NANOS} while
  *       asynchronous calls are pending, {@link #IDLE_WAIT_NANOS} when idle, {@link #OUTBOX_RETRY_NANOS}
  *       while the outbox waits for room).</li>
+ *   <li>A dispatcher running a call that waits for a reply over another connection reads its own
+ *       connection too, every {@link #LENT_POLL_NANOS}, for up to {@link #LENT_SPIN_NANOS}; then a new thread
+ *       becomes the dispatcher ({@link Dispatcher#handOff}).</li>
  *   <li>With every virtual call thread busy, the dispatcher waits for one {@link #VIRTUAL_SLOT_WAIT_MILLIS} at a
  *       time; closing waits {@link #CLOSE_JOIN_MILLIS} for the dispatcher to end.</li>
  * </ul>
@@ -65,6 +68,16 @@ final class WaitPolicy {
     static final long IDLE_WAIT_NANOS = 10_000_000_000L;
     /** How often a reader retries sending the outbox (nothing tells it when the peer's window has room). */
     static final long OUTBOX_RETRY_NANOS = 50_000;
+    /**
+     * How long a dispatcher whose call waits for a reply over another connection leads that one between
+     * two looks at its own ({@link ReadLeader}: a call nested in its chain may come back over it).
+     */
+    static final long LENT_POLL_NANOS = 2_000;
+    /**
+     * How long such a dispatcher reads both before it hands its own connection to a new dispatcher thread
+     * and waits only for its reply (at once when an unrelated call waits for the dispatcher).
+     */
+    static final long LENT_SPIN_NANOS = 200_000;
     /** How long the dispatcher waits at a time for a virtual call thread to end (all are busy), looking at close between. */
     static final long VIRTUAL_SLOT_WAIT_MILLIS = 100;
     /** How long {@code close} waits for the dispatcher thread to end. */
