@@ -45,6 +45,99 @@ final class LeafEncoding {
         return true;
     }
 
+    /** Chars a {@link String} is copied through the writer's scratch arrays in: longer strings go in chunks of it. */
+    static final int CHUNK = 1024;
+
+    /** Scratch arrays for {@link #writeString(String, byte[], char[], MemorySegment, long, long)}: one per writer. */
+    static byte[] latin1Scratch() { return new byte[STRING_DATA_OFFSET + CHUNK + OBJECT_ALIGNMENT]; }
+
+    static char[] utf16Scratch() { return new char[CHUNK + OBJECT_ALIGNMENT / 2]; }
+
+    /**
+     * Writes a {@code String} at {@code pos} (8-aligned from the message's start) and zeroes its padding. A string of
+     * at most {@link #CHUNK} chars is copied out whole ({@code getChars}), narrowed into {@code bytes} after its header
+     * (the OR of its chars says whether one is beyond U+00FF) and bulk-copied with its header and padding in one copy;
+     * a wide one is copied from {@code chars} as UTF-16. A longer string is narrowed a chunk at a time, and written
+     * again as UTF-16 at the first char beyond U+00FF. Returns the size with its padding ({@code align8} of it), or -1
+     * if it would pass {@code limit}.
+     */
+    static long writeString(String s, byte[] bytes, char[] chars, MemorySegment seg, long pos, long limit) {
+        int n = s.length();
+        long data = pos + STRING_DATA_OFFSET;
+        long padded = align8(STRING_DATA_OFFSET + (long) n);
+        if (pos + padded > limit) return -1; // UTF-16 is longer still
+        if (n <= CHUNK) {
+            s.getChars(0, n, chars, 0);
+            int any = 0;
+            for (int i = 0; i < n; i++) {
+                char c = chars[i];
+                any |= c;
+                bytes[STRING_DATA_OFFSET + i] = (byte) c;
+            }
+            if (any > 0xFF) return writeUtf16(chars, n, seg, pos, limit);
+            bytes[0] = (byte) n;
+            bytes[1] = (byte) (n >>> 8);
+            bytes[2] = (byte) (n >>> 16);
+            bytes[3] = (byte) (n >>> 24);
+            for (int i = STRING_DATA_OFFSET + n; i < padded; i++) bytes[i] = 0;
+            MemorySegment.copy(bytes, 0, seg, I8, pos, (int) padded);
+            return padded;
+        }
+        int from = 0;
+        do {
+            int k = Math.min(CHUNK, n - from);
+            for (int i = 0; i < k; i++) {
+                char c = s.charAt(from + i);
+                if (c > 0xFF) return writeUtf16(s, chars, seg, pos, limit);
+                bytes[i] = (byte) c;
+            }
+            int copy = k;
+            if (from + k == n) { // the last chunk carries the padding's zeros
+                int end = (int) (padded - STRING_DATA_OFFSET);
+                for (int i = k; i < end - from; i++) bytes[i] = 0;
+                copy = end - from;
+            }
+            MemorySegment.copy(bytes, 0, seg, I8, data + from, copy);
+            from += k;
+        } while (from < n);
+        seg.set(I32, pos, n);
+        return padded;
+    }
+
+    /** A string of at most {@link #CHUNK} chars, in {@code chars[0..n)}, with a char beyond U+00FF: as UTF-16. */
+    private static long writeUtf16(char[] chars, int n, MemorySegment seg, long pos, long limit) {
+        long padded = align8(STRING_DATA_OFFSET + 2L * n);
+        if (pos + padded > limit) return -1;
+        int end = (int) ((padded - STRING_DATA_OFFSET) / 2);
+        for (int i = n; i < end; i++) chars[i] = 0;
+        seg.set(I32, pos, n | STRING_UTF16_BIT);
+        MemorySegment.copy(chars, 0, seg, U16, pos + STRING_DATA_OFFSET, end);
+        return padded;
+    }
+
+    /** {@link #writeString(String, byte[], char[], MemorySegment, long, long)} for a long string with a char beyond U+00FF. */
+    private static long writeUtf16(String s, char[] chars, MemorySegment seg, long pos, long limit) {
+        int n = s.length();
+        long data = pos + STRING_DATA_OFFSET;
+        long padded = align8(STRING_DATA_OFFSET + 2L * n);
+        if (pos + padded > limit) return -1;
+        int from = 0;
+        do {
+            int k = Math.min(CHUNK, n - from);
+            s.getChars(from, from + k, chars, 0);
+            int copy = k;
+            if (from + k == n) {
+                int end = (int) ((padded - STRING_DATA_OFFSET) / 2);
+                for (int i = k; i < end - from; i++) chars[i] = 0;
+                copy = end - from;
+            }
+            MemorySegment.copy(chars, 0, seg, U16, data + 2L * from, copy);
+            from += k;
+        } while (from < n);
+        seg.set(I32, pos, n | STRING_UTF16_BIT);
+        return padded;
+    }
+
     /** Writes a string object at {@code pos}; returns its size, or -1 if it would pass {@code limit}. */
     static long writeString(CharSequence s, MemorySegment seg, long pos, long limit) {
         int n = s.length();
