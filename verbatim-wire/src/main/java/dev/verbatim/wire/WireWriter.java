@@ -10,8 +10,7 @@ import static dev.verbatim.wire.MessageDescriptor.*;
  * Marshals an object graph straight into a destination {@link MemorySegment}: no intermediate
  * {@code byte[]}, primitive arrays by bulk copy, objects in breadth-first order, each written once
  * (sharing and cycles are kept, strings and value types included: one string referenced a thousand times is written
- * once), the type and object tables at the tail (see {@link MessageDescriptor}). A {@code String} is narrowed through
- * a scratch array and bulk-copied with its header and padding ({@link LeafEncoding#writeString}).
+ * once), the type and object tables at the tail (see {@link MessageDescriptor}).
  * Nothing recurses on the depth of the graph.
  *
  * <p>Not thread-safe: keep one per thread and reuse it; it keeps its scratch tables between messages.
@@ -27,9 +26,6 @@ public final class WireWriter {
     /** Where the next object goes: the run writers' cursor. */
     long pos;
     private final IdentityIndex index = new IdentityIndex();
-    /** Strings are narrowed (or copied as UTF-16) through these, then bulk-copied ({@link LeafEncoding#writeString}). */
-    private final byte[] latin1 = LeafEncoding.latin1Scratch();
-    private final char[] utf16 = LeafEncoding.utf16Scratch();
     /** A map's or set's keys, as objects and as written, and their order ({@link #writeKeyed}): kept between maps. */
     private Object[] keyScratch = new Object[16];
     private int[] keyWritten = new int[16];
@@ -174,16 +170,6 @@ public final class WireWriter {
                     t = JType.bySerial(serial);
                     lastEntryType = (long) typeId(t.shape) << 32;
                 }
-                if (t.jkind == JType.STRING) { // a run of strings (a record's string fields follow it), each padded
-                    do {
-                        entries[i] = lastEntryType | (pos - base);
-                        long n = LeafEncoding.writeString((String) objects[i], latin1, utf16, seg, pos, limit);
-                        if (n < 0) return -1;
-                        pos += n;
-                        i++;
-                    } while (i < count && typeSerials[i] == serial);
-                    continue;
-                }
                 if (t.jkind >= JType.RECORD && t.jkind <= JType.IFACE) { // structs: a run of them through their generated writer
                     this.pos = pos;
                     i = writerOf(t).writeRun(this, i, seg, base, limit, lastEntryType);
@@ -322,8 +308,7 @@ public final class WireWriter {
                 MemorySegment.copy(v.segment(), 0, seg, pos + data, (long) v.length() * size);
                 return data + (long) v.length() * size;
             }
-            case JType.STRING, JType.CHARSEQ -> { // strings of a declared String type are written in runs, above
-                if (o instanceof String str) return LeafEncoding.writeString(str, latin1, utf16, seg, pos, limit);
+            case JType.STRING, JType.CHARSEQ -> {
                 return LeafEncoding.writeString((CharSequence) o, seg, pos, limit);
             }
             case JType.BOXED -> {

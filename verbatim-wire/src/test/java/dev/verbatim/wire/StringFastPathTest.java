@@ -15,10 +15,11 @@ import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
- * The writer's and readers' fast paths for small string-heavy messages: strings written by bulk copy (Latin-1 narrowed
- * through a scratch array a chunk at a time, UTF-16 at the first char beyond U+00FF), strings and value types still
- * shared (placed once, whatever the references to them: message sizes do not grow), maps keyed through reused scratch
- * arrays, runs of strings validated in one loop, and short strings materialized through a scratch array. Each test names what breaks when a fast path does.
+ * Strings and small string-heavy messages through the fast paths: strings of every edge length and coder (Latin-1
+ * when every char fits a byte, UTF-16 at the first one beyond U+00FF) with zeroed padding, strings and value types
+ * still shared (placed once, whatever the references to them: message sizes do not grow), maps keyed through the
+ * writer's reused scratch arrays, runs of strings validated in one loop, string fields of views read in place, and
+ * short strings materialized through a scratch array. Each test names what breaks when a fast path does.
  */
 class StringFastPathTest {
     static final WireWriter W = new WireWriter();
@@ -36,6 +37,9 @@ class StringFastPathTest {
 
     static String repeat(char c, int n) { return String.valueOf(c).repeat(n); }
 
+    /** A length around which long strings are cut: the edges of any chunked copy (the materializer's, a writer's). */
+    static final int K = 1024;
+
     /** Strings around every edge of the fast path: empty, each padding length, chunk boundaries, a late wide char. */
     static List<String> edgeStrings() {
         List<String> l = new ArrayList<>();
@@ -45,11 +49,11 @@ class StringFastPathTest {
         l.add("x\u4e2d\u6587");                                      // wide after a narrow one
         l.add("\ud83d\ude00 pair");                                   // a surrogate pair
         l.add("lone \ud800 high, lone \udc00 low");                   // unpaired surrogates, kept as written
-        l.add(repeat('a', LeafEncoding.CHUNK));                       // exactly one chunk
-        l.add(repeat('b', LeafEncoding.CHUNK + 1));                   // one char into the second chunk
-        l.add(repeat('c', 3 * LeafEncoding.CHUNK + 5));               // several chunks
-        l.add(repeat('d', LeafEncoding.CHUNK + 500) + "\u0100");      // Latin-1 for a chunk and more, then wide
-        l.add("\u0100" + repeat('e', 2 * LeafEncoding.CHUNK + 3));    // wide at once, several chunks of UTF-16
+        l.add(repeat('a', K));                                      // exactly one chunk
+        l.add(repeat('b', K + 1));                                  // one char into the second chunk
+        l.add(repeat('c', 3 * K + 5));                              // several chunks
+        l.add(repeat('d', K + 500) + "\u0100");                     // Latin-1 for a chunk and more, then wide
+        l.add("\u0100" + repeat('e', 2 * K + 3));                   // wide at once, several chunks of UTF-16
         return l;
     }
 
