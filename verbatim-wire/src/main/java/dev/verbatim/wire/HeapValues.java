@@ -29,6 +29,17 @@ final class HeapValues {
      * validated object holds at least its 4-byte header).
      */
     static String readString(Message m, long o) {
+        return readString(m, o, null);
+    }
+
+    /** A scratch array for {@link #readString(Message, long, byte[])}: one per materializer. */
+    static byte[] stringScratch() { return new byte[SHORT_STRING]; }
+
+    /**
+     * {@link #readString(Message, long)}, a short Latin-1 string's bytes gathered in {@code scratch} (of
+     * {@link #stringScratch}'s size; null: a new array): the string's own copy is then the only one that allocates.
+     */
+    static String readString(Message m, long o, byte[] scratch) {
         MemorySegment seg = m.seg;
         long w = seg.get(I64, o);
         int h = (int) w;
@@ -56,13 +67,13 @@ final class HeapValues {
             }
             return new String(c);
         }
-        byte[] a = new byte[n];
+        byte[] a = scratch != null ? scratch : new byte[n];
         int j = STRING_DATA_OFFSET;
         for (int i = 0; i < n; i++, j++) {
             if ((j & 7) == 0) w = seg.get(I64, o + j);
             a[i] = (byte) (w >>> ((j & 7) << 3));
         }
-        return new String(a, StandardCharsets.ISO_8859_1);
+        return new String(a, 0, n, StandardCharsets.ISO_8859_1);
     }
 
     /** A string, box or primitive array copied out of the message. */

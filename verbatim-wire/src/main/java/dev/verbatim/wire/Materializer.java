@@ -257,6 +257,11 @@ final class Materializer {
         return build(r, c, o);
     }
 
+    /** Short strings' bytes gather here before the string copies them (a {@link #forValues} one reads no string). */
+    private byte[] chars;
+
+    private byte[] chars() { return chars != null ? chars : (chars = HeapValues.stringScratch()); }
+
     /** A reference to a string: the string, read on first sight. */
     Object str(int r, BindingMaterializer c) {
         if (r == NULL_REF) return null;
@@ -265,7 +270,7 @@ final class Materializer {
         int k = keys[s];
         if (k == c.key) return memo[s];
         if (k != 0) return other(r, c);
-        String v = HeapValues.readString(msg, offset(r, c));
+        String v = HeapValues.readString(msg, offset(r, c), chars());
         keys[s] = c.key;
         memo[s] = v;
         return v;
@@ -599,7 +604,7 @@ final class Materializer {
                 if (!c.recordChildren) put(r, c, v = c.construct(this, o));
                 else v = build(r, c, o);
             }
-            case BindingMaterializer.STRING -> put(r, c, v = HeapValues.readString(msg, o));
+            case BindingMaterializer.STRING -> put(r, c, v = HeapValues.readString(msg, o, chars()));
             default -> throw new IllegalStateException("not a record, class or string: " + c);
         }
         return v;

@@ -100,10 +100,23 @@ public final class Message {
      */
     public <T> T view(Class<T> type) {
         if (objects == 0) return null;
-        JType r = Schema.of(type);
         Shape w = shapeOf(0);
-        return type.cast(readRef(0, rootBinding(w, r)));
+        ViewRoot last = lastView;
+        Binding b;
+        if (last != null && last.type == type && last.w == w) {
+            b = last.b;
+        } else {
+            b = rootBinding(w, Schema.of(type));
+            lastView = new ViewRoot(type, w, b);
+        }
+        return type.cast(readRef(0, b));
     }
+
+    /** The binding a root of shape {@code w} is viewed through as {@code type}: what the last {@link #view} call used. */
+    private record ViewRoot(Class<?> type, Shape w, Binding b) {}
+
+    /** Messages of one stream are viewed as one type: its binding without a class lookup. Immutable; a benign race. */
+    private static ViewRoot lastView;
 
     /**
      * Copies the graph into heap objects of {@code type} (records, classes, arrays, lists, strings), keeping
@@ -213,6 +226,13 @@ public final class Message {
         return readRef(r, b);
     }
 
+    /** Called by generated views: the string object {@code r} read in place (its header re-checked), null for -1. */
+    CharSequence stringView(int r) {
+        if (r == NULL_REF) return null;
+        long o = objectOffset(r, Shape.STRING_SHAPE);
+        return new StringView(seg, o + STRING_DATA_OFFSET, stringHeader(o));
+    }
+
     /** Called by generated views: an enum constant from its ordinal. */
     Object enumAt(int ordinal, int bindingId) {
         if (ordinal == NULL_REF) return null;
@@ -235,8 +255,7 @@ public final class Message {
                 return new Materializer(this, true).run(r, vb);
             }
             case JType.CHARSEQ -> {
-                long o = objectOffset(r, Shape.STRING_SHAPE);
-                return new StringView(seg, o + STRING_DATA_OFFSET, stringHeader(o));
+                return stringView(r);
             }
             case JType.ARRAY_VIEW -> {
                 long o = objectOffset(r, b.w);

@@ -151,6 +151,12 @@ final class ViewGenerator {
                     .checkcast(ret).areturn();
             return;
         }
+        if (t.jkind == JType.CHARSEQ) { // a string read in place: no binding to look up
+            code.aload(0).getfield(CD_ViewBase, "msg", CD_Message);
+            loadField(code, Shape.I32, src.offset);
+            code.invokevirtual(CD_Message, "stringView", MethodTypeDesc.of(ret, CD_int)).areturn();
+            return;
+        }
         code.aload(0).getfield(CD_ViewBase, "msg", CD_Message);
         loadField(code, Shape.I32, src.offset);
         code.ldc(child.id).invokevirtual(CD_Message, "readRef", MethodTypeDesc.of(CD_Object, CD_int, CD_int))

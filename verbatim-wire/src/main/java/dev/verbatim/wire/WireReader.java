@@ -100,6 +100,21 @@ public final class WireReader {
             int tid = entryType(entry);
             Shape s = shapeOf(tid, ids);
             if (s == null) throw new WireFormatException(at + 4, "unknown type id", "id " + tid);
+            if (s == Shape.STRING_SHAPE) { // a run of strings (a record's string fields follow it): no dispatch per string
+                long tidBits = entry & 0xFFFF_FFFF_0000_0000L;
+                do {
+                    pos = align8(pos + stringSize(message, pos, tail));
+                    i++;
+                } while (i < objects && entries[i] == (tidBits | pos));
+                continue;
+            }
+            if (s.builtinId >= ValueTypes.FIRST && s.refOffsets.length == 0) { // Instant, UUID, a date...: fits, and its rule
+                if (s.objectSize > tail - pos) throw overrun(pos, s);
+                ValueTypes.check(s, message, pos, entries, tail);
+                pos = align8(pos + s.objectSize);
+                i++;
+                continue;
+            }
             if (s.kind != Shape.STRUCT) {
                 keyed |= s.isKeyed();
                 long size = validateObject(message, s, pos, tail, entries, ids, i);
@@ -257,12 +272,7 @@ public final class WireReader {
                 return forward ? size : size | Long.MIN_VALUE; // the order is checked after the walk (KeyOrder.check)
             }
             case Shape.STRING -> {
-                if (pos + 4 > tail) throw new WireFormatException(pos, "string length overruns the tables", null);
-                int n = m.get(I32, pos + STRING_LENGTH_OFFSET);
-                long chars = n & ~STRING_UTF16_BIT;
-                long size = STRING_DATA_OFFSET + chars * ((n & STRING_UTF16_BIT) != 0 ? 2 : 1);
-                if (size > tail - pos) throw new WireFormatException(pos + STRING_LENGTH_OFFSET, "string overruns the tables", "length " + chars);
-                return size;
+                return stringSize(m, pos, tail);
             }
             case Shape.BOX -> {
                 int k = s.element.kind;
@@ -273,6 +283,16 @@ public final class WireReader {
             }
             default -> throw new WireFormatException(pos, "not an object type", s.toString());
         }
+    }
+
+    /** The size (unpadded) of the string object at {@code pos}, checked to fit before the tables. */
+    private static long stringSize(MemorySegment m, long pos, long tail) {
+        if (pos + 4 > tail) throw new WireFormatException(pos, "string length overruns the tables", null);
+        int n = m.get(I32, pos + STRING_LENGTH_OFFSET);
+        long chars = n & ~STRING_UTF16_BIT;
+        long size = STRING_DATA_OFFSET + chars * ((n & STRING_UTF16_BIT) != 0 ? 2 : 1);
+        if (size > tail - pos) throw new WireFormatException(pos + STRING_LENGTH_OFFSET, "string overruns the tables", "length " + chars);
+        return size;
     }
 
     /** Checks {@code n} 4-byte elements of type {@code e} (references or enum ordinals) from {@code at}; false if one points back. */

@@ -9,7 +9,8 @@ import static dev.verbatim.wire.MessageDescriptor.*;
 /**
  * Marshals an object graph straight into a destination {@link MemorySegment}: no intermediate
  * {@code byte[]}, primitive arrays by bulk copy, objects in breadth-first order, each written once
- * (sharing and cycles are kept), the type and object tables at the tail (see {@link MessageDescriptor}).
+ * (sharing and cycles are kept, strings and value types included: one string referenced a thousand times is written
+ * once), the type and object tables at the tail (see {@link MessageDescriptor}).
  * Nothing recurses on the depth of the graph.
  *
  * <p>Not thread-safe: keep one per thread and reuse it; it keeps its scratch tables between messages.
@@ -25,6 +26,10 @@ public final class WireWriter {
     /** Where the next object goes: the run writers' cursor. */
     long pos;
     private final IdentityIndex index = new IdentityIndex();
+    /** A map's or set's keys, as objects and as written, and their order ({@link #writeKeyed}): kept between maps. */
+    private Object[] keyScratch = new Object[16];
+    private int[] keyWritten = new int[16];
+    private int[] keyOrder = new int[16];
     /** Message-local type ids by shape serial; valid where {@code typeStamp[serial] == stamp}. */
     private int[] typeIdBySerial = new int[64];
     private int[] typeStamp = new int[64];
@@ -259,6 +264,11 @@ public final class WireWriter {
         Arrays.fill(objects, 0, count, null);
         Arrays.fill(typeTable, 0, typeCount, null);
         index.clear();
+        if (keyScratch.length > (1 << 16)) {
+            keyScratch = new Object[16];
+            keyWritten = new int[16];
+            keyOrder = new int[16];
+        }
         if (objects.length > (1 << 16)) {
             objects = new Object[64];
             typeSerials = new int[64];
@@ -352,8 +362,13 @@ public final class WireWriter {
         int n = keys.size();
         if (pos + 4 + (long) n * t.shape.keyedEntrySize() > limit) return -1;
         seg.set(I32, pos, n);
-        Object[] ks = new Object[n];
-        int[] written = new int[n];
+        if (n > keyScratch.length) {
+            keyScratch = new Object[Math.max(n, 2 * keyScratch.length)];
+            keyWritten = new int[keyScratch.length];
+            keyOrder = new int[keyScratch.length];
+        }
+        Object[] ks = keyScratch;
+        int[] written = keyWritten;
         int i = 0;
         for (Object k : keys) {
             if (i == n) throw new java.util.ConcurrentModificationException("map or set changed size while being written");
@@ -372,9 +387,10 @@ public final class WireWriter {
                 at += 4;
             }
         }
-        int[] order = new int[n];
+        int[] order = keyOrder;
         KeyOrder.sort(t.shape.element, ks, written, n, order);
-        for (int k = 0; k < n; k++) seg.set(I32, at + 4L * k, order[k]);
+        Arrays.fill(ks, 0, n, null);
+        MemorySegment.copy(order, 0, seg, I32, at, n);
         return 4 + (long) n * t.shape.keyedEntrySize();
     }
 
