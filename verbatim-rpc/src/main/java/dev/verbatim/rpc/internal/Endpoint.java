@@ -5,6 +5,7 @@ import dev.verbatim.rpc.RemoteException.Reason;
 import dev.verbatim.transport.Connection;
 import dev.verbatim.transport.Delivery;
 import dev.verbatim.transport.DeliveryHandler;
+import dev.verbatim.wire.WireLimits;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -83,7 +84,8 @@ public final class Endpoint {
         this.leader = new ReadLeader(this, connection, calls);
         this.dispatcher = new Dispatcher(this, connection, calls, leader, sender);
         this.incoming = new IncomingCalls(this, exports, grants, exported, calls, leader, sender,
-                new ValueDecoder(exports, grants, exported, imported, this, extension), extension, chains);
+                new ValueDecoder(exports, grants, exported, imported, this, extension,
+                        WireLimits.forPeers(connection.options().peerRecordsOnly())), extension, chains);
         this.chainSalt = chains == null ? ChainDirectory.randomSalt() : chains.register(this);
         if (server) {
             dispatcher.ensureStarted();
