@@ -271,8 +271,8 @@ public final class Endpoint {
         try {
             m = d.payload();
             kind = checkHeader(m);
-        } catch (RuntimeException e) { // the delivery or its memory is gone (the connection closed under it)
-            closeWith("a message could not be read: " + e.getMessage());
+        } catch (RuntimeException | InternalError e) { // its memory is gone (closed under it) or truncated by a shm peer
+            closeWith("a message could not be read: " + (e instanceof InternalError i ? truncated(i) : e.getMessage()));
             return false;
         }
         if (kind < 0) {
@@ -290,10 +290,18 @@ public final class Endpoint {
                 case CANCEL -> incoming.cancel(callId(m));
                 default -> protocol("an unknown message kind " + kind);
             }
-        } catch (RuntimeException e) {
-            protocol("a message that could not be handled: " + e);
+        } catch (RuntimeException | InternalError e) {
+            protocol("a message that could not be handled: " + (e instanceof InternalError i ? truncated(i) : e));
         }
         return false;
+    }
+
+    /**
+     * An {@link InternalError} while a message is read is the JDK's report of a fault on a mapped window that a shm
+     * peer truncated (the transport's own reads name it the same way): the connection closes with this reason.
+     */
+    static String truncated(InternalError e) {
+        return "the peer truncated the shared memory under the mapping (" + e.getMessage() + ")";
     }
 
     void protocol(String what) {
