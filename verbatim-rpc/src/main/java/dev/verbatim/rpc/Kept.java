@@ -3,6 +3,7 @@ package dev.verbatim.rpc;
 import dev.verbatim.buffer.Buffer;
 import dev.verbatim.buffer.Buffers;
 import dev.verbatim.buffer.Registration;
+import dev.verbatim.wire.WireFormatException;
 import dev.verbatim.wire.WireReader;
 
 import java.lang.foreign.MemorySegment;
@@ -46,7 +47,9 @@ public final class Kept<T> implements AutoCloseable {
 
     /**
      * Copies {@code source} (in place in a receive area, valid while its call runs) and reads the copy as
-     * {@code view}, or as a read-only segment when {@code view} is null.
+     * {@code view}, or as a read-only segment when {@code view} is null. A shm peer that truncated the window file
+     * under {@code source} makes it a {@link WireFormatException} (the JDK reports the fault as an
+     * {@link InternalError}), and nothing is kept.
      */
     @SuppressWarnings("unchecked")
     static <T> Kept<T> copy(MemorySegment source, Class<?> view) {
@@ -64,6 +67,9 @@ public final class Kept<T> implements AutoCloseable {
             Object v = view == null ? ro : READERS.get().validate(ro, b).view(view); // the view keeps b reachable
             b.register(new Counted(n));
             return new Kept<>((T) v, b, n);
+        } catch (InternalError e) { // the JDK's report of a fault on a mapping a shm peer truncated: see Truncation
+            b.release();
+            throw new WireFormatException(-1, "the peer truncated the shared memory under the argument", e.getMessage());
         } catch (RuntimeException | Error e) {
             b.release();
             throw e;

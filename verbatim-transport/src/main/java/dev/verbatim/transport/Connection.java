@@ -42,6 +42,15 @@ public interface Connection extends AutoCloseable {
     /** The largest message or region the peer accepts (its receive area size minus 24 bytes). */
     int maxMessageLength();
 
+    /**
+     * The options this side made or accepted the connection with (what the layers above read their own
+     * settings from, such as {@link ConnectionOptions#peerRecordsOnly()}). A {@code Connection} implemented
+     * outside this module that does not say has {@link ConnectionOptions#DEFAULT}.
+     */
+    default ConnectionOptions options() {
+        return ConnectionOptions.DEFAULT;
+    }
+
     // ------------------------------------------------------------------ buffer API, send
 
     /**

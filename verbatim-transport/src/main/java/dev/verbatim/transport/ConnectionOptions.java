@@ -44,10 +44,16 @@ import java.util.Objects;
  *                        which the peer sends when it has nothing else to send (a heartbeat).
  *                        {@link Duration#ZERO}: no such check and no heartbeats asked for.
  *                        See {@link #withPeerTimeout}.
+ * @param peerRecordsOnly for the layers above the transport (RPC and the object layer), which read what the
+ *                        peer sends with these options' connections: materialize records only, refusing a
+ *                        class a peer sends by copy (it would be built without its constructors' checks). Off by
+ *                        default; the system property {@code verbatim.wire.peerRecordsOnly=true} turns it on for
+ *                        every connection whatever this says. See {@link #withPeerRecordsOnly}.
  */
 public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeout, Duration connectTimeout,
                                 long spinNanos, boolean spinOnly, byte[] sharedSecret, TlsConfig tls,
-                                int maxConnections, Duration handshakeTimeout, Duration peerTimeout) {
+                                int maxConnections, Duration handshakeTimeout, Duration peerTimeout,
+                                boolean peerRecordsOnly) {
 
     public static final int MIN_AREAS = 2;
     public static final int MAX_AREAS = 64;
@@ -75,7 +81,7 @@ public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeou
      */
     public static final ConnectionOptions DEFAULT = new ConnectionOptions(
             8, 2 << 20, Duration.ofSeconds(10), Duration.ofSeconds(5), 50_000, false, null, null,
-            DEFAULT_MAX_CONNECTIONS, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_PEER_TIMEOUT);
+            DEFAULT_MAX_CONNECTIONS, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_PEER_TIMEOUT, false);
 
     /** Options without a shared secret (the form from before secrets existed). */
     public ConnectionOptions(int areaCount, int areaSize, Duration sendTimeout, Duration connectTimeout,
@@ -94,6 +100,14 @@ public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeou
                              long spinNanos, boolean spinOnly, byte[] sharedSecret, TlsConfig tls) {
         this(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret, tls,
                 DEFAULT_MAX_CONNECTIONS, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_PEER_TIMEOUT);
+    }
+
+    /** Options that let peers send classes by copy (the form from before {@link #peerRecordsOnly} existed). */
+    public ConnectionOptions(int areaCount, int areaSize, Duration sendTimeout, Duration connectTimeout,
+                             long spinNanos, boolean spinOnly, byte[] sharedSecret, TlsConfig tls,
+                             int maxConnections, Duration handshakeTimeout, Duration peerTimeout) {
+        this(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret, tls,
+                maxConnections, handshakeTimeout, peerTimeout, false);
     }
 
     public ConnectionOptions {
@@ -138,22 +152,22 @@ public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeou
 
     public ConnectionOptions withAreas(int count, int size) {
         return new ConnectionOptions(count, size, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret, tls,
-                maxConnections, handshakeTimeout, peerTimeout);
+                maxConnections, handshakeTimeout, peerTimeout, peerRecordsOnly);
     }
 
     public ConnectionOptions withSendTimeout(Duration timeout) {
         return new ConnectionOptions(areaCount, areaSize, timeout, connectTimeout, spinNanos, spinOnly, sharedSecret, tls,
-                maxConnections, handshakeTimeout, peerTimeout);
+                maxConnections, handshakeTimeout, peerTimeout, peerRecordsOnly);
     }
 
     public ConnectionOptions withConnectTimeout(Duration timeout) {
         return new ConnectionOptions(areaCount, areaSize, sendTimeout, timeout, spinNanos, spinOnly, sharedSecret, tls,
-                maxConnections, handshakeTimeout, peerTimeout);
+                maxConnections, handshakeTimeout, peerTimeout, peerRecordsOnly);
     }
 
     public ConnectionOptions withSpin(long nanos, boolean only) {
         return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, nanos, only, sharedSecret, tls,
-                maxConnections, handshakeTimeout, peerTimeout);
+                maxConnections, handshakeTimeout, peerTimeout, peerRecordsOnly);
     }
 
     /**
@@ -179,13 +193,13 @@ public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeou
     public ConnectionOptions withSharedSecret(byte[] secret) {
         Objects.requireNonNull(secret, "secret");
         return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, secret, tls,
-                maxConnections, handshakeTimeout, peerTimeout);
+                maxConnections, handshakeTimeout, peerTimeout, peerRecordsOnly);
     }
 
     /** These options with no shared secret. */
     public ConnectionOptions withoutSharedSecret() {
         return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, null, tls,
-                maxConnections, handshakeTimeout, peerTimeout);
+                maxConnections, handshakeTimeout, peerTimeout, peerRecordsOnly);
     }
 
     /**
@@ -201,13 +215,13 @@ public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeou
     public ConnectionOptions withTls(TlsConfig config) {
         Objects.requireNonNull(config, "config");
         return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret, config,
-                maxConnections, handshakeTimeout, peerTimeout);
+                maxConnections, handshakeTimeout, peerTimeout, peerRecordsOnly);
     }
 
     /** These options without TLS. */
     public ConnectionOptions withoutTls() {
         return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret, null,
-                maxConnections, handshakeTimeout, peerTimeout);
+                maxConnections, handshakeTimeout, peerTimeout, peerRecordsOnly);
     }
 
     /**
@@ -222,7 +236,7 @@ public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeou
      */
     public ConnectionOptions withListenerLimits(int maxConnections, Duration handshakeTimeout) {
         return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret,
-                tls, maxConnections, handshakeTimeout, peerTimeout);
+                tls, maxConnections, handshakeTimeout, peerTimeout, peerRecordsOnly);
     }
 
     /**
@@ -237,7 +251,22 @@ public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeou
      */
     public ConnectionOptions withPeerTimeout(Duration timeout) {
         return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret,
-                tls, maxConnections, handshakeTimeout, timeout);
+                tls, maxConnections, handshakeTimeout, timeout, peerRecordsOnly);
+    }
+
+    /**
+     * Whether the RPC and object layers refuse classes in what a peer of these connections sends by copy
+     * (arguments, results, object-layer arguments): each is then materialized only if it is a record (built
+     * through its canonical constructor, whose checks run) or a type that holds no class; a class anywhere in
+     * the graph fails the value with a {@code WireSchemaException} naming it, which the RPC layer reports as a
+     * malformed call ({@code FAIL} with {@code PROTOCOL}) or reply. A class is otherwise built through its
+     * no-argument constructor with its fields then set directly, so none of its other constructors' checks run.
+     * The system property {@code verbatim.wire.peerRecordsOnly=true} (an operator's floor) turns it on for
+     * every node of the process, whatever the options say. The transport itself ignores it.
+     */
+    public ConnectionOptions withPeerRecordsOnly(boolean recordsOnly) {
+        return new ConnectionOptions(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret,
+                tls, maxConnections, handshakeTimeout, peerTimeout, recordsOnly);
     }
 
     /** A copy of the shared secret, or {@code null} if there is none. */
@@ -264,14 +293,15 @@ public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeou
                 && (sharedSecret == null ? other.sharedSecret == null
                         : other.sharedSecret != null && MessageDigest.isEqual(sharedSecret, other.sharedSecret))
                 && Objects.equals(tls, other.tls) && maxConnections == other.maxConnections
-                && handshakeTimeout.equals(other.handshakeTimeout) && peerTimeout.equals(other.peerTimeout);
+                && handshakeTimeout.equals(other.handshakeTimeout) && peerTimeout.equals(other.peerTimeout)
+                && peerRecordsOnly == other.peerRecordsOnly;
     }
 
     /** Depends only on whether a secret is set, never on its bytes. */
     @Override
     public int hashCode() {
         return Objects.hash(areaCount, areaSize, sendTimeout, connectTimeout, spinNanos, spinOnly, sharedSecret != null, tls,
-                maxConnections, handshakeTimeout, peerTimeout);
+                maxConnections, handshakeTimeout, peerTimeout, peerRecordsOnly);
     }
 
     /** The options, with the secret shown only as set or not: logs and exception messages must not carry it. */
@@ -280,7 +310,7 @@ public record ConnectionOptions(int areaCount, int areaSize, Duration sendTimeou
         return "ConnectionOptions[areaCount=" + areaCount + ", areaSize=" + areaSize + ", sendTimeout=" + sendTimeout
                 + ", connectTimeout=" + connectTimeout + ", spinNanos=" + spinNanos + ", spinOnly=" + spinOnly
                 + ", sharedSecret=" + (sharedSecret == null ? "none" : "(set)") + ", tls=" + (tls == null ? "none" : tls) + ", maxConnections=" + maxConnections + ", handshakeTimeout="
-                + handshakeTimeout + ", peerTimeout=" + peerTimeout + "]";
+                + handshakeTimeout + ", peerTimeout=" + peerTimeout + ", peerRecordsOnly=" + peerRecordsOnly + "]";
     }
 
     /** The largest message (or region) this side can receive. */

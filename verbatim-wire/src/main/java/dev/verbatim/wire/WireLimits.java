@@ -36,7 +36,17 @@ public record WireLimits(long maxMessageBytes, int maxObjects, int maxTypes, int
      * is {@code true} when this is called. Stored files and messages a program validates itself are not affected.
      */
     public static WireLimits forPeers() {
-        return DEFAULT.withRecordsOnly(Boolean.getBoolean(PEER_RECORDS_ONLY_PROPERTY));
+        return forPeers(false);
+    }
+
+    /**
+     * The limits for messages from the peers of one node or connection that asks for records only or not
+     * ({@code ConnectionOptions.peerRecordsOnly} in the transport): {@link #DEFAULT}, with {@link #recordsOnly()} if
+     * {@code recordsOnly} is true or the system property {@value #PEER_RECORDS_ONLY_PROPERTY} is {@code true} when
+     * this is called (the property is a floor for the whole process: options cannot lift it).
+     */
+    public static WireLimits forPeers(boolean recordsOnly) {
+        return DEFAULT.withRecordsOnly(recordsOnly || Boolean.getBoolean(PEER_RECORDS_ONLY_PROPERTY));
     }
 
     public WireLimits {

@@ -78,8 +78,10 @@ class ConstructorChecksTest {
         try {
             System.clearProperty(WireLimits.PEER_RECORDS_ONLY_PROPERTY);
             assertEquals(WireLimits.DEFAULT, WireLimits.forPeers());
+            assertTrue(WireLimits.forPeers(true).recordsOnly(), "a node's option asks for it");
             System.setProperty(WireLimits.PEER_RECORDS_ONLY_PROPERTY, "true");
             assertTrue(WireLimits.forPeers().recordsOnly());
+            assertTrue(WireLimits.forPeers(false).recordsOnly(), "the property is a floor a node's options cannot lift");
             assertFalse(WireLimits.DEFAULT.recordsOnly());
         } finally {
             if (before == null) System.clearProperty(WireLimits.PEER_RECORDS_ONLY_PROPERTY);

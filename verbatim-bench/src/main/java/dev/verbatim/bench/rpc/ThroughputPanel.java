@@ -55,7 +55,7 @@ final class ThroughputPanel {
     static void draw(Graphics2D g, int x0, int y0, int w, int h, RpcBench.Run run, Function<String, Color> color) {
         g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 14));
         g.setColor(Color.BLACK);
-        g.drawString("(c) throughput: null calls per second, C callers at once on one proxy (grpc, rmi: loopback tcp)",
+        g.drawString("(d) throughput: null calls per second, C callers at once on one proxy (grpc, rmi: loopback tcp)",
                 x0, y0 - 10);
         g.drawRect(x0, y0, w, h);
         List<Series> lines = series(run);

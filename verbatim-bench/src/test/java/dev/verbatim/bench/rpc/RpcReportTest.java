@@ -229,4 +229,22 @@ class RpcReportTest {
         byte[] head = Files.readAllBytes(png);
         assertTrue(head.length > 1000 && head[1] == 'P' && head[2] == 'N' && head[3] == 'G');
     }
+
+    @Test
+    void theTlsPanelDrawsTheTlsCasesWithThePlaintextTcpCallBesideItAsVerbatimPlain() {
+        assertEquals(List.of(Medium.SHM, Medium.TCP, Medium.TLS), RpcPlot.PANELS);
+        List<RpcPlot.Group> tls = RpcPlot.groups(run(true), Medium.TLS);
+        assertEquals(List.of(
+                new RpcPlot.Group(RpcCase.NULL, List.of(new RpcPlot.Bar("verbatim-plain", 15_000), new RpcPlot.Bar("verbatim", 18_000),
+                        new RpcPlot.Bar("engine", 3_000), new RpcPlot.Bar("grpc", 90_000))),
+                new RpcPlot.Group(RpcCase.BYTES_8192, List.of(new RpcPlot.Bar("verbatim-plain", 20_000), new RpcPlot.Bar("verbatim", 40_000),
+                        new RpcPlot.Bar("grpc", 120_000)))), tls);
+        List<String> names = RpcPlot.names(run(true));
+        assertTrue(names.contains("verbatim-plain") && names.indexOf("verbatim-plain") != names.indexOf("verbatim"),
+                "the plaintext call has a colour and a legend entry of its own: " + names);
+        // the tcp panel keeps the plaintext one under its own name, and no tls result
+        List<RpcPlot.Group> tcp = RpcPlot.groups(run(true), Medium.TCP);
+        assertEquals(List.of("verbatim", "floor", "rmi", "grpc"), tcp.getFirst().bars().stream().map(RpcPlot.Bar::name).toList());
+        assertTrue(tcp.getFirst().bars().stream().noneMatch(b -> b.p50() == 18_000), tcp.toString());
+    }
 }

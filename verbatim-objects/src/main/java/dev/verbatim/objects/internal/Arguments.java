@@ -94,7 +94,8 @@ final class Arguments {
                     if (t.isPrimitive() || Shared.class.isAssignableFrom(t)) {
                         throw new IllegalArgumentException("a copy for the " + t.getName() + " argument " + i);
                     }
-                    yield new WireReader(WireLimits.forPeers()).validate(p).materialize(t);
+                    yield new WireReader(WireLimits.forPeers(space.options().connection().peerRecordsOnly()))
+                            .validate(p).materialize(t);
                 }
                 default -> throw new IllegalArgumentException("an unknown tag " + tag + " of argument " + i);
             };

@@ -5,6 +5,7 @@ import dev.verbatim.rpc.RemoteException.Reason;
 import dev.verbatim.transport.Connection;
 import dev.verbatim.transport.Delivery;
 import dev.verbatim.transport.DeliveryHandler;
+import dev.verbatim.wire.WireLimits;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -83,7 +84,8 @@ public final class Endpoint {
         this.leader = new ReadLeader(this, connection, calls);
         this.dispatcher = new Dispatcher(this, connection, calls, leader, sender);
         this.incoming = new IncomingCalls(this, exports, grants, exported, calls, leader, sender,
-                new ValueDecoder(exports, grants, exported, imported, this, extension), extension, chains);
+                new ValueDecoder(exports, grants, exported, imported, this, extension,
+                        WireLimits.forPeers(connection.options().peerRecordsOnly())), extension, chains);
         this.chainSalt = chains == null ? ChainDirectory.randomSalt() : chains.register(this);
         if (server) {
             dispatcher.ensureStarted();
@@ -280,8 +282,8 @@ public final class Endpoint {
         try {
             m = d.payload();
             kind = checkHeader(m);
-        } catch (RuntimeException e) { // the delivery or its memory is gone (the connection closed under it)
-            closeWith("a message could not be read: " + e.getMessage());
+        } catch (RuntimeException | InternalError e) { // its memory is gone (closed under it) or truncated by a shm peer
+            closeWith("a message could not be read: " + (e instanceof InternalError i ? truncated(i) : e.getMessage()));
             return false;
         }
         if (kind < 0) {
@@ -299,10 +301,18 @@ public final class Endpoint {
                 case CANCEL -> incoming.cancel(callId(m));
                 default -> protocol("an unknown message kind " + kind);
             }
-        } catch (RuntimeException e) {
-            protocol("a message that could not be handled: " + e);
+        } catch (RuntimeException | InternalError e) {
+            protocol("a message that could not be handled: " + (e instanceof InternalError i ? truncated(i) : e));
         }
         return false;
+    }
+
+    /**
+     * An {@link InternalError} while a message is read is the JDK's report of a fault on a mapped window that a shm
+     * peer truncated (the transport's own reads name it the same way): the connection closes with this reason.
+     */
+    static String truncated(InternalError e) {
+        return "the peer truncated the shared memory under the mapping (" + e.getMessage() + ")";
     }
 
     void protocol(String what) {

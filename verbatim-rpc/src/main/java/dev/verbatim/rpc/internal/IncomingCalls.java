@@ -472,6 +472,10 @@ final class IncomingCalls {
                 endpoint.closeWith("the peer sent " + why);
             }
             return null;
+        } catch (InternalError e) { // a shm peer truncated the window under the call (see Endpoint.truncated)
+            endpoint.closeWith("the peer sent a call of " + mi.signature + " that could not be read: "
+                    + Endpoint.truncated(e));
+            return null;
         }
     }
 

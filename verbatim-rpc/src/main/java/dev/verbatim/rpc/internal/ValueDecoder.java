@@ -22,7 +22,8 @@ import static dev.verbatim.rpc.internal.RpcDescriptor.*;
  * <p>Thread-safe: each reading thread validates with its own {@link WireReader}.
  */
 final class ValueDecoder {
-    private final ThreadLocal<WireReader> readers = ThreadLocal.withInitial(() -> new WireReader(WireLimits.forPeers()));
+    /** Validates under the limits of the node's options: records only if they (or the system property) ask for it. */
+    private final ThreadLocal<WireReader> readers;
     private final Exports exports;
     /** The named exports the peer may name (it looked them up). */
     private final Grants grants;
@@ -32,14 +33,16 @@ final class ValueDecoder {
     private final Endpoint endpoint;
     private final NodeExtension extension;
 
+    /** {@code limits}: what a wire message of the peer is validated with ({@link WireLimits#forPeers(boolean)}). */
     ValueDecoder(Exports exports, Grants grants, ExportedObjects exported, ImportedObjects imported, Endpoint endpoint,
-                 NodeExtension extension) {
+                 NodeExtension extension, WireLimits limits) {
         this.exports = exports;
         this.grants = grants;
         this.exported = exported;
         this.imported = imported;
         this.endpoint = endpoint;
         this.extension = extension;
+        this.readers = ThreadLocal.withInitial(() -> new WireReader(limits));
     }
 
     /** Reads one value of kind {@code k} at {@code at} of message {@code m}, delivered as {@code d}. */

@@ -19,6 +19,7 @@ class ChainDirectoryTest {
                     case "boolean" -> true;
                     case "int" -> 1 << 20;
                     case "long" -> 0L;
+                    case "dev.verbatim.transport.ConnectionOptions" -> dev.verbatim.transport.ConnectionOptions.DEFAULT;
                     default -> null;
                 });
         return new Endpoint(c, new Exports(), false, () -> { });

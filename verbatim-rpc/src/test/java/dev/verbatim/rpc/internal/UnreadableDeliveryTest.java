@@ -56,4 +56,19 @@ class UnreadableDeliveryTest {
         arena.close(); // as a window unmapped when the transport closed
         closesAndFailsCallsTyped(delivery(() -> m));
     }
+
+    @Test
+    void aPayloadWhoseMappingThePeerTruncatedClosesTheConnectionAndFailsItsCallsWithARemoteException() throws Exception {
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("verbatim-truncated", ".area");
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
+                java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE);
+             Arena arena = Arena.ofShared()) {
+            MemorySegment m = ch.map(java.nio.channels.FileChannel.MapMode.READ_WRITE, 0, 4096, arena);
+            m.set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, 1L); // touched while the file still has the page
+            ch.truncate(0); // as a shm peer that truncates the window file under the mapping (the JDK: InternalError)
+            closesAndFailsCallsTyped(delivery(() -> m));
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+        }
+    }
 }

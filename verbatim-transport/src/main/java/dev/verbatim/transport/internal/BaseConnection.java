@@ -207,6 +207,11 @@ public abstract class BaseConnection implements Connection {
                         + (peerReason == null ? "" : " (" + peerReason + ")"));
     }
 
+    @Override
+    public final ConnectionOptions options() {
+        return options;
+    }
+
     // ------------------------------------------------------------------ send
 
     @Override
