@@ -1,0 +1,113 @@
+package dev.verbatim.rpc.internal;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Off-heap memory that a streamed value is assembled in (docs/rpc.md §7): reserved at the size the sender
+ * announced, but paid for only as its bytes arrive. On Linux it is an anonymous private mapping made with
+ * {@code MAP_NORESERVE} through an FFM downcall to {@code mmap}: the kernel commits (and zeroes) a page
+ * when a piece is first copied into it, so a peer that announces 2 GiB and sends one piece costs the
+ * receiver that piece, not 2 GiB. Elsewhere (no {@code mmap} found) the memory is allocated at once
+ * from a shared arena, within the receiver's limit all the same.
+ *
+ * <p>Invariant: {@link #held()} is the sum of the sizes of the blocks allocated and not yet closed, in
+ * this process; every block is closed exactly once (by the call that read it, by its endpoint's close).
+ * Thread-safe.
+ */
+public final class StreamMemory implements AutoCloseable {
+    private static final int PROT_READ_WRITE = 0x1 | 0x2;
+    private static final int MAP_PRIVATE_ANONYMOUS_NORESERVE = 0x02 | 0x20 | 0x4000;
+    private static final MethodHandle MMAP;
+    private static final MethodHandle MUNMAP;
+    private static final AtomicLong HELD = new AtomicLong();
+
+    static {
+        MethodHandle[] h = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux") ? link() : null;
+        MMAP = h == null ? null : h[0];
+        MUNMAP = h == null ? null : h[1];
+    }
+
+    @SuppressWarnings("restricted") // a downcall: the launcher and tests run with --enable-native-access
+    private static MethodHandle[] link() {
+        try {
+            Linker linker = Linker.nativeLinker();
+            MemorySegment mmap = linker.defaultLookup().find("mmap").orElse(null);
+            MemorySegment munmap = linker.defaultLookup().find("munmap").orElse(null);
+            if (mmap == null || munmap == null) {
+                return null;
+            }
+            return new MethodHandle[] {
+                    linker.downcallHandle(mmap, FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS,
+                            ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+                            ValueLayout.JAVA_LONG)),
+                    linker.downcallHandle(munmap, FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
+                            ValueLayout.JAVA_LONG))};
+        } catch (RuntimeException | Error e) {
+            return null;
+        }
+    }
+
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment segment;
+    private boolean closed;
+
+    /** Reserves {@code size} bytes (more than 0). */
+    StreamMemory(long size) {
+        MemorySegment s = MMAP == null ? null : map(size, arena);
+        segment = s != null ? s : arena.allocate(size, 4096);
+        HELD.addAndGet(size);
+    }
+
+    @SuppressWarnings("restricted")
+    private static MemorySegment map(long size, Arena arena) {
+        try {
+            MemorySegment a = (MemorySegment) MMAP.invokeExact(MemorySegment.NULL, size, PROT_READ_WRITE,
+                    MAP_PRIVATE_ANONYMOUS_NORESERVE, -1, 0L);
+            if (a.address() == -1L || a.address() == 0L) {
+                return null; // MAP_FAILED: fall back to the arena
+            }
+            return a.reinterpret(size, arena, at -> unmap(at, size));
+        } catch (Throwable t) {
+            return null;
+        }
+    }
+
+    /** The cleanup sees a zero-length segment at the block's address: the size is passed along. */
+    private static void unmap(MemorySegment at, long size) {
+        try {
+            int ignored = (int) MUNMAP.invokeExact(at, size);
+        } catch (Throwable t) {
+            // nothing to do: the address space stays reserved until the process ends
+        }
+    }
+
+    /** The whole block. */
+    MemorySegment segment() {
+        return segment;
+    }
+
+    /** Frees the block (its mapping goes; every segment of it becomes unusable). Idempotent. */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        HELD.addAndGet(-segment.byteSize());
+        arena.close();
+    }
+
+    /** The bytes of streamed values this process holds now, assembling or lent to a running call (tests, stats). */
+    public static long held() {
+        return HELD.get();
+    }
+}
