@@ -3,6 +3,7 @@ package dev.verbatim.rpc.internal;
 import dev.verbatim.rpc.RemoteException;
 import dev.verbatim.rpc.RemoteException.Reason;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.HashMap;
@@ -27,9 +28,11 @@ import static dev.verbatim.rpc.internal.RpcDescriptor.*;
  * is a protocol violation ({@link IllegalArgumentException}: the connection closes). A value naming a
  * stream that is missing or incomplete cannot be read.
  *
- * <p>Invariants: every {@link StreamMemory} reserved here is closed exactly once: when its value was
- * copied out, when the call it was lent to ends ({@link #endCall}), when its call is cancelled, when its call or reply is dropped
- * unread, or when the endpoint closes ({@link #closeAll}). {@link #held} equals the sum of the announced
+ * <p>Invariants: every use of a {@link StreamMemory} block ends exactly once: when its value was copied out,
+ * when the call it was lent to ends ({@link #endCall}), when its call is cancelled, when its call or reply is
+ * dropped unread, or when the endpoint closes ({@link #closeAll}); then the block is kept as the endpoint's one
+ * spare (at most {@value #SPARE_PROPERTY} bytes, reused by the next stream it fits) or freed, and the endpoint's
+ * close frees the spare. {@link #held} equals the sum of the announced
  * sizes of the streams in the table that were not refused. Thread-safe (one monitor; pieces are large, so
  * the lock is taken rarely).
  */
@@ -38,10 +41,17 @@ final class IncomingStreams {
     /** The largest value that may be streamed: the 2 GiB limit of Java arrays and of this protocol's lengths. */
     static final long MAX_VALUE = Integer.MAX_VALUE;
 
-    /** One stream: its announced size, what arrived, and where (null when refused). */
+    /** The largest block kept for reuse after its value is done ({@value #SPARE_PROPERTY}; 64 MiB by default). */
+    static final String SPARE_PROPERTY = "verbatim.rpc.streamSpareBytes";
+    private static final long SPARE_MAX = Long.getLong(SPARE_PROPERTY, 64L << 20);
+
+    /** One stream: its announced size, what arrived, and where (memory null when refused). */
     private static final class Assembly {
         final long total;
         final StreamMemory memory;
+        /** This use of the memory: closed when the value is done, so a lent segment is valid for its call only. */
+        final Arena use;
+        final MemorySegment view;
         long received;
         /** Taken by its value and lent to the running call (a segment argument): kept until the call ends. */
         boolean lent;
@@ -49,6 +59,8 @@ final class IncomingStreams {
         Assembly(long total, StreamMemory memory) {
             this.total = total;
             this.memory = memory;
+            this.use = memory == null ? null : Arena.ofShared();
+            this.view = memory == null ? null : memory.view(total, use);
         }
     }
 
@@ -60,6 +72,8 @@ final class IncomingStreams {
     private volatile int count;
     private long held;
     private boolean closed;
+    /** The block of the last value done, kept for the next (its pages committed), or null. */
+    private StreamMemory spare;
 
     IncomingStreams() {
         this(Long.getLong(LIMIT_PROPERTY, MAX_VALUE + 1));
@@ -104,7 +118,7 @@ final class IncomingStreams {
                 if (offset != 0) {
                     throw new IllegalArgumentException("a piece at " + offset + " of a stream that never started");
                 }
-                a = new Assembly(total, held + total > limit ? null : new StreamMemory(total));
+                a = new Assembly(total, held + total > limit ? null : block(total));
                 if (a.memory != null) {
                     held += total;
                 }
@@ -115,7 +129,7 @@ final class IncomingStreams {
                         + total + ", after " + a.received + " of " + a.total);
             }
             if (a.memory != null) {
-                MemorySegment.copy(m, HEADER, a.memory.segment(), offset, n);
+                MemorySegment.copy(m, HEADER, a.view, offset, n);
             }
             a.received = offset + n;
         }
@@ -155,19 +169,50 @@ final class IncomingStreams {
             }
             if (lend) {
                 a.lent = true;
-                return a.memory.segment().asReadOnly();
+                return a.view.asReadOnly();
             }
             forget(key, a);
         }
         try {
-            MemorySegment s = a.memory.segment();
             if (k.tag() == ValueKind.Tag.SEGMENT) {
-                return MemorySegment.ofArray(s.toArray(ValueLayout.JAVA_BYTE));
+                return MemorySegment.ofArray(a.view.toArray(ValueLayout.JAVA_BYTE));
             }
-            return ValueDecoder.toArray(s, component);
+            return ValueDecoder.toArray(a.view, component);
         } finally {
-            a.memory.close();
+            free(a);
         }
+    }
+
+    /** A block for a stream of {@code total} bytes: the spare if it is large enough, else a new one. */
+    private StreamMemory block(long total) {
+        StreamMemory s = spare;
+        if (s != null && s.size() >= total) {
+            spare = null;
+            s.spare(false);
+            return s;
+        }
+        return new StreamMemory(total);
+    }
+
+    /**
+     * A value is done with its memory: its use ends (a segment lent through it is closed), and its block is
+     * kept as the spare when it is not too large and larger than the spare (else freed).
+     */
+    private synchronized void free(Assembly a) {
+        if (a.memory == null) {
+            return;
+        }
+        a.use.close();
+        StreamMemory b = a.memory;
+        if (closed || b.size() > SPARE_MAX || (spare != null && spare.size() >= b.size())) {
+            b.close();
+            return;
+        }
+        if (spare != null) {
+            spare.close();
+        }
+        b.spare(true);
+        spare = b;
     }
 
     /** Removes an entry (under the lock); its memory is the caller's to close. */
@@ -204,7 +249,7 @@ final class IncomingStreams {
                     Assembly a = e.getValue();
                     if (a.memory != null) {
                         held -= a.total;
-                        a.memory.close();
+                        free(a);
                     }
                 }
             }
@@ -217,9 +262,11 @@ final class IncomingStreams {
         synchronized (this) {
             closed = true;
             for (Assembly a : streams.values()) {
-                if (a.memory != null) {
-                    a.memory.close();
-                }
+                free(a); // closed: every block goes
+            }
+            if (spare != null) {
+                spare.close();
+                spare = null;
             }
             streams.clear();
             held = 0;

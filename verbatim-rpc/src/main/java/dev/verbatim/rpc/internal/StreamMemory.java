@@ -17,8 +17,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * receiver that piece, not 2 GiB. Elsewhere (no {@code mmap} found) the memory is allocated at once
  * from a shared arena, within the receiver's limit all the same.
  *
- * <p>Invariant: {@link #held()} is the sum of the sizes of the blocks allocated and not yet closed, in
- * this process; every block is closed exactly once (by the call that read it, by its endpoint's close).
+ * <p>A block is reused: an endpoint keeps the last one freed (up to a size) for its next streamed value, whose
+ * pages are then committed already (the first touch of a fresh page costs a fault and the kernel's zeroing:
+ * for 64 MiB, more than the copy). Each use reads it through a {@linkplain #view view} of its own arena,
+ * closed when the use ends.
+ *
+ * <p>Invariant: {@link #held()} plus {@link #spare()} is the sum of the sizes of the blocks allocated and not
+ * yet closed, in this process; every block is closed exactly once (when not kept, or by its endpoint's close).
  * Thread-safe.
  */
 public final class StreamMemory implements AutoCloseable {
@@ -54,15 +59,43 @@ public final class StreamMemory implements AutoCloseable {
         }
     }
 
+    private static final AtomicLong SPARE = new AtomicLong();
+
     private final Arena arena = Arena.ofShared();
     private final MemorySegment segment;
     private boolean closed;
+    /** Kept for reuse by its endpoint (counted in {@link #spare()}, not {@link #held()}). */
+    private boolean spare;
 
     /** Reserves {@code size} bytes (more than 0). */
     StreamMemory(long size) {
         MemorySegment s = MMAP == null ? null : map(size, arena);
         segment = s != null ? s : arena.allocate(size, 4096);
         HELD.addAndGet(size);
+    }
+
+    /**
+     * The first {@code size} bytes of the block as a segment of the arena {@code use}: closing {@code use}
+     * ends every access through it (a value lent to a call is valid for the call only, even though the block
+     * itself is reused afterwards).
+     */
+    @SuppressWarnings("restricted")
+    MemorySegment view(long size, Arena use) {
+        return MemorySegment.ofAddress(segment.address()).reinterpret(size, use, null);
+    }
+
+    /** The block is kept for reuse ({@code true}) or taken back into use: moves it between the two counts. */
+    synchronized void spare(boolean kept) {
+        if (!closed && spare != kept) {
+            spare = kept;
+            long n = segment.byteSize();
+            (kept ? SPARE : HELD).addAndGet(n);
+            (kept ? HELD : SPARE).addAndGet(-n);
+        }
+    }
+
+    long size() {
+        return segment.byteSize();
     }
 
     @SuppressWarnings("restricted")
@@ -101,13 +134,18 @@ public final class StreamMemory implements AutoCloseable {
                 return;
             }
             closed = true;
+            (spare ? SPARE : HELD).addAndGet(-segment.byteSize());
         }
-        HELD.addAndGet(-segment.byteSize());
         arena.close();
     }
 
     /** The bytes of streamed values this process holds now, assembling or lent to a running call (tests, stats). */
     public static long held() {
         return HELD.get();
+    }
+
+    /** The bytes of blocks endpoints keep for their next streamed value (pages already committed), in this process. */
+    public static long spare() {
+        return SPARE.get();
     }
 }
