@@ -14,8 +14,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * announced, but paid for only as its bytes arrive. On Linux it is an anonymous private mapping made with
  * {@code MAP_NORESERVE} through an FFM downcall to {@code mmap}: the kernel commits (and zeroes) a page
  * when a piece is first copied into it, so a peer that announces 2 GiB and sends one piece costs the
- * receiver that piece, not 2 GiB. Elsewhere (no {@code mmap} found) the memory is allocated at once
- * from a shared arena, within the receiver's limit all the same.
+ * receiver that piece, not 2 GiB (the transport's tcp window, {@code LazyWindow}, maps its memory the same
+ * way). Elsewhere, or without native access for this module ({@code --enable-native-access}, as the launcher
+ * and the tests give), the memory is allocated (and zeroed) at once from a shared arena, within the
+ * receiver's limit all the same.
  *
  * <p>A block is reused: an endpoint keeps the last one freed (up to a size) for its next streamed value, whose
  * pages are then committed already (the first touch of a fresh page costs a fault and the kernel's zeroing:
@@ -34,7 +36,9 @@ public final class StreamMemory implements AutoCloseable {
     private static final AtomicLong HELD = new AtomicLong();
 
     static {
-        MethodHandle[] h = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux") ? link() : null;
+        // the flag values are Linux's; without native access for this module a downcall would print the JDK's warning
+        MethodHandle[] h = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")
+                && StreamMemory.class.getModule().isNativeAccessEnabled() ? link() : null;
         MMAP = h == null ? null : h[0];
         MUNMAP = h == null ? null : h[1];
     }
