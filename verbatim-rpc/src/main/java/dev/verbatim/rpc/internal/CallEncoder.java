@@ -168,18 +168,12 @@ final class CallEncoder {
         if (v == null || k.optional()) {
             return null;
         }
-        MemorySegment bytes;
-        if (k.tag() == ValueKind.Tag.SEGMENT) {
-            bytes = (MemorySegment) v;
-        } else if (k.tag() == ValueKind.Tag.COPY && v.getClass().isArray() && v.getClass().getComponentType().isPrimitive()
-                && v.getClass().getComponentType() != boolean.class) {
-            bytes = arraySegment(v);
-        } else {
+        long size = k.tag() == ValueKind.Tag.SEGMENT ? ((MemorySegment) v).byteSize()
+                : k.tag() == ValueKind.Tag.COPY ? arrayBytes(v) : -1; // no allocation on the common path
+        if (size <= max) {
             return null;
         }
-        if (bytes.byteSize() <= max) {
-            return null;
-        }
+        MemorySegment bytes = k.tag() == ValueKind.Tag.SEGMENT ? (MemorySegment) v : arraySegment(v);
         if (bytes.byteSize() > IncomingStreams.MAX_VALUE) {
             throw new RemoteException(Reason.ARGUMENT, "an array or segment of " + bytes.byteSize()
                     + " bytes exceeds the limit of " + IncomingStreams.MAX_VALUE);
@@ -208,6 +202,20 @@ final class CallEncoder {
                     + " bytes exceeds the connection's maximum of " + connection.maxMessageLength());
         }
         return connection.writeRegion(seg);
+    }
+
+    /** The bytes of a primitive array (not boolean[]), or -1 for anything else. */
+    private static long arrayBytes(Object v) {
+        return switch (v) {
+            case byte[] a -> a.length;
+            case int[] a -> 4L * a.length;
+            case long[] a -> 8L * a.length;
+            case double[] a -> 8L * a.length;
+            case float[] a -> 4L * a.length;
+            case short[] a -> 2L * a.length;
+            case char[] a -> 2L * a.length;
+            default -> -1;
+        };
     }
 
     private static MemorySegment arraySegment(Object array) {
