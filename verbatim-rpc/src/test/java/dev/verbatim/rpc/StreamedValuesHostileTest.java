@@ -151,6 +151,43 @@ class StreamedValuesHostileTest {
     }
 
     @Test
+    void anotherCallGoesBetweenThePiecesOfALargeArgument() throws Exception {
+        client = Node.create();
+        FakePeer fake = FakePeer.listen();
+        try {
+            CompletableFuture<Blobs> looked = CompletableFuture.supplyAsync(() -> client.lookup(fake.address(), "blobs",
+                    Blobs.class, Duration.ofSeconds(20)));
+            fake.accept();
+            MemorySegment l = fake.next(LOOKUP);
+            fake.send(frame(LOOKUP_OK, 0, 1, callId(l), 0));
+            Blobs blobs = looked.get(20, TimeUnit.SECONDS);
+            Thread big = Thread.ofPlatform().start(() -> blobs.sum(new byte[64 * MIB])); // more than the 16 MiB window
+            fake.next(PIECE); // the stream is under way; the fake reads no more until the small call waits
+            Thread small = Thread.ofPlatform().start(blobs::nothing);
+            long deadline = System.nanoTime() + 20_000_000_000L;
+            while (small.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+                Thread.sleep(1); // queued for the send lock behind the stream
+            }
+            int pieces = 1;
+            long nothing = method(Blobs.class, "nothing");
+            while (true) {
+                MemorySegment m = fake.next();
+                if (kind(m) == PIECE) {
+                    pieces++;
+                    continue;
+                }
+                assertEquals(CALL, kind(m));
+                assertEquals(nothing, dev.verbatim.rpc.internal.RpcDescriptor.method(m), "the small call came before the large one's last piece");
+                break;
+            }
+            assertTrue(pieces < 64, "the small call waited " + pieces + " pieces of 64");
+            big.interrupt();
+        } finally {
+            fake.close();
+        }
+    }
+
+    @Test
     void aReceiverGoneMidStreamFailsTheCallWithConnection() throws Exception {
         client = Node.create();
         FakePeer fake = FakePeer.listen();

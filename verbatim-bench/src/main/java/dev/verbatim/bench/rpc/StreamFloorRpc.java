@@ -56,8 +56,9 @@ final class StreamFloorRpc implements RpcContender {
         return true;
     }
 
+    /** The bytes of a piece: Verbatim's (1 MiB, or what fits a message less its 32-byte header), so 1 MiB is one message. */
     static int piece(Connection c) {
-        return Math.min(PIECE, (c.maxMessageLength() - 32) & ~7) - HEADER;
+        return Math.min(PIECE, (c.maxMessageLength() - 32 - HEADER) & ~7);
     }
 
     @Override

@@ -328,7 +328,8 @@ final class Sender {
     /**
      * Sends {@code bytes} as the {@code PIECE}s of value {@code index} of call {@code callId} (or of the reply
      * to it), waiting for room as a caller does, and taking the send lock for one piece at a time: other
-     * calls and answers go between the pieces, each waiting at most one piece.
+     * calls and answers go between the pieces (the threads waiting for the lock go first), each waiting at most
+     * one piece.
      *
      * @throws RemoteException {@code CONNECTION} or {@code NOT_SENT} if the transport failed (the connection
      *         is then closed)
@@ -339,7 +340,24 @@ final class Sender {
         long head = head(PIECE, reply ? PIECE_OF_REPLY : 0, index, 0);
         for (long at = 0; at < total; at += piece) {
             long n = Math.min(piece, total - at);
+            if (at != 0) {
+                letWaitingSendersGo();
+            }
             send(head, callId, total, at, n, CallEncoder.PIECE_BODY, bytes.asSlice(at, n), failIfNotSent);
+        }
+    }
+
+    /**
+     * Between two pieces: the threads queued for the send lock take it first (the lock is not fair, so a thread
+     * that unlocks and locks again would otherwise keep it for the whole stream). Bounded: 10 ms at most.
+     */
+    private void letWaitingSendersGo() {
+        if (!sendLock.hasQueuedThreads() || sendLock.isHeldByCurrentThread()) {
+            return;
+        }
+        long deadline = System.nanoTime() + 10_000_000L;
+        while (sendLock.hasQueuedThreads() && System.nanoTime() < deadline) {
+            Thread.yield();
         }
     }
 
