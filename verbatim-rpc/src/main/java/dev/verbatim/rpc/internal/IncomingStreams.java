@@ -204,7 +204,7 @@ final class IncomingStreams {
         }
         a.use.close();
         StreamMemory b = a.memory;
-        if (closed || b.size() > SPARE_MAX || (spare != null && spare.size() >= b.size())) {
+        if (closed || !StreamMemory.reusable() || b.size() > SPARE_MAX || (spare != null && spare.size() >= b.size())) {
             b.close();
             return;
         }

@@ -85,7 +85,18 @@ public final class StreamMemory implements AutoCloseable {
      */
     @SuppressWarnings("restricted")
     MemorySegment view(long size, Arena use) {
+        if (!reusable()) {
+            return segment.asSlice(0, size); // no native access: the block is used once, and closing it ends the view
+        }
         return MemorySegment.ofAddress(segment.address()).reinterpret(size, use, null);
+    }
+
+    /**
+     * Whether the block may serve another value after this one: only where views of their own arena can be
+     * made of it (a restricted method, as the mapping is: with native access).
+     */
+    static boolean reusable() {
+        return MMAP != null;
     }
 
     /** The block is kept for reuse ({@code true}) or taken back into use: moves it between the two counts. */
