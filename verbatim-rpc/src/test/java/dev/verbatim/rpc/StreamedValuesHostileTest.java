@@ -65,6 +65,16 @@ class StreamedValuesHostileTest {
         return target(peer.next(LOOKUP_OK));
     }
 
+    /** The client looks blobs up from a fake server, which grants export 1. */
+    private Blobs lookUpFrom(FakePeer fake) throws Exception {
+        CompletableFuture<Blobs> looked = CompletableFuture.supplyAsync(() -> client.lookup(fake.address(), "blobs",
+                Blobs.class, Duration.ofSeconds(20)));
+        fake.accept();
+        MemorySegment l = fake.next(LOOKUP);
+        fake.send(frame(LOOKUP_OK, 0, 1, callId(l), 0));
+        return looked.get(20, TimeUnit.SECONDS);
+    }
+
     /** A PIECE of value {@code index} of call {@code callId}: {@code n} bytes at {@code offset} of {@code total}. */
     static MemorySegment piece(long callId, int index, long total, long offset, int n) {
         MemorySegment m = MemorySegment.ofArray(new byte[HEADER + n]);
@@ -155,12 +165,7 @@ class StreamedValuesHostileTest {
         client = Node.create();
         FakePeer fake = FakePeer.listen();
         try {
-            CompletableFuture<Blobs> looked = CompletableFuture.supplyAsync(() -> client.lookup(fake.address(), "blobs",
-                    Blobs.class, Duration.ofSeconds(20)));
-            fake.accept();
-            MemorySegment l = fake.next(LOOKUP);
-            fake.send(frame(LOOKUP_OK, 0, 1, callId(l), 0));
-            Blobs blobs = looked.get(20, TimeUnit.SECONDS);
+            Blobs blobs = lookUpFrom(fake);
             Thread big = Thread.ofPlatform().start(() -> blobs.sum(new byte[64 * MIB])); // more than the 16 MiB window
             fake.next(PIECE); // the stream is under way; the fake reads no more until the small call waits
             Thread small = Thread.ofPlatform().start(blobs::nothing);
@@ -192,12 +197,7 @@ class StreamedValuesHostileTest {
         client = Node.create();
         FakePeer fake = FakePeer.listen();
         try {
-            CompletableFuture<Blobs> looked = CompletableFuture.supplyAsync(() -> client.lookup(fake.address(), "blobs",
-                    Blobs.class, Duration.ofSeconds(20)));
-            fake.accept();
-            MemorySegment l = fake.next(LOOKUP);
-            fake.send(frame(LOOKUP_OK, 0, 1, callId(l), 0));
-            Blobs blobs = looked.get(20, TimeUnit.SECONDS);
+            Blobs blobs = lookUpFrom(fake);
             CompletableFuture<Long> call = CompletableFuture.supplyAsync(() -> blobs.sum(new byte[100 * MIB]));
             fake.next(PIECE);
             fake.close(); // gone after the first piece
