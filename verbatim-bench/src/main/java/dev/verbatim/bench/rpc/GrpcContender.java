@@ -76,6 +76,10 @@ final class GrpcContender implements RpcContender {
     static final MethodDescriptor<byte[], byte[]> NULL = method("Null");
     static final MethodDescriptor<byte[], byte[]> INTS4 = method("Ints4");
     static final MethodDescriptor<byte[], byte[]> BYTES_8192 = method("Bytes");
+    /** The bulk cases (issue 18 §3): the same contract as {@link #BYTES_8192}, any size. */
+    static final MethodDescriptor<byte[], byte[]> BULK = method("Bulk");
+    /** The largest message either side takes in: above the 64 MiB bulk case (gRPC's default is 4 MiB). */
+    static final int MAX_MESSAGE = 80 << 20;
     private static final byte[] EMPTY = new byte[0];
 
     static ByteBuffer le(byte[] a) {
@@ -95,6 +99,11 @@ final class GrpcContender implements RpcContender {
                 .addMethod(BYTES_8192, unary(req -> {
                     byte[] out = new byte[8];
                     le(out).putLong(0, RpcCase.bytes(req));
+                    return out;
+                }))
+                .addMethod(BULK, unary(req -> {
+                    byte[] out = new byte[8];
+                    le(out).putLong(0, req.length < 8 ? -1 : le(req).getLong(0));
                     return out;
                 }))
                 .build();
@@ -138,6 +147,7 @@ final class GrpcContender implements RpcContender {
     @Override
     public Set<RpcCase> cases() {
         return tls ? EnumSet.of(RpcCase.NULL, RpcCase.BYTES_8192) : EnumSet.of(RpcCase.NULL, RpcCase.INTS4, RpcCase.BYTES_8192,
+                RpcCase.BYTES_1MIB, RpcCase.BYTES_64MIB,
                 RpcCase.THROUGHPUT_1, RpcCase.THROUGHPUT_16, RpcCase.THROUGHPUT_256);
     }
 
@@ -155,6 +165,7 @@ final class GrpcContender implements RpcContender {
         }
         io.grpc.Server server = builder
                 .directExecutor()
+                .maxInboundMessageSize(MAX_MESSAGE)
                 .addService(service())
                 .build()
                 .start();
@@ -194,7 +205,7 @@ final class GrpcContender implements RpcContender {
         } else {
             b.sslContext(ssl);
         }
-        return b.directExecutor().build();
+        return b.directExecutor().maxInboundMessageSize(MAX_MESSAGE).build();
     }
 
     @Override
@@ -224,6 +235,14 @@ final class GrpcContender implements RpcContender {
                         yield seq -> {
                             RpcCase.stamp(req, seq);
                             byte[] r = ClientCalls.blockingUnaryCall(channel, BYTES_8192, CallOptions.DEFAULT, req);
+                            return r.length == 8 ? le(r).getLong(0) : Long.MIN_VALUE;
+                        };
+                    }
+                    case BYTES_1MIB, BYTES_64MIB -> {
+                        byte[] req = RpcCase.bulk(c.floorBytes());
+                        yield seq -> {
+                            RpcCase.stamp(req, seq);
+                            byte[] r = ClientCalls.blockingUnaryCall(channel, BULK, CallOptions.DEFAULT, req);
                             return r.length == 8 ? le(r).getLong(0) : Long.MIN_VALUE;
                         };
                     }

@@ -144,6 +144,10 @@ public final class RpcBench {
                 long warm = Math.max(warmMillis, throughputWarmMillis(quick)) + (round == 0 && longFirstTurn ? RpcBench.warmMillis(quick) : 0);
                 return new RpcPeer.Step(c, warm, 0, warm, Math.max(measureMillis, throughputMeasureMillis(quick)));
             }
+            if (c.isBulk()) { // a call of milliseconds: a few calls warm it up, the window holds a handful
+                long warm = Math.max(warmMillis, bulkWarmMillis(quick)) + (round == 0 && longFirstTurn ? bulkWarmMillis(quick) : 0);
+                return new RpcPeer.Step(c, warm, round == 0 ? 3 : 1, 2 * warm, Math.max(measureMillis, bulkMeasureMillis(quick)));
+            }
             return round == 0 && longFirstTurn ? firstStep(c, quick, first, measureMillis)
                     : new RpcPeer.Step(c, warmMillis, 0, warmMillis, measureMillis);
         }
@@ -171,6 +175,15 @@ public final class RpcBench {
 
     static long throughputMeasureMillis(boolean quick) {
         return quick ? 200 : 500;
+    }
+
+    /** A bulk turn's warm-up and window at least (ms): quick 60 and 150, full 200 and 500 (issue 18 §3). */
+    static long bulkWarmMillis(boolean quick) {
+        return quick ? 60 : 200;
+    }
+
+    static long bulkMeasureMillis(boolean quick) {
+        return quick ? 150 : 500;
     }
 
     /** The rounds of a quick run. */

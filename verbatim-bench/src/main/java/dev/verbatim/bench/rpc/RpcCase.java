@@ -24,6 +24,9 @@ import java.util.NoSuchElementException;
  *   <tr><td>{@code bytes-8192}</td><td>{@code long bytes(byte[] a)}</td>
  *       <td>{@link #bytes() 8192 bytes}, {@code seq} in the first 8 (little-endian)</td>
  *       <td>the long in the first 8 bytes ({@code seq})</td></tr>
+ *   <tr><td>{@code bytes-1MiB}, {@code bytes-64MiB}</td><td>{@code long bulk(byte[] a)} (the server declares
+ *       a {@code MemorySegment}: the value whole in its memory)</td><td>{@link #bulk(int) that many bytes},
+ *       {@code seq} in the first 8</td><td>{@code seq} (issue 18 §3: arguments larger than a receive area)</td></tr>
  *   <tr><td>{@code list-128}</td><td>{@code long list(ListNode head)}</td>
  *       <td>{@link #list() Graphs.list(128)} with {@code head.value = (int) seq}</td>
  *       <td>the sum of every node's value ({@link Graphs#touch(ListNode)}): the server reads the whole list</td></tr>
@@ -43,6 +46,8 @@ public enum RpcCase {
     INTS4("ints4", 16),
     REMOTE_ARG("remote-arg", 16),
     BYTES_8192("bytes-8192", 8192),
+    BYTES_1MIB("bytes-1MiB", 1 << 20),
+    BYTES_64MIB("bytes-64MiB", 64 << 20),
     LIST_128("list-128", -1),
     THROUGHPUT_1("throughput-1", 8),
     THROUGHPUT_16("throughput-16", 8),
@@ -92,6 +97,14 @@ public enum RpcCase {
         static final int BYTES = Math.toIntExact(32 + 8 + ((new WireWriter().sizeOf(list()) + 7) & ~7L));
     }
 
+    /**
+     * Whether this case moves a bulk argument (1 MiB, 64 MiB: issue 18 §3): a call takes milliseconds, so its
+     * turns warm up and measure by time, with a few calls, not thousands ({@link RpcBench.Plan#step}).
+     */
+    public boolean isBulk() {
+        return this == BYTES_1MIB || this == BYTES_64MIB;
+    }
+
     /** Whether this case measures calls per second with {@link #callers()} callers at once (issue 18 §2). */
     public boolean isThroughput() {
         return callers() > 0;
@@ -131,7 +144,7 @@ public enum RpcCase {
                 yield a + (a + 1) + (a + 2) + (a + 3);
             }
             case REMOTE_ARG -> 1;
-            case BYTES_8192 -> seq;
+            case BYTES_8192, BYTES_1MIB, BYTES_64MIB -> seq;
             case LIST_128 -> (int) seq + LIST_TAIL_SUM;
         };
     }
@@ -159,6 +172,15 @@ public enum RpcCase {
     /** A fresh {@link #BYTES_8192} argument (a pattern); {@link #stamp} puts a call's {@code seq} in it. */
     public static byte[] bytes() {
         return Graphs.bytes(BYTES);
+    }
+
+    /** A fresh argument of a {@link #isBulk() bulk} case: {@code n} bytes of a pattern. */
+    public static byte[] bulk(int n) {
+        byte[] a = new byte[n];
+        for (int i = 0; i < n; i++) {
+            a[i] = (byte) (i * 31 + (i >>> 12));
+        }
+        return a;
     }
 
     /** Writes {@code seq} into the first 8 bytes of {@code a}, little-endian. */

@@ -24,6 +24,7 @@ public final class RpcContenders {
     public static List<RpcContender> all() {
         return List.of(
                 new PingPongRpc("shm/floor", EnumSet.of(NULL, INTS4, REMOTE_ARG, BYTES_8192, LIST_128)),
+                new StreamFloorRpc(),
                 new VerbatimRpcContender(Medium.SHM, VerbatimRpcContender.Variant.PLAIN),
                 new VerbatimRpcContender(Medium.SHM, VerbatimRpcContender.Variant.COPY),
                 new VerbatimRpcContender(Medium.SHM, VerbatimRpcContender.Variant.JOS),

@@ -70,7 +70,13 @@ final class RpcReport {
 
     /** MB/s (10^6 bytes per second) of one turn's argument bytes at its p50 call. */
     static double mbps(LatencyHistogram h) {
-        return RpcCase.BYTES * 1e3 / h.quantile(0.5);
+        return mbps(RpcCase.BYTES_8192).applyAsDouble(h);
+    }
+
+    /** MB/s of one turn of case {@code c}: its argument bytes at its p50 call. */
+    static ToDoubleFunction<LatencyHistogram> mbps(RpcCase c) {
+        long bytes = c.floorBytes();
+        return h -> bytes * 1e3 / h.quantile(0.5);
     }
 
     /**
@@ -116,6 +122,18 @@ final class RpcReport {
                 continue;
             }
             FloorCase k = figure(run, m, c, suffix, c.key(), "ns", h -> h.quantile(q), null);
+            if (!k.results().isEmpty()) {
+                cases.add(k);
+            }
+        }
+        return cases;
+    }
+
+    /** The bulk cases over shm (issue 18 §3), MB/s. */
+    static List<FloorCase> bulk(RpcBench.Run run) {
+        List<FloorCase> cases = new ArrayList<>();
+        for (RpcCase c : List.of(RpcCase.BYTES_1MIB, RpcCase.BYTES_64MIB)) {
+            FloorCase k = figure(run, Medium.SHM, c, "", c.key(), "MB/s", mbps(c), null);
             if (!k.results().isEmpty()) {
                 cases.add(k);
             }
@@ -183,6 +201,8 @@ final class RpcReport {
                 figure(run, Medium.TCP, RpcCase.NULL, "", "p50", "ns", p50, NS_KEYS),
                 figure(run, Medium.SHM, RpcCase.NULL, "/p99", "p99", "ns", h -> h.quantile(0.99), NS_KEYS),
                 figure(run, Medium.SHM, RpcCase.BYTES_8192, "", "MB/s", "MB/s", RpcReport::mbps, Set.of(FLOOR, VERBATIM, VERBATIM_COPY)),
+                figure(run, Medium.SHM, RpcCase.BYTES_1MIB, "", "MB/s", "MB/s", mbps(RpcCase.BYTES_1MIB), Set.of(FLOOR, VERBATIM, GRPC)),
+                figure(run, Medium.SHM, RpcCase.BYTES_64MIB, "", "MB/s", "MB/s", mbps(RpcCase.BYTES_64MIB), Set.of(FLOOR, VERBATIM, GRPC)),
                 figure(run, Medium.SHM, RpcCase.LIST_128, "", "p50", "ns", p50, Set.of(FLOOR, VERBATIM, JOS, FORY, KRYO)),
                 figure(run, Medium.TLS, RpcCase.NULL, "", "p50", "ns", p50, Set.of(VERBATIM, VERBATIM_PLAIN, GRPC, ENGINE)),
                 figure(run, Medium.TLS, RpcCase.BYTES_8192, "", "MB/s", "MB/s", RpcReport::mbps, Set.of(VERBATIM, VERBATIM_PLAIN)));
@@ -235,6 +255,10 @@ final class RpcReport {
                 2.0, ">= 2.00x"));
         ts.add(Target.atMost("shm/list-128 p50 verbatim/floor", orMissing(ratio(run, Medium.SHM, RpcCase.LIST_128, VERBATIM, FLOOR)),
                 4.0, "<= 4.00x"));
+        for (RpcCase c : List.of(RpcCase.BYTES_1MIB, RpcCase.BYTES_64MIB)) { // issue 18 §3: streamed through the window
+            ts.add(Target.atLeast("shm/" + c.key() + " MB/s verbatim/floor", orMissing(ratio(run, Medium.SHM, c, FLOOR, VERBATIM)),
+                    0.75, ">= 0.75x"));
+        }
         for (RpcCase c : RpcCase.values()) {
             if (c.isThroughput()) {
                 ts.add(Target.atLeast("tcp/" + c.key() + " calls/s verbatim/grpc",
@@ -359,6 +383,9 @@ final class RpcReport {
                 latency(run, Medium.TCP, 0.99, "/p99"));
         FloorTable.print(out, "Table 5. 8 KiB byte[] argument: bandwidth (MB/s of argument bytes = 8192 B / p50 call)",
                 "medium", bandwidth(run));
+        FloorTable.print(out, "Table 5b. shm: bulk byte[] argument larger than (64 MiB) or half (1 MiB) a receive area:"
+                + " bandwidth (MB/s of argument bytes / p50 call); floor = the transport streaming the same bytes in pieces,"
+                + " its receiver copying them into one buffer", "case", bulk(run));
         FloorTable.print(out, "Table 6. tls loopback (mutual TLS 1.3): call round trip, p50 (ns); verbatim-plain = tcp"
                 + " without TLS", "case", latency(run, Medium.TLS, 0.5, ""));
         FloorTable.print(out, "Table 7. tls loopback: call round trip, p99 (ns)", "case", latency(run, Medium.TLS, 0.99, "/p99"));

@@ -122,6 +122,8 @@ final class VerbatimRpcContender implements RpcContender {
 
         long bytesCopy(byte[] a);
 
+        long bulk(byte[] a);
+
         long list(ListNode head);
 
         long listJos(byte[] serialized);
@@ -147,6 +149,9 @@ final class VerbatimRpcContender implements RpcContender {
         long bytes(MemorySegment a);
 
         long bytesCopy(byte[] a);
+
+        /** A bulk argument (issue 18 §3), whole in this side's memory: its stamp. */
+        long bulk(MemorySegment a);
 
         long list(ListNodeView head);
 
@@ -191,6 +196,11 @@ final class VerbatimRpcContender implements RpcContender {
         @Override
         public long bytesCopy(byte[] a) {
             return RpcCase.bytes(a);
+        }
+
+        @Override
+        public long bulk(MemorySegment a) {
+            return a.byteSize() < 8 ? -1 : a.get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
         }
 
         @Override
@@ -256,11 +266,13 @@ final class VerbatimRpcContender implements RpcContender {
         return m == Medium.TLS && medium == Medium.TCP ? PLAIN_NAME : name();
     }
 
-    /** Every case; over tls the null call and the 8 KiB argument (issue 17's cases). */
+    /** Every case (the bulk ones over shm only); over tls the null call and the 8 KiB argument (issue 17's cases). */
     @Override
     public Set<RpcCase> cases() {
         return switch (variant) {
-            case PLAIN -> medium == Medium.TLS ? EnumSet.of(RpcCase.NULL, RpcCase.BYTES_8192) : EnumSet.allOf(RpcCase.class);
+            case PLAIN -> medium == Medium.TLS ? EnumSet.of(RpcCase.NULL, RpcCase.BYTES_8192)
+                    : medium == Medium.TCP ? EnumSet.complementOf(EnumSet.of(RpcCase.BYTES_1MIB, RpcCase.BYTES_64MIB))
+                    : EnumSet.allOf(RpcCase.class);
             case COPY -> EnumSet.of(RpcCase.BYTES_8192);
             case JOS, FORY, KRYO -> EnumSet.of(RpcCase.LIST_128);
             case ASYNC -> EnumSet.of(RpcCase.THROUGHPUT_1, RpcCase.THROUGHPUT_16, RpcCase.THROUGHPUT_256);
@@ -337,6 +349,13 @@ final class VerbatimRpcContender implements RpcContender {
                         RpcCase.stamp(bytes, seq);
                         return s.bytes(bytes);
                     };
+                    case BYTES_1MIB, BYTES_64MIB -> {
+                        byte[] big = RpcCase.bulk(c.floorBytes());
+                        yield seq -> {
+                            RpcCase.stamp(big, seq);
+                            return s.bulk(big);
+                        };
+                    }
                     case LIST_128 -> switch (variant) {
                         case JOS -> seq -> {
                             list.value = (int) seq;

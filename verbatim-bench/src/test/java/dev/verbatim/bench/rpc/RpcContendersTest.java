@@ -47,6 +47,9 @@ class RpcContendersTest {
                 "a child process outlived the test");
     }
 
+    /** The calls of a bulk case (issue 18 §3) in {@link #callEveryCase}, whatever {@code perCase} says. */
+    private static final int BULK_CALLS = 3;
+
     /** Runs {@code perCase} calls of every case of {@code id} against its server in a child; returns the calls made. */
     private static long callEveryCase(String id, int perCase, Set<RpcCase> expectedCases) throws Exception {
         return callEveryCase(id, perCase, expectedCases, session -> { });
@@ -78,9 +81,10 @@ class RpcContendersTest {
                         RpcContender.Call call = client.call(rc);
                         explicitValues(rc, call);
                         LatencyHistogram h = new LatencyHistogram();
-                        RpcPeer.calls(call, rc, perCase, seq, h); // each result checked against the contract
-                        assertEquals(perCase, h.count());
-                        made += perCase + 3;
+                        int n = rc.isBulk() ? BULK_CALLS : perCase; // a 64 MiB call takes milliseconds
+                        RpcPeer.calls(call, rc, n, seq, h); // each result checked against the contract
+                        assertEquals(n, h.count());
+                        made += n + 3;
                     }
                     if (c.cases().stream().anyMatch(RpcCase::isThroughput)) {
                         manyCallersAtOnce(c, client);
@@ -153,7 +157,7 @@ class RpcContendersTest {
                 assertEquals(1, call.call(2));
                 assertEquals(1, call.call(3));
             }
-            case BYTES_8192 -> {
+            case BYTES_8192, BYTES_1MIB, BYTES_64MIB -> {
                 assertEquals(42, call.call(42));
                 assertEquals(0x0102_0304_0506_0708L, call.call(0x0102_0304_0506_0708L));
                 assertEquals(-7, call.call(-7));
@@ -173,15 +177,25 @@ class RpcContendersTest {
     @Test
     @Timeout(20)
     void rmiAnswersEveryCaseWithTheRightValues() throws Exception {
-        assertEquals(5 * 303, callEveryCase("tcp/rmi", 300, EnumSet.allOf(RpcCase.class)));
+        assertEquals(5 * 303, callEveryCase("tcp/rmi", 300, EnumSet.complementOf(BULK)));
     }
 
     @Test
     @Timeout(20)
     void grpcAnswersItsCasesWithTheRightValues() throws Exception {
-        assertEquals(3 * 303, callEveryCase("tcp/grpc", 300,
-                EnumSet.of(RpcCase.NULL, RpcCase.INTS4, RpcCase.BYTES_8192, RpcCase.THROUGHPUT_1, RpcCase.THROUGHPUT_16,
-                        RpcCase.THROUGHPUT_256)));
+        assertEquals(3 * 303 + 2 * (BULK_CALLS + 3), callEveryCase("tcp/grpc", 300,
+                EnumSet.of(RpcCase.NULL, RpcCase.INTS4, RpcCase.BYTES_8192, RpcCase.BYTES_1MIB, RpcCase.BYTES_64MIB,
+                        RpcCase.THROUGHPUT_1, RpcCase.THROUGHPUT_16, RpcCase.THROUGHPUT_256)));
+    }
+
+    private static final EnumSet<RpcCase> BULK = EnumSet.of(RpcCase.BYTES_1MIB, RpcCase.BYTES_64MIB);
+
+    @Test
+    @Timeout(60)
+    void verbatimOverShmAndTheStreamFloorAnswerTheBulkArguments() throws Exception {
+        assertEquals(2 * (BULK_CALLS + 3), callEveryCase("shm/stream-floor", 300, BULK));
+        assertEquals(5 * 303 + 2 * (BULK_CALLS + 3), callEveryCase("shm/verbatim", 300, EnumSet.allOf(RpcCase.class)));
+        assertEquals("floor", RpcContenders.get("shm/stream-floor").nameIn(Medium.SHM));
     }
 
     @Test
@@ -264,7 +278,7 @@ class RpcContendersTest {
     @Timeout(60)
     void verbatimAnswersManyCallersAtOnceFromThreadsAndAsynchronously() throws Exception {
         Set<RpcCase> throughput = EnumSet.of(RpcCase.THROUGHPUT_1, RpcCase.THROUGHPUT_16, RpcCase.THROUGHPUT_256);
-        assertEquals(5 * 303, callEveryCase("tcp/verbatim", 300, EnumSet.allOf(RpcCase.class)));
+        assertEquals(5 * 303, callEveryCase("tcp/verbatim", 300, EnumSet.complementOf(BULK)));
         assertEquals(0, callEveryCase("tcp/verbatim-async", 300, throughput));
         assertEquals(0, callEveryCase("shm/verbatim-async", 300, throughput));
         assertEquals(RpcContender.Callers.ASYNC, RpcContenders.get("shm/verbatim-async").callers());

@@ -59,9 +59,13 @@ class RpcReportTest {
         Set<Medium> both = EnumSet.of(Medium.SHM, Medium.TCP);
         rs.add(result("floor", Medium.SHM, Set.of(Medium.SHM), Map.of(RpcCase.NULL, 400L, RpcCase.INTS4, 400L,
                 RpcCase.REMOTE_ARG, 400L, RpcCase.BYTES_8192, 800L, RpcCase.LIST_128, 500L)));
+        // issue 18 §3: the transport streaming the bulk cases' bytes, shown as the shm floor of those cases
+        rs.add(result("stream-floor", Medium.SHM, Set.of(Medium.SHM), Map.of(Medium.SHM, "floor"),
+                Map.of(RpcCase.BYTES_1MIB, 1_000_000L, RpcCase.BYTES_64MIB, 40_000_000L)));
         if (withVerbatim) {
             rs.add(result("verbatim", Medium.SHM, Set.of(Medium.SHM), Map.of(), Map.of(RpcCase.NULL, 600L, RpcCase.INTS4, 640L,
-                    RpcCase.REMOTE_ARG, 700L, RpcCase.BYTES_8192, 1000L, RpcCase.LIST_128, 2000L),
+                    RpcCase.REMOTE_ARG, 700L, RpcCase.BYTES_8192, 1000L, RpcCase.LIST_128, 2000L,
+                    RpcCase.BYTES_1MIB, 500_000L, RpcCase.BYTES_64MIB, 50_000_000L),
                     rates(500_000, 900_000, 1_000_000)));
             rs.add(result("jos", Medium.SHM, Set.of(Medium.SHM), Map.of(RpcCase.LIST_128, 200_000L)));
             rs.add(result("fory", Medium.SHM, Set.of(Medium.SHM), Map.of(RpcCase.LIST_128, 8_000L)));
@@ -77,7 +81,8 @@ class RpcReportTest {
         rs.add(result("floor", Medium.TCP, Set.of(Medium.TCP), Map.of(RpcCase.NULL, 20_000L)));
         rs.add(result("rmi", Medium.TCP, both, Map.of(), Map.of(RpcCase.NULL, 30_000L, RpcCase.LIST_128, 100_000L,
                 RpcCase.BYTES_8192, 40_000L), rates(20_000, 40_000, 45_000)));
-        rs.add(result("grpc", Medium.TCP, both, Map.of(), Map.of(RpcCase.NULL, 80_000L, RpcCase.BYTES_8192, 90_000L),
+        rs.add(result("grpc", Medium.TCP, both, Map.of(), Map.of(RpcCase.NULL, 80_000L, RpcCase.BYTES_8192, 90_000L,
+                RpcCase.BYTES_1MIB, 10_000_000L, RpcCase.BYTES_64MIB, 800_000_000L),
                 rates(10_000, 60_000, 50_000)));
         return new RpcBench.Run("quick", 1, 20, 50, rs, 1.0, 0.1, 0.1);
     }
@@ -92,9 +97,9 @@ class RpcReportTest {
     void jsonHasTheCasesAndKeysOfTheIssue() {
         List<String> lines = json(run(true));
         List<String> cases = lines.stream().filter(l -> l.contains("\"case\":")).toList();
-        assertEquals(15, cases.size(), lines.toString());
-        String[] names = {"shm/null", "shm/ints4", "shm/remote-arg", "tcp/null", "shm/null/p99", "shm/bytes-8192", "shm/list-128",
-            "tls/null", "tls/bytes-8192"};
+        assertEquals(17, cases.size(), lines.toString());
+        String[] names = {"shm/null", "shm/ints4", "shm/remote-arg", "tcp/null", "shm/null/p99", "shm/bytes-8192",
+            "shm/bytes-1MiB", "shm/bytes-64MiB", "shm/list-128", "tls/null", "tls/bytes-8192"};
         for (int i = 0; i < names.length; i++) {
             assertTrue(cases.get(i).contains("\"case\":\"" + names[i] + "\""), cases.get(i));
         }
@@ -105,25 +110,30 @@ class RpcReportTest {
         // MB/s of 8192 argument bytes at the p50 call; only floor and verbatim, as the issue lists
         assertTrue(cases.get(5).contains("\"unit\":\"MB/s\",\"results\":{\"floor\":10240.000,\"verbatim\":8192.000}"),
                 cases.get(5));
-        assertTrue(cases.get(6).contains("\"results\":{\"floor\":500.000,\"verbatim\":2000.000,\"jos\":200000.000,"
-                + "\"fory\":8000.000,\"kryo\":5000.000}"), cases.get(6));
+        // issue 18 §3: MB/s of the bulk arguments, the stream floor as floor, gRPC beside
+        assertTrue(cases.get(6).contains("\"unit\":\"MB/s\",\"results\":{\"floor\":1048.576,\"verbatim\":2097.152,"
+                + "\"grpc\":104.858}"), cases.get(6));
+        assertTrue(cases.get(7).contains("\"results\":{\"floor\":1677.722,\"verbatim\":1342.177,\"grpc\":83.886}"),
+                cases.get(7));
+        assertTrue(cases.get(8).contains("\"results\":{\"floor\":500.000,\"verbatim\":2000.000,\"jos\":200000.000,"
+                + "\"fory\":8000.000,\"kryo\":5000.000}"), cases.get(8));
         // issue 17: the TLS call beside the plaintext tcp one (measured in the same rounds) and gRPC with TLS
-        assertTrue(cases.get(7).contains("\"unit\":\"ns\",\"results\":{\"verbatim-plain\":15000.000,\"verbatim\":18000.000,"
-                + "\"engine\":3000.000,\"grpc\":90000.000}"), cases.get(7));
-        assertTrue(cases.get(8).contains("\"unit\":\"MB/s\",\"results\":{\"verbatim-plain\":409.600,\"verbatim\":204.800}"),
-                cases.get(8));
+        assertTrue(cases.get(9).contains("\"unit\":\"ns\",\"results\":{\"verbatim-plain\":15000.000,\"verbatim\":18000.000,"
+                + "\"engine\":3000.000,\"grpc\":90000.000}"), cases.get(9));
+        assertTrue(cases.get(10).contains("\"unit\":\"MB/s\",\"results\":{\"verbatim-plain\":409.600,\"verbatim\":204.800}"),
+                cases.get(10));
         // issue 18: calls per second with C callers, verbatim beside gRPC and RMI (shown in both media)
         String[] throughput = {"shm/throughput-1", "shm/throughput-16", "shm/throughput-256", "tcp/throughput-1",
             "tcp/throughput-16", "tcp/throughput-256"};
         for (int i = 0; i < throughput.length; i++) {
-            assertTrue(cases.get(9 + i).contains("\"case\":\"" + throughput[i] + "\",\"unit\":\"calls/s\""), cases.get(9 + i));
+            assertTrue(cases.get(11 + i).contains("\"case\":\"" + throughput[i] + "\",\"unit\":\"calls/s\""), cases.get(11 + i));
         }
-        assertTrue(cases.get(9).contains("\"results\":{\"verbatim\":500000.000,\"rmi\":20000.000,\"grpc\":10000.000}"),
-                cases.get(9));
-        assertTrue(cases.get(13).contains("\"results\":{\"verbatim-async\":150000.000,\"verbatim\":100000.000,"
-                + "\"rmi\":40000.000,\"grpc\":60000.000}"), cases.get(13));
+        assertTrue(cases.get(11).contains("\"results\":{\"verbatim\":500000.000,\"rmi\":20000.000,\"grpc\":10000.000}"),
+                cases.get(11));
+        assertTrue(cases.get(15).contains("\"results\":{\"verbatim-async\":150000.000,\"verbatim\":100000.000,"
+                + "\"rmi\":40000.000,\"grpc\":60000.000}"), cases.get(15));
         List<String> targets = lines.stream().filter(l -> l.contains("\"target\":")).toList();
-        assertEquals(15, targets.size());
+        assertEquals(17, targets.size());
         assertTrue(targets.get(0).contains("\"measured\":1.500") && targets.get(0).contains("\"pass\":true"), targets.get(0));
         assertTrue(targets.get(1).contains("\"measured\":50.000") && targets.get(1).contains("\"pass\":false"), targets.get(1));
         assertTrue(targets.get(2).contains("\"measured\":0.750") && targets.get(2).contains("\"pass\":true"), targets.get(2));
@@ -138,9 +148,12 @@ class RpcReportTest {
         assertTarget(targets.get(9), "shm/list-128 p50 fory/verbatim", "4.000", ">= 2.00x", true);
         assertTarget(targets.get(10), "shm/list-128 p50 kryo/verbatim", "2.500", ">= 2.00x", true);
         assertTarget(targets.get(11), "shm/list-128 p50 verbatim/floor", "4.000", "<= 4.00x", true);
-        assertTarget(targets.get(12), "tcp/throughput-1 calls/s verbatim/grpc", "4.000", ">= 2.00x", true);
-        assertTarget(targets.get(13), "tcp/throughput-16 calls/s verbatim/grpc", "1.667", ">= 2.00x", false);
-        assertTarget(targets.get(14), "tcp/throughput-256 calls/s verbatim/grpc", "1.800", ">= 2.00x", false);
+        // issue 18 §3: bandwidth over the stream floor's (p50 time ratio floor/verbatim)
+        assertTarget(targets.get(12), "shm/bytes-1MiB MB/s verbatim/floor", "2.000", ">= 0.75x", true);
+        assertTarget(targets.get(13), "shm/bytes-64MiB MB/s verbatim/floor", "0.800", ">= 0.75x", true);
+        assertTarget(targets.get(14), "tcp/throughput-1 calls/s verbatim/grpc", "4.000", ">= 2.00x", true);
+        assertTarget(targets.get(15), "tcp/throughput-16 calls/s verbatim/grpc", "1.667", ">= 2.00x", false);
+        assertTarget(targets.get(16), "tcp/throughput-256 calls/s verbatim/grpc", "1.800", ">= 2.00x", false);
     }
 
     @Test
@@ -213,12 +226,12 @@ class RpcReportTest {
     @Test
     void withoutVerbatimTheTargetsAreNotApplicable() {
         List<String> targets = json(run(false)).stream().filter(l -> l.contains("\"target\":")).toList();
-        assertEquals(15, targets.size());
+        assertEquals(17, targets.size());
         targets.forEach(t -> assertTrue(t.contains("\"measured\":null") && t.contains("\"pass\":null"), t));
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         RpcReport.printTables(run(false), new PrintStream(b, true, StandardCharsets.UTF_8));
         String text = b.toString(StandardCharsets.UTF_8);
-        assertEquals(15, text.lines().filter(l -> l.contains("n/a (contender missing)")).count(), text);
+        assertEquals(17, text.lines().filter(l -> l.contains("n/a (contender missing)")).count(), text);
         assertTrue(text.contains("Table 1. shm"), text);
     }
 

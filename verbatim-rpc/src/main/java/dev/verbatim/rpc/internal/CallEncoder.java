@@ -59,6 +59,11 @@ final class CallEncoder {
     };
     /** One planned value. */
     static final Writer ONE_PLANNED = (e, w, s, at, what) -> e.put(s, at, (Planned) what, w);
+    /** The bytes of one {@code PIECE}: a slice of the streamed value. */
+    static final Writer PIECE_BODY = (e, w, s, at, what) -> {
+        MemorySegment piece = (MemorySegment) what;
+        MemorySegment.copy(piece, 0, s, at, piece.byteSize());
+    };
     /** An exception's description ({@link ExceptionRebuilder.Described}). */
     static final Writer THROWN_BODY = (e, w, s, at, what) -> ExceptionRebuilder.write((ExceptionRebuilder.Described) what, s, at);
 
@@ -155,6 +160,32 @@ final class CallEncoder {
         }
     }
 
+    /**
+     * The bytes of {@code v} if it is an array or segment of more than {@code max} bytes, to be streamed in
+     * {@code PIECE}s (docs/rpc.md §7); else null (it goes in the message or as a region).
+     */
+    static MemorySegment streamable(ValueKind k, Object v, long max) {
+        if (v == null || k.optional()) {
+            return null;
+        }
+        long size = k.tag() == ValueKind.Tag.SEGMENT ? ((MemorySegment) v).byteSize()
+                : k.tag() == ValueKind.Tag.COPY ? arrayBytes(v) : -1; // no allocation on the common path
+        if (size <= max) {
+            return null;
+        }
+        MemorySegment bytes = k.tag() == ValueKind.Tag.SEGMENT ? (MemorySegment) v : arraySegment(v);
+        if (bytes.byteSize() > IncomingStreams.MAX_VALUE) {
+            throw new RemoteException(Reason.ARGUMENT, "an array or segment of " + bytes.byteSize()
+                    + " bytes exceeds the limit of " + IncomingStreams.MAX_VALUE);
+        }
+        return bytes;
+    }
+
+    /** A planned {@code STREAM} value: the {@code index}th of its message, its bytes sent ahead. */
+    static Planned streamed(int index) {
+        return new Planned(T_STREAM, 8, null, null, index);
+    }
+
     static RemoteException cannotPass(RemoteInterface.MethodInfo mi, Class<?> c, IllegalArgumentException e) {
         return new RemoteException(Reason.ARGUMENT, mi.method.getName() + ": cannot pass a " + c.getName() + ": "
                 + e.getMessage(), e);
@@ -171,6 +202,20 @@ final class CallEncoder {
                     + " bytes exceeds the connection's maximum of " + connection.maxMessageLength());
         }
         return connection.writeRegion(seg);
+    }
+
+    /** The bytes of a primitive array (not boolean[]), or -1 for anything else. */
+    private static long arrayBytes(Object v) {
+        return switch (v) {
+            case byte[] a -> a.length;
+            case int[] a -> 4L * a.length;
+            case long[] a -> 8L * a.length;
+            case double[] a -> 8L * a.length;
+            case float[] a -> 4L * a.length;
+            case short[] a -> 2L * a.length;
+            case char[] a -> 2L * a.length;
+            default -> -1;
+        };
     }
 
     private static MemorySegment arraySegment(Object array) {
@@ -194,7 +239,7 @@ final class CallEncoder {
         switch (v.tag) {
             case T_PRIM -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, RpcDescriptor.bits(v.value));
             case T_BYTES, T_SHARED -> MemorySegment.copy((MemorySegment) v.value, 0, s, p, v.payload);
-            case T_REGION -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, v.region);
+            case T_REGION, T_STREAM -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, v.region); // a STREAM's: its index
             case T_REMOTE -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, (Long) v.value);
             case T_WIRE -> {
                 long n = v.as == null ? w.write(v.value, s, p) : w.write(v.value, v.as, s, p);

@@ -51,6 +51,8 @@ public final class Endpoint {
     private final CallTable calls = new CallTable();
     /** The named exports the peer looked up over this connection: the only ones it may call. */
     private final Grants grants = new Grants();
+    /** The peer's streamed values, assembled ahead of the calls and replies that name them (docs/rpc.md §7). */
+    private final IncomingStreams streams = new IncomingStreams();
     private final ExportedObjects exported;
     private final ImportedObjects imported;
     private final Sender sender;
@@ -84,7 +86,7 @@ public final class Endpoint {
         this.leader = new ReadLeader(this, connection, calls);
         this.dispatcher = new Dispatcher(this, connection, calls, leader, sender);
         this.incoming = new IncomingCalls(this, exports, grants, exported, calls, leader, sender,
-                new ValueDecoder(exports, grants, exported, imported, this, extension,
+                new ValueDecoder(exports, grants, exported, imported, this, extension, streams,
                         WireLimits.forPeers(connection.options().peerRecordsOnly())), extension, chains);
         this.chainSalt = chains == null ? ChainDirectory.randomSalt() : chains.register(this);
         if (server) {
@@ -299,6 +301,7 @@ public final class Endpoint {
                 case LOOKUP -> incoming.onLookup(m);
                 case RELEASE -> exported.release(target(m), callId(m));
                 case CANCEL -> incoming.cancel(callId(m));
+                case PIECE -> streams.onPiece(m);
                 default -> protocol("an unknown message kind " + kind);
             }
         } catch (RuntimeException | InternalError e) {
@@ -348,7 +351,14 @@ public final class Endpoint {
                     if (count != mi.replyValues) {
                         throw new IllegalArgumentException("a reply of " + count + " values to " + mi.signature);
                     }
-                    p.complete(count == 0 ? null : incoming.decoder().read(d, m, REPLY_HEADER, mi.result));
+                    try {
+                        p.complete(count == 0 ? null : incoming.decoder().read(d, m, REPLY_HEADER, mi.result));
+                    } catch (RemoteException over) { // a streamed result beyond this side's limit: the call fails, typed
+                        if (over.reason() != Reason.OVERLOADED) {
+                            throw over;
+                        }
+                        p.completeExceptionally(over);
+                    }
                 }
                 case LOOKUP_OK -> p.complete(new int[] {target(m)}); // the export id
                 case THROWN -> {
@@ -400,6 +410,13 @@ public final class Endpoint {
      * back, or they would leak until the connection closes.
      */
     void releaseUnread(MemorySegment m, long at) {
+        if (streams.any()) { // the values it streamed ahead go too
+            if (kind(m) == REPLY) {
+                streams.endReply(callId(m));
+            } else {
+                streams.endCall(callId(m), true);
+            }
+        }
         int count = count(m);
         try {
             for (int i = 0; i < count && at < m.byteSize(); i++) {
@@ -490,6 +507,7 @@ public final class Endpoint {
         calls.failAll(new RemoteException(Reason.CONNECTION, description + " closed" + reason()));
         exported.clear();
         sender.outbox().clear(); // answers nobody can send any more
+        streams.closeAll(); // values assembling or lent to running calls: their memory goes now
         imported.clear();
         onClose.run();
         if (extension != null) {

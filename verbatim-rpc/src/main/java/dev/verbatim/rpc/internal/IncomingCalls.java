@@ -53,6 +53,8 @@ final class IncomingCalls {
     /** REPLY, THROWN and FAIL, with what the export discloses. */
     private final CallAnswers answers;
     private final ValueDecoder decoder;
+    /** The peer's streamed values: a call's are freed when it ends (docs/rpc.md §7). */
+    private final IncomingStreams streams;
     /** The node's object layer ({@code TO_SHARED} calls), or null: such calls are then refused. */
     private final NodeExtension extension;
     /** The node's chains across connections, or null: a nested call then finds its caller on this connection only. */
@@ -75,6 +77,7 @@ final class IncomingCalls {
         this.sender = sender;
         this.answers = new CallAnswers(sender);
         this.decoder = decoder;
+        this.streams = decoder.streams();
     }
 
     ValueDecoder decoder() {
@@ -113,6 +116,9 @@ final class IncomingCalls {
         Running r = running.remove(callId);
         if (r != null) {
             r.cancel();
+        }
+        if (streams.any()) {
+            streams.endCall(callId, false); // what it streamed for a call that never came, or that will not run
         }
     }
 
@@ -458,6 +464,15 @@ final class IncomingCalls {
                 at = checkValue(m, at);
             }
             return args;
+        } catch (dev.verbatim.rpc.RemoteException over) {
+            if (over.reason() != Reason.OVERLOADED) {
+                throw over;
+            }
+            // a streamed argument beyond this side's limit: refused, typed; the connection stays
+            streams.endCall(callId, true);
+            answers.fail(FAIL, callId, Reason.OVERLOADED, "the arguments of " + mi.signature + " could not be read: "
+                    + over.getMessage());
+            return null;
         } catch (RuntimeException e) {
             // a malformed call: the caller learns why, then the connection is dropped (other connections go on)
             String why = "the arguments of " + mi.signature + " could not be read: " + e.getMessage();
@@ -494,15 +509,30 @@ final class IncomingCalls {
         if (f != null) {
             c.frame = f;
         }
+        boolean keep = false;
         try {
-            return runIn(c, d, f, args, callId, ri, mi, impl, details);
+            keep = runIn(c, d, f, args, callId, ri, mi, impl, details);
+            return keep;
         } finally {
             c.chain = outerChain;
             c.frame = outerFrame;
+            if (!keep && streams.any()) {
+                streams.endCall(callId, true); // a segment streamed to it was valid for the call
+            }
         }
     }
 
-    private boolean runIn(CallContext context, Delivery d, CallContext.Frame frame, Object[] args, long callId,
+    /**
+     * The call is over: the segments streamed to it go before its answer does (the caller may count on it),
+     * unless the result is a segment (perhaps one of them: it goes after the answer, in {@link #run}).
+     */
+    private void endStreams(long callId, Object result) {
+        if (streams.any() && !(result instanceof MemorySegment)) {
+            streams.endCall(callId, true);
+        }
+    }
+
+        private boolean runIn(CallContext context, Delivery d, CallContext.Frame frame, Object[] args, long callId,
                           RemoteInterface ri, RemoteInterface.MethodInfo mi, Object impl, boolean details) {
         Object result = null;
         Throwable failure = null;
@@ -529,6 +559,9 @@ final class IncomingCalls {
         if (asyncFrame && (failure != null || !(result instanceof CompletableFuture<?>))) {
             CallContext.removeAsync(frame);
         }
+        if (!(mi.async && result instanceof CompletableFuture<?>)) {
+            endStreams(callId, result);
+        }
         if (failure != null) {
             answers.thrown(callId, failure, mi, details);
             return false;
@@ -545,6 +578,7 @@ final class IncomingCalls {
                 if (frame != null) {
                     CallContext.removeAsync(frame);
                 }
+                endStreams(callId, v);
                 try {
                     if (t != null) {
                         answers.thrown(callId, t instanceof CompletionException && t.getCause() != null ? t.getCause() : t,
@@ -556,6 +590,9 @@ final class IncomingCalls {
                     asyncCalls.decrementAndGet();
                     if (keep) {
                         Endpoint.releaseQuietly(d);
+                    }
+                    if (streams.any()) {
+                        streams.endCall(callId, true);
                     }
                 }
             });

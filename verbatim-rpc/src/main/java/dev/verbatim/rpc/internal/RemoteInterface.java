@@ -135,9 +135,7 @@ public final class RemoteInterface {
             if (result.tag() == ValueKind.Tag.VIEW) {
                 throw ValueKind.unsupported(m, r, "a result is passed by copy: return a record, not an accessor interface");
             }
-            if (result.tag() == ValueKind.Tag.SEGMENT) {
-                throw ValueKind.unsupported(m, r, "a MemorySegment result would outlive the reply: return byte[]");
-            }
+            // a MemorySegment result arrives as a heap segment holding a copy: it outlives the reply (docs/rpc.md §7)
             sig.append(')').append(result.description());
             infos.add(new MethodInfo(infos.size(), m, id(sig.toString()), sig.toString(), kinds, result, async));
         }

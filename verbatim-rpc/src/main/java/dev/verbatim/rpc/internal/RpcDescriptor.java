@@ -45,7 +45,8 @@ import java.lang.foreign.ValueLayout;
  * object id, u32 side: {@link #SIDE_SENDER} the sender's object, {@link #SIDE_RECEIVER_OBJECT} the
  * receiver's own object, {@link #SIDE_RECEIVER_EXPORT} the receiver's named export, by export id);
  * {@code T_SHARED} (a shared object's reference, node-wide: its payload is the object layer's, see
- * docs/objects.md).
+ * docs/objects.md); {@code T_STREAM} (length 8: u32 the value's index in its message, u32 zero; the bytes came
+ * ahead in {@code PIECE}s, see {@link #PIECE}).
  *
  * <ul>
  *   <li>{@code LOOKUP}: values name, interface name, then the method ids as one {@code BYTES}.</li>
@@ -62,6 +63,7 @@ import java.lang.foreign.ValueLayout;
  *   <li>{@code CANCEL}: the call id of a call the sender no longer waits for (cancelled, timed out,
  *       interrupted); no values. Best effort: the receiver interrupts the call if it runs on a virtual
  *       thread, cancels its future if it is asynchronous, and otherwise lets it finish.</li>
+ *   <li>{@code PIECE}: part of a streamed value; see {@link #PIECE}.</li>
  * </ul>
  *
  * <p>The accessors below are the header's flyweight: static, over the message's segment, allocating
@@ -91,6 +93,16 @@ public final class RpcDescriptor {
     public static final int FAIL = 7;
     public static final int RELEASE = 8;
     public static final int CANCEL = 9;
+    /**
+     * A piece of a streamed value (docs/rpc.md §7): an array or segment too large for one message, sent ahead
+     * of the {@code CALL} or {@code REPLY} whose {@link #T_STREAM} value names it. Full header: flags
+     * {@link #PIECE_OF_REPLY} or 0; count = the index of the value in its message; target 0; call id = the
+     * call the value belongs to; the method field = the stream's total size in bytes (every piece the same);
+     * the chain field = the offset of this piece in it. The bytes follow the header; pieces come in order.
+     */
+    public static final int PIECE = 10;
+    /** Flag of a {@code PIECE}: it belongs to a {@code REPLY} to the receiver's call, not to a peer's {@code CALL}. */
+    public static final int PIECE_OF_REPLY = 1;
 
     /** Flag of a {@code CALL}: the target is an object passed by reference, not a named export. */
     public static final int TO_OBJECT = 1;
@@ -113,6 +125,11 @@ public final class RpcDescriptor {
      * that layer sends or accepts it.
      */
     public static final int T_SHARED = 6;
+    /**
+     * A value streamed ahead in {@link #PIECE}s (length 8: u32 its index in this message, u32 zero): an array or
+     * segment larger than one message may be (docs/rpc.md §7).
+     */
+    public static final int T_STREAM = 7;
 
     public static final int VALUE_HEADER = 8;
 

@@ -32,10 +32,13 @@ final class ValueDecoder {
     /** The endpoint values arrive at, and its node's object layer (or null). */
     private final Endpoint endpoint;
     private final NodeExtension extension;
+    /** The peer's streamed values, assembled ahead of the messages that name them. */
+    private final IncomingStreams streams;
 
     /** {@code limits}: what a wire message of the peer is validated with ({@link WireLimits#forPeers(boolean)}). */
     ValueDecoder(Exports exports, Grants grants, ExportedObjects exported, ImportedObjects imported, Endpoint endpoint,
-                 NodeExtension extension, WireLimits limits) {
+                 NodeExtension extension, IncomingStreams streams, WireLimits limits) {
+        this.streams = streams;
         this.exports = exports;
         this.grants = grants;
         this.exported = exported;
@@ -43,6 +46,10 @@ final class ValueDecoder {
         this.endpoint = endpoint;
         this.extension = extension;
         this.readers = ThreadLocal.withInitial(() -> new WireReader(limits));
+    }
+
+    IncomingStreams streams() {
+        return streams;
     }
 
     /** Reads one value of kind {@code k} at {@code at} of message {@code m}, delivered as {@code d}. */
@@ -80,7 +87,11 @@ final class ValueDecoder {
                     throw new IllegalArgumentException("bytes for a " + k.type().getName());
                 }
                 MemorySegment b = m.asSlice(p, n);
-                yield k.tag() == ValueKind.Tag.SEGMENT ? b : b.toArray(ValueLayout.JAVA_BYTE);
+                if (k.tag() != ValueKind.Tag.SEGMENT) {
+                    yield b.toArray(ValueLayout.JAVA_BYTE);
+                }
+                // an argument is read in place, valid for the call; a result outlives its reply: a copy on the heap
+                yield kind(m) == REPLY ? MemorySegment.ofArray(b.toArray(ValueLayout.JAVA_BYTE)) : b;
             }
             case T_REGION -> {
                 MemorySegment r = d.region((int) m.get(ValueLayout.JAVA_LONG_UNALIGNED, p));
@@ -116,11 +127,18 @@ final class ValueDecoder {
                 }
                 yield extension.decode(m.asSlice(p, n), k.type(), endpoint);
             }
+            case T_STREAM -> {
+                long index = m.get(ValueLayout.JAVA_LONG_UNALIGNED, p);
+                if (n != 8 || index >>> 16 != 0) {
+                    throw new IllegalArgumentException("a malformed stream value");
+                }
+                yield streams.take(kind(m) == REPLY, callId(m), (int) index, k);
+            }
             default -> throw new IllegalArgumentException("an unknown value tag " + tag);
         };
     }
 
-    private static Object toArray(MemorySegment r, Class<?> component) {
+    static Object toArray(MemorySegment r, Class<?> component) {
         if (component == byte.class) return r.toArray(ValueLayout.JAVA_BYTE);
         if (component == int.class) return r.toArray(ValueLayout.JAVA_INT);
         if (component == long.class) return r.toArray(ValueLayout.JAVA_LONG);

@@ -34,12 +34,13 @@ class WireCodesTest {
 
     @Test
     void kindsFlagsTagsAndSidesKeepTheirNumbers() {
-        assertArrayEquals(new int[] {1, 2, 3, 4, 5, 6, 7, 8, 9},
-                new int[] {LOOKUP, LOOKUP_OK, LOOKUP_FAIL, CALL, REPLY, THROWN, FAIL, RELEASE, CANCEL});
+        assertArrayEquals(new int[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10},
+                new int[] {LOOKUP, LOOKUP_OK, LOOKUP_FAIL, CALL, REPLY, THROWN, FAIL, RELEASE, CANCEL, PIECE});
+        assertEquals(1, PIECE_OF_REPLY);
         assertEquals(1, TO_OBJECT);
         assertEquals(2, TO_SHARED);
-        assertArrayEquals(new int[] {0, 1, 2, 3, 4, 5, 6},
-                new int[] {T_NULL, T_PRIM, T_WIRE, T_BYTES, T_REGION, T_REMOTE, T_SHARED});
+        assertArrayEquals(new int[] {0, 1, 2, 3, 4, 5, 6, 7},
+                new int[] {T_NULL, T_PRIM, T_WIRE, T_BYTES, T_REGION, T_REMOTE, T_SHARED, T_STREAM});
         assertArrayEquals(new int[] {0, 1, 2}, new int[] {SIDE_SENDER, SIDE_RECEIVER_OBJECT, SIDE_RECEIVER_EXPORT});
     }
 
@@ -49,7 +50,7 @@ class WireCodesTest {
                 new int[] {KIND, FLAGS, COUNT, TARGET, CALL_ID, METHOD, CHAIN, HEADER, REPLY_HEADER, VALUE_HEADER});
         assertEquals(8 * 1024, REGION_THRESHOLD);
         assertEquals(16, headerOf(REPLY));
-        for (int k : new int[] {LOOKUP, LOOKUP_OK, LOOKUP_FAIL, CALL, THROWN, FAIL, RELEASE, CANCEL}) {
+        for (int k : new int[] {LOOKUP, LOOKUP_OK, LOOKUP_FAIL, CALL, THROWN, FAIL, RELEASE, CANCEL, PIECE}) {
             assertEquals(32, headerOf(k));
         }
         assertEquals(8, span(0));
