@@ -9,7 +9,6 @@ import dev.verbatim.rpc.RemoteException.Reason;
 import dev.verbatim.rpc.internal.Endpoint;
 import dev.verbatim.rpc.internal.NodeAccess;
 import dev.verbatim.rpc.internal.NodeExtension;
-import dev.verbatim.wire.WireReader;
 import dev.verbatim.wire.WireWriter;
 
 import java.lang.foreign.MemorySegment;
@@ -427,7 +426,7 @@ public final class ObjectSpace implements NodeExtension {
 
     /** A copy of an object of class {@code c} from its state (a wire message). */
     Object adopt(Class<?> c, byte[] state) {
-        Object copy = new WireReader().validate(MemorySegment.ofArray(state)).materialize(c);
+        Object copy = Arguments.copy(MemorySegment.ofArray(state), c);
         if (!(copy instanceof Shared)) {
             throw new IllegalArgumentException(c.getName() + " is not shared");
         }
