@@ -146,6 +146,14 @@ public final class Base implements AutoCloseable {
         return space.censusCounts()[1];
     }
 
+    /**
+     * How many objects this base keeps weight accounts of (docs/objects.md §7): the other bases' objects it holds
+     * and its own objects others may hold, now. It returns to where it was when what was held is dropped.
+     */
+    public int ledgerAccounts() {
+        return space.ledgerAccounts();
+    }
+
     /** How many other bases' objects this base holds proxies of. */
     public int heldObjects() {
         return space.heldCount();

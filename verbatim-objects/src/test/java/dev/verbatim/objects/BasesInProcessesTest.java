@@ -88,6 +88,20 @@ class BasesInProcessesTest {
         assertTrue((Long) atB.call(ObjectsPeer.class, "received") > after + 1, "that call reached b");
     }
 
+    @Test
+    void cloneOnIntoAProcessThatNeverSawTheClassMakesTheCopyThere() throws Exception {
+        Base a = here("shm");
+        Child b = child(address("shm")); // allows Cell, but no value of it ever reached b's JVM
+        Child c = child(address("shm"));
+        RemoteBase atB = a.base(b.address());
+        Counter copy = a.cloneOn(new Cell(7), atB);
+        assertEquals(b.id(), a.home(copy), "the copy lives on b");
+        assertEquals(9, copy.add(2));
+        Counter onC = a.cloneOn(copy, a.base(c.address())); // b copies its object to c, which never saw a Cell either
+        assertEquals(c.id(), a.home(onC));
+        assertEquals(9, onC.value());
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp"})
     void aSynchronizedChainAToBToCToAAcrossProcessesReentersTheWaitingThread(String transport) throws Exception {

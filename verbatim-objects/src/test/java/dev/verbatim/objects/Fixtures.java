@@ -27,6 +27,9 @@ public final class Fixtures {
         /** Releases the stored counter (its weight goes home). */
         void drop();
 
+        /** Holds {@code c} for a moment: reads it, then releases it (its weight goes home); what it read. */
+        int glance(Counter c);
+
         long storedWeight();
 
         /** Whether the stored counter is a proxy (not an object of this base). */
@@ -177,6 +180,13 @@ public final class Fixtures {
         public void drop() {
             Base.release(stored);
             stored = null;
+        }
+
+        @Override
+        public int glance(Counter c) {
+            int v = c.value();
+            Base.release(c);
+            return v;
         }
 
         @Override

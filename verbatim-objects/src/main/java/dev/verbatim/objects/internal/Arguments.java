@@ -2,6 +2,7 @@ package dev.verbatim.objects.internal;
 
 import dev.verbatim.objects.Shared;
 import dev.verbatim.rpc.internal.RpcDescriptor;
+import dev.verbatim.wire.Schema;
 import dev.verbatim.wire.WireLimits;
 import dev.verbatim.wire.WireReader;
 import dev.verbatim.wire.WireWriter;
@@ -94,8 +95,7 @@ final class Arguments {
                     if (t.isPrimitive() || Shared.class.isAssignableFrom(t)) {
                         throw new IllegalArgumentException("a copy for the " + t.getName() + " argument " + i);
                     }
-                    yield new WireReader(WireLimits.forPeers(space.options().connection().peerRecordsOnly()))
-                            .validate(p).materialize(t);
+                    yield copy(p, t, WireLimits.forPeers(space.options().connection().peerRecordsOnly()));
                 }
                 default -> throw new IllegalArgumentException("an unknown tag " + tag + " of argument " + i);
             };
@@ -105,6 +105,21 @@ final class Arguments {
             throw new IllegalArgumentException((m.byteSize() - at) + " bytes after the last argument");
         }
         return out;
+    }
+
+    /**
+     * The value a peer sent by copy ({@code state}, a wire message), materialised as {@code type}: the type's
+     * schema is made known first, so a base that never wrote or read a value of it (a class it only allows)
+     * reads it as its own type, not as an unknown fingerprint. Validated under the limits for peers.
+     */
+    static Object copy(MemorySegment state, Class<?> type) {
+        return copy(state, type, WireLimits.forPeers());
+    }
+
+    /** {@link #copy(MemorySegment, Class)} checked with {@code limits} (a node's records-only option). */
+    static Object copy(MemorySegment state, Class<?> type, WireLimits limits) {
+        Schema.fingerprint(type);
+        return new WireReader(limits).validate(state).materialize(type);
     }
 
     private static void put(ByteArrayOutputStream out, int tag, byte[] payload) {

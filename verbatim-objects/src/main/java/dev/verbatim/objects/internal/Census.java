@@ -32,8 +32,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *     census), then reports its holds of this base's objects and the weight it received of them per peer
  *     ({@link Ledger#holdsAndReceived}).</li>
  * <li><b>Phase 2.</b> After every phase-1 report, each reports the weight it sent per peer.</li>
- * <li><b>Outcome.</b> Per object, {@code E = Σ holds + Σ over live edges S→R of max(0, sent(S→R) − received(R←S))}
- *     (sent to a base that is neither dead nor a participant counts whole); the outstanding weight becomes
+ * <li><b>Outcome.</b> Per object, {@code E = Σ holds + Σ over live edges S→R of what S→R may still carry of it}:
+ *     {@code D = sent(S→R) − received(R←S)} of the owner's totals over all its objects, or per object the
+ *     same difference capped by D where the sender's per-object sends are complete ({@link #bounds}); sent
+ *     to a base that is neither dead nor a participant counts whole. The outstanding weight becomes
  *     {@code min(outstanding, E + granted since this base's phase 2 − come home since its phase 1)}, and an
  *     object at 0 is forgotten.</li>
  * </ul>
@@ -43,12 +45,20 @@ import java.util.concurrent.atomic.AtomicLong;
  * disagreement) abandons the census, which changes nothing. Thread-safe: one census at a time.
  */
 final class Census {
-    /** One base's report: per object, its hold and its per-peer weight (received or sent). */
-    private record Report(Map<Integer, Long> holds, Map<Integer, Map<Long, Long>> edges) {
+    /**
+     * One base's report: the owner's totals per peer (received or sent, over all its objects), and per object
+     * it keeps an account of, its hold and its per-peer weight.
+     */
+    private record Report(Map<Long, Long> totals, Map<Integer, Long> holds, Map<Integer, Map<Long, Long>> edges) {
         static Report parse(long[] r, int from) {
+            Map<Long, Long> totals = new HashMap<>();
+            int at = from;
+            int m = at < r.length ? (int) r[at++] : 0;
+            for (int i = 0; i < m && at + 2 <= r.length; i++, at += 2) {
+                totals.put(r[at], r[at + 1]);
+            }
             Map<Integer, Long> holds = new HashMap<>();
             Map<Integer, Map<Long, Long>> edges = new HashMap<>();
-            int at = from;
             while (at + 3 <= r.length) {
                 int id = (int) r[at];
                 holds.put(id, r[at + 1]);
@@ -60,7 +70,7 @@ final class Census {
                 }
                 edges.put(id, e);
             }
-            return new Report(holds, edges);
+            return new Report(totals, holds, edges);
         }
 
         long edge(int id, long peer) {
@@ -112,7 +122,7 @@ final class Census {
     void closed(Endpoint over) {
         Peers peers = space.peers();
         long peer = peers.closed(over);
-        if (peer == 0 || closed || space.node() == null || space.node().isClosed() || peers.isDead(peer)) {
+        if (peer == 0 || peer == space.id() || closed || space.node() == null || space.node().isClosed() || peers.isDead(peer)) {
             return;
         }
         WORKERS.execute(() -> {
@@ -255,7 +265,7 @@ final class Census {
         }
         Report mine2 = Report.parse(own(() -> space.ledger().sentTo(self)), 0);
         sent.put(self, mine2);
-        outcome(self, bounds(received, sent, peers), mine1, mine2);
+        outcome(self, received, sent, mine1, mine2);
         completed.incrementAndGet();
         return true;
     }
@@ -308,32 +318,60 @@ final class Census {
         return parts;
     }
 
-    /** E per object: the holds, and what live edges may still carry (the class comment). */
-    private static Map<Integer, Long> bounds(Map<Long, Report> received, Map<Long, Report> sent, Peers peers) {
+    /**
+     * E per object of {@code self}'s (each id of {@code ids}): its holds, plus what live edges may still carry
+     * of it (the class comment). An edge S→R carries at most D = sent(S→R) − received(R←S) of the owner's
+     * totals, the in-flight weight of all its objects together (every per-object difference is ≥ 0, so each
+     * is at most their sum). Per object, the difference of the per-object totals is used, capped by D,
+     * wherever the sender's per-object sends are complete ({@link Ledger}): the owner's own, and a holder's
+     * to any base but the owner. A holder's sends home may have been forgotten with an account that went, so
+     * on an edge into this base D itself counts for every object.
+     */
+    private static Map<Integer, Long> bounds(long self, long[] ids, Map<Long, Report> received, Map<Long, Report> sent,
+                                             Peers peers) {
         Map<Integer, Long> e = new HashMap<>();
+        long anyObject = 0; // what may be on its way home, of any object
+        for (Map.Entry<Long, Report> s : sent.entrySet()) {
+            long from = s.getKey();
+            Report out = s.getValue();
+            for (Map.Entry<Long, Long> t : out.totals.entrySet()) {
+                long to = t.getKey();
+                if (peers.isDead(to)) {
+                    continue; // written off: it died
+                }
+                Report r = received.get(to);
+                long d = Math.max(0, t.getValue() - (r == null ? 0 : r.totals.getOrDefault(from, 0L)));
+                if (to == self && from != self) {
+                    anyObject = plus(anyObject, d);
+                    continue;
+                }
+                for (long id : ids) {
+                    int i = (int) id;
+                    long exact = Math.max(0, out.edge(i, to) - (r == null ? 0 : r.edge(i, from)));
+                    e.merge(i, Math.min(d, exact), Census::plus);
+                }
+            }
+        }
         for (Report r : received.values()) {
             r.holds.forEach((id, hold) -> e.merge(id, Math.max(0, hold), Census::plus));
         }
-        for (Map.Entry<Long, Report> s : sent.entrySet()) {
-            long from = s.getKey();
-            s.getValue().edges.forEach((id, edges) -> edges.forEach((to, amount) -> {
-                if (peers.isDead(to)) {
-                    return; // written off: it died
-                }
-                Report r = received.get(to);
-                long got = r == null ? 0 : r.edge(id, from);
-                e.merge(id, Math.max(0, amount - got), Census::plus);
-            }));
+        for (long id : ids) {
+            e.merge((int) id, anyObject, Census::plus);
         }
         return e;
     }
 
     /** Lowers each object's outstanding weight to its bound; forgets those at 0. */
-    private void outcome(long self, Map<Integer, Long> e, Report mine1, Report mine2) {
+    private void outcome(long self, Map<Long, Report> received, Map<Long, Report> sent, Report mine1, Report mine2) {
         OwnedObjects owned = space.owned();
         Ledger ledger = space.ledger();
         synchronized (owned) {
             long[] all = owned.outstandingById();
+            long[] ids = new long[all.length / 2];
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = all[2 * i];
+            }
+            Map<Integer, Long> e = bounds(self, ids, received, sent, space.peers());
             for (int i = 0; i < all.length; i += 2) {
                 int id = (int) all[i];
                 Ledger.Account a = ledger.get(self, id);

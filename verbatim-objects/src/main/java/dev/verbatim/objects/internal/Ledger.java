@@ -6,20 +6,37 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * This base's local record of where weight went (docs/objects.md §7), kept without any message: per object
- * {@code (owner, id)} it sent or received weight of, the weight this base holds of it (the sum over its
- * holds, 0 for its own objects) and, per peer base, two monotone totals: the weight <em>sent</em> to that
- * peer in references and the weight <em>received</em> from it. Peer 0 is "unknown" (a connection whose
- * base never introduced itself): weight sent there is always counted as in flight by a census.
+ * This base's local record of where weight went (docs/objects.md §7), kept without any message.
+ *
+ * <ul>
+ *   <li><b>Per owner and peer</b>, two monotone <em>totals</em> over all of that owner's objects: the weight
+ *       sent to the peer in references and the weight received from it. Never lowered while the owner lives
+ *       (forgetting an object keeps what it added), so for every edge S→R, {@code sent(S→R) − received(R←S)}
+ *       is what is in flight on it of all the owner's objects together, an upper bound of what is in flight
+ *       of any one of them. O(owners × peers), whatever the number of objects.</li>
+ *   <li><b>Per object</b> {@code (owner, id)} it holds or owns: an {@link Account}, the weight this base holds
+ *       of it (the sum over its holds, 0 for its own objects) and, per peer, the same two totals for that
+ *       object alone. An account of this base's own object goes when the object is forgotten (all its weight
+ *       came home: its id is never used again). An account of another base's object goes when its hold is
+ *       back to 0 (every proxy released or collected: its weight went home) <em>if it sent weight to no base
+ *       but the owner</em>: the short-lived objects a base is lent and drops leave nothing. So the per-object
+ *       sends of a holder to any base other than the owner are complete (an account that made such a send
+ *       never goes, and one made again after one went starts with nothing such to forget); its sends home
+ *       may not be (an account made again forgets the old one's), which is why a census bounds what is
+ *       on its way home by the totals, not per object ({@link Census}).</li>
+ * </ul>
+ *
+ * Peer 0 is "unknown" (a connection whose far end never introduced itself): no weight is ever sent there
+ * ({@link ObjectSpace} refuses it), so nothing is counted as in flight there for ever.
  *
  * <p>What a census reads from it: {@link #holdsAndReceived} at a participant's phase-1 moment,
  * {@link #sentTo} at its phase-2 moment. A hold and its counters change together under this object's
  * monitor, which {@link ObjectSpace} also holds around each change of a {@link Held}'s weight, so a
  * snapshot never sees weight that is neither held nor counted as sent.
  *
- * <p>Invariant: for every object, hold = Σ received − Σ sent (of references to other bases' objects;
- * weight this base splits from a hold is sent, and weight arriving is received). Thread-safe (this
- * object's monitor).
+ * <p>Invariant: for every object with an account, hold = Σ received − Σ sent since the account was made
+ * (of references to other bases' objects; weight this base splits from a hold is sent, and weight arriving
+ * is received). Thread-safe (this object's monitor).
  */
 final class Ledger {
     /** One object's account. */
@@ -41,13 +58,20 @@ final class Ledger {
         }
     }
 
+    /** One owner's objects: their accounts, and the totals over all of them per peer. */
+    private static final class Owner {
+        final Map<Integer, Account> accounts = new HashMap<>();
+        /** Per peer base: [0] the weight sent to it, [1] the weight received from it, of all this owner's objects. */
+        final Map<Long, long[]> totals = new HashMap<>();
+    }
+
     static final int SENT = 0;
     static final int RECEIVED = 1;
 
-    private final Map<Long, Map<Integer, Account>> byOwner = new HashMap<>();
+    private final Map<Long, Owner> byOwner = new HashMap<>();
 
-    private Account account(long owner, int id) {
-        return byOwner.computeIfAbsent(owner, o -> new HashMap<>()).computeIfAbsent(id, i -> new Account());
+    private Owner owner(long owner) {
+        return byOwner.computeIfAbsent(owner, o -> new Owner());
     }
 
     /** Weight {@code w} of {@code (owner, id)} left this base's holds for {@code peer}. */
@@ -55,11 +79,26 @@ final class Ledger {
         if (w == 0) {
             return;
         }
-        Account a = account(owner, id);
+        Owner o = owner(owner);
+        o.totals.computeIfAbsent(peer, p -> new long[2])[SENT] += w;
+        Account a = o.accounts.computeIfAbsent(id, i -> new Account());
         a.edge(peer)[SENT] += w;
         if (fromHold) {
             a.hold -= w;
+            if (a.hold == 0 && sentOnlyTo(a, owner)) { // (the totals keep what it sent)
+                o.accounts.remove(id);
+            }
         }
+    }
+
+    /** Whether account {@code a} sent weight to no base but {@code owner}. */
+    private static boolean sentOnlyTo(Account a, long owner) {
+        for (Map.Entry<Long, long[]> e : a.edges.entrySet()) {
+            if (e.getValue()[SENT] != 0 && e.getKey() != owner) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Weight {@code w} of {@code (owner, id)} arrived from {@code peer} (into a hold if {@code toHold}). */
@@ -67,7 +106,9 @@ final class Ledger {
         if (w == 0) {
             return;
         }
-        Account a = account(owner, id);
+        Owner o = owner(owner);
+        o.totals.computeIfAbsent(peer, p -> new long[2])[RECEIVED] += w;
+        Account a = o.accounts.computeIfAbsent(id, i -> new Account());
         a.edge(peer)[RECEIVED] += w;
         if (toHold) {
             a.hold += w;
@@ -76,28 +117,37 @@ final class Ledger {
 
     /** The account of {@code (owner, id)}, or null (for reading under this monitor). */
     synchronized Account get(long owner, int id) {
-        Map<Integer, Account> m = byOwner.get(owner);
-        return m == null ? null : m.get(id);
+        Owner o = byOwner.get(owner);
+        return o == null ? null : o.accounts.get(id);
     }
 
-    /** Forgets one object (its owner forgot it: no weight of it can be anywhere). */
+    /** Forgets one object's account (its owner forgot it: no weight of it can be anywhere); the totals stay. */
     synchronized void forget(long owner, int id) {
-        Map<Integer, Account> m = byOwner.get(owner);
-        if (m != null) {
-            m.remove(id);
+        Owner o = byOwner.get(owner);
+        if (o != null) {
+            o.accounts.remove(id);
         }
     }
 
-    /** Forgets every object of {@code owner} (declared dead: its objects are gone). */
+    /** Forgets every object of {@code owner}, and its totals (declared dead: its objects are gone). */
     synchronized void forgetOwner(long owner) {
         byOwner.remove(owner);
+    }
+
+    /** How many objects this ledger keeps an account of (what it holds or owns now). */
+    synchronized int accounts() {
+        int n = 0;
+        for (Owner o : byOwner.values()) {
+            n += o.accounts.size();
+        }
+        return n;
     }
 
     /** The owners of objects this base holds weight of now. */
     synchronized List<Long> holdingOwners() {
         List<Long> out = new ArrayList<>();
-        for (Map.Entry<Long, Map<Integer, Account>> e : byOwner.entrySet()) {
-            for (Account a : e.getValue().values()) {
+        for (Map.Entry<Long, Owner> e : byOwner.entrySet()) {
+            for (Account a : e.getValue().accounts.values()) {
                 if (a.hold > 0) {
                     out.add(e.getKey());
                     break;
@@ -108,29 +158,35 @@ final class Ledger {
     }
 
     /**
-     * Phase 1 of a census of {@code owner}'s objects: for each of them, {@code id, hold, n, (peer, received)×n}.
+     * Phase 1 of a census of {@code owner}'s objects: {@code m, (peer, received)×m} (the owner's totals),
+     * then for each object with an account {@code id, hold, n, (peer, received)×n}.
      */
     synchronized long[] holdsAndReceived(long owner) {
         return report(owner, RECEIVED, true);
     }
 
-    /** Phase 2: for each of {@code owner}'s objects, {@code id, 0, n, (peer, sent)×n}. */
+    /** Phase 2: {@code m, (peer, sent)×m}, then for each object {@code id, 0, n, (peer, sent)×n}. */
     synchronized long[] sentTo(long owner) {
         return report(owner, SENT, false);
     }
 
     private long[] report(long owner, int which, boolean holds) {
-        Map<Integer, Account> m = byOwner.get(owner);
-        if (m == null) {
-            return new long[0];
+        Owner o = byOwner.get(owner);
+        if (o == null) {
+            return new long[] {0};
         }
-        int n = 0;
-        for (Account a : m.values()) {
+        int n = 1 + 2 * o.totals.size();
+        for (Account a : o.accounts.values()) {
             n += 3 + 2 * a.edges.size();
         }
         long[] out = new long[n];
         int at = 0;
-        for (Map.Entry<Integer, Account> e : m.entrySet()) {
+        out[at++] = o.totals.size();
+        for (Map.Entry<Long, long[]> p : o.totals.entrySet()) {
+            out[at++] = p.getKey();
+            out[at++] = p.getValue()[which];
+        }
+        for (Map.Entry<Integer, Account> e : o.accounts.entrySet()) {
             Account a = e.getValue();
             out[at++] = Integer.toUnsignedLong(e.getKey());
             out[at++] = holds ? a.hold : 0;

@@ -9,7 +9,6 @@ import dev.verbatim.rpc.RemoteException.Reason;
 import dev.verbatim.rpc.internal.Endpoint;
 import dev.verbatim.rpc.internal.NodeAccess;
 import dev.verbatim.rpc.internal.NodeExtension;
-import dev.verbatim.wire.WireReader;
 import dev.verbatim.wire.WireWriter;
 
 import java.lang.foreign.MemorySegment;
@@ -144,6 +143,11 @@ public final class ObjectSpace implements NodeExtension {
         if (value instanceof Introduction i) {
             return ReferenceDescriptor.encode(new Reference(i.base(), 0, 0, i.addresses(), List.of()));
         }
+        if (peer == 0) {
+            throw new RemoteException(Reason.ARGUMENT, "a shared object is not sent over a connection whose far end never"
+                    + " introduced itself as a base: only a base can hold a reference, and weight sent there could never"
+                    + " come back nor be written off (docs/objects.md §7)");
+        }
         Held h = SharedHandler.heldBy(value);
         if (h != null) {
             if (SharedHandler.spaceOf(value) != this) {
@@ -199,9 +203,7 @@ public final class ObjectSpace implements NodeExtension {
             if (r.weight() != 0 || over == null || r.addresses().isEmpty()) {
                 throw new IllegalArgumentException("a reference to object #0, which no base hands out");
             }
-            if (r.owner() != id) { // (a base may connect to itself: nothing to learn)
-                peers.introduced(over, r.owner(), r.addresses());
-            }
+            peers.introduced(over, r.owner(), r.addresses()); // (a base connecting to itself too: it is a base)
             Introduction i = new Introduction(r.owner(), r.addresses());
             if (!declared.isInstance(i)) {
                 throw new IllegalArgumentException("an introduction as " + declared.getName());
@@ -427,7 +429,7 @@ public final class ObjectSpace implements NodeExtension {
 
     /** A copy of an object of class {@code c} from its state (a wire message). */
     Object adopt(Class<?> c, byte[] state) {
-        Object copy = new WireReader().validate(MemorySegment.ofArray(state)).materialize(c);
+        Object copy = Arguments.copy(MemorySegment.ofArray(state), c);
         if (!(copy instanceof Shared)) {
             throw new IllegalArgumentException(c.getName() + " is not shared");
         }
@@ -448,6 +450,11 @@ public final class ObjectSpace implements NodeExtension {
     public static long weightHeld(Object proxy) {
         Held h = SharedHandler.heldBy(proxy);
         return h == null ? 0 : h.weight();
+    }
+
+    /** Objects this base's ledger keeps an account of (docs/objects.md §7): those it holds or owns now. */
+    public int ledgerAccounts() {
+        return ledger.accounts();
     }
 
     /** Other bases' objects this base holds proxies of. */

@@ -14,9 +14,6 @@ public final class DemoBase {
     public static void main(String[] args) throws Exception {
         try (Base base = Base.listen(args[0])) {
             base.allow(DemoObjects.Element.class, DemoObjects.Cell.class);
-            // a copy arriving by cloneOn is validated against the types this JVM knows: make Cell's known
-            // (the objects layer's adopt does not yet; reported with the suite of issue 15)
-            dev.verbatim.wire.Schema.fingerprint(DemoObjects.Cell.class);
             base.bind("station", new DemoObjects.StationImpl(base));
             base.bind("guard", new DemoObjects.Guard());
             System.out.println("READY " + base.id().incarnation() + " " + base.addresses().getFirst());
