@@ -297,7 +297,10 @@ public final class Node implements AutoCloseable {
     private Endpoint newEndpoint(Connection c, boolean server) {
         Endpoint[] self = new Endpoint[1];
         self[0] = new Endpoint(c, exports, server, () -> endpoints.remove(self[0]), extension, chains);
-        endpoints.add(self[0]);
+        endpoints.add(self[0]); // before a server's endpoint reads: what the peer does first is counted
+        if (server) {
+            self[0].start();
+        }
         return self[0];
     }
 

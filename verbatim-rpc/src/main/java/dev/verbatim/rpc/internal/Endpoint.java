@@ -64,13 +64,18 @@ public final class Endpoint {
     private volatile boolean closed;
     private volatile String closeReason;
 
+    /** An endpoint of its own (no node); a server's dispatcher starts at once. */
     public Endpoint(Connection connection, Exports exports, boolean server, Runnable onClose) {
         this(connection, exports, server, onClose, null, null);
+        if (server) {
+            start();
+        }
     }
 
     /**
      * An endpoint of a node with an object layer ({@code extension}, or null) and node-wide chains
-     * ({@code chains}, or null).
+     * ({@code chains}, or null). A server's dispatcher starts with {@link #start}, once the node counts the
+     * endpoint among its own (before, a quick peer could be served by an endpoint the node does not know).
      */
     public Endpoint(Connection connection, Exports exports, boolean server, Runnable onClose, NodeExtension extension,
                     ChainDirectory chains) {
@@ -89,9 +94,11 @@ public final class Endpoint {
                 new ValueDecoder(exports, grants, exported, imported, this, extension, streams,
                         WireLimits.forPeers(connection.options().peerRecordsOnly())), extension, chains);
         this.chainSalt = chains == null ? ChainDirectory.randomSalt() : chains.register(this);
-        if (server) {
-            dispatcher.ensureStarted();
-        }
+    }
+
+    /** Starts reading the connection on the dispatcher (a server's endpoint: the peer may call at once). */
+    public void start() {
+        dispatcher.ensureStarted();
     }
 
     public String description() {
