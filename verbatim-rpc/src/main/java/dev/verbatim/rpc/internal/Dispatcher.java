@@ -42,7 +42,6 @@ final class Dispatcher {
     private boolean lastWaitEmpty;
     /** The dispatcher sleeps up to {@link WaitPolicy#IDLE_WAIT_NANOS}: whoever gives it work sooner calls {@link #rouse}. */
     private volatile boolean napping;
-    private int handOffs; // under this
 
     Dispatcher(Endpoint endpoint, Connection connection, CallTable calls, ReadLeader leader, Sender sender) {
         this.endpoint = endpoint;
@@ -91,18 +90,12 @@ final class Dispatcher {
         if (thread != Thread.currentThread() || !endpoint.isOpen()) {
             return;
         }
-        handOffs++;
         startThread();
     }
 
     /** Whether incoming calls wait in the dispatcher's queue. */
     boolean hasQueued() {
         return !queued.isEmpty();
-    }
-
-    /** How many times the dispatcher's role went to a new thread (for tests). */
-    int handOffs() {
-        return handOffs;
     }
 
     /** A caller stopped waiting: the dispatcher steps aside a while longer (racy on purpose: it looks for a change). */

@@ -198,7 +198,8 @@ public final class Endpoint {
                     + description);
         }
         long id = calls.nextId();
-        long chain = CallContext.current().chain; // inside an incoming call: its chain; else a new one
+        CallContext context = CallContext.current();
+        long chain = context.chain; // inside an incoming call: its chain; else a new one
         boolean nested = chain != 0;
         if (!nested) {
             chain = (chainSalt ^ id) == 0 ? 1 : chainSalt ^ id;
@@ -213,12 +214,12 @@ public final class Endpoint {
         }
         if (!nested || chains == null) {
             sender.sendCall(b, mi, args, p);
-            return leader.await(p);
+            return leader.await(p, context);
         }
         PendingCall outer = chains.enter(p); // before the call goes: its nested calls may come back by any connection
         try {
             sender.sendCall(b, mi, args, p);
-            return leader.await(p);
+            return leader.await(p, context);
         } finally {
             chains.leave(p, outer);
         }

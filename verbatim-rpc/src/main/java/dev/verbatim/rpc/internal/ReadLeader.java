@@ -60,11 +60,15 @@ final class ReadLeader {
 
     /** Waits for {@code p}'s answer, leading the reading when nobody does; its value, or what it failed with. */
     Object await(PendingCall p) throws RemoteException {
+        return await(p, CallContext.current());
+    }
+
+    /** {@link #await(PendingCall)} by a thread whose {@code context} the caller looked up already. */
+    Object await(PendingCall p, CallContext context) throws RemoteException {
         boolean counted = !p.inSlot; // a caller waiting in the solo slot is counted by the slot: no atomic pair
         if (counted) {
             calls.callerWaits();
         }
-        CallContext context = CallContext.current();
         context.waiting++;
         try {
             return awaitReply(p, Lent.of(context, endpoint));
