@@ -49,7 +49,7 @@ final class Arguments {
             } else if (Shared.class.isAssignableFrom(t)) {
                 put(out, SHARED, space.encode(v, peer));
             } else {
-                SharedTypes.checkCopied(t, "an argument", new java.util.HashSet<>());
+                SharedTypes.checkCopied(t, "an argument");
                 put(out, COPY, new WireWriter().toByteArray(v));
             }
         }

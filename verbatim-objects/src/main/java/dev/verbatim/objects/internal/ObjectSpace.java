@@ -13,7 +13,6 @@ import dev.verbatim.wire.WireWriter;
 
 import java.lang.foreign.MemorySegment;
 import java.security.SecureRandom;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -419,7 +418,7 @@ public final class ObjectSpace implements NodeExtension {
         if (h != null) {
             return peers.service(h.owner, h.addresses).cloneTo((Shared) o, target, String.join("\n", targetAddresses));
         }
-        SharedTypes.checkCopied(o.getClass(), o.getClass().getName(), new HashSet<>());
+        SharedTypes.checkCopied(o.getClass(), "cloneOn");
         byte[] state = new WireWriter().toByteArray(o);
         if (target == id) {
             return adopt(o.getClass(), state);
