@@ -239,7 +239,7 @@ public final class Fixtures {
         /** Identities within {@code t} as it arrived: "members0==members2 array0==members0 map_b==members1 remote". */
         String identities(Team t);
 
-        /** Stores {@code o}, passes it to {@code next}, returns what comes back. */
+        /** Stores {@code o}, places it at {@code next}, returns what {@code next} then holds. */
         Order relay(Order o, Desk next);
 
         /** Forgets the stored order (its references become unreachable). */
@@ -283,7 +283,8 @@ public final class Fixtures {
 
         @Override public Order relay(Order o, Desk next) {
             stored = o;
-            return next.echo(o);
+            next.place(o);
+            return next.order();
         }
 
         @Override public void drop() { stored = null; }

@@ -108,12 +108,14 @@ class NestedReferencesTest {
         Desk deskB = a.lookup(b.addresses().getFirst(), "desk", Desk.class);
         Desk deskC = a.lookup(c.addresses().getFirst(), "desk", Desk.class);
 
+        long w = Base.heldWeight(held);
         deskB.place(new Order("o", held, held)); // a forwards c's object to b inside a record
+        assertEquals(w - w / 2, Base.heldWeight(held), "one object twice in one value: its weight split once");
         assertEquals(13, deskB.addToCustomer(3), "b calls c's cell");
         assertEquals(13, cellOfC.value());
         Order back = deskB.relay(new Order("r", held, null), deskC); // a -> b -> c: c gets its own object
         assertSame(held, back.customer(), "a's one proxy of c's cell");
-        assertSame(cellOfC, atC.echoed.customer(), "at c, its own object inside the record is the original");
+        assertSame(cellOfC, atC.stored.customer(), "at c, its own object inside the record is the original");
     }
 
     @Test
