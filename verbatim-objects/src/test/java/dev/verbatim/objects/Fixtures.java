@@ -213,10 +213,19 @@ public final class Fixtures {
     }
 
     /** An order whose customer is a shared object: a record passed by copy holding references (issue 15 §1). */
-    public record Order(String id, Counter customer, Counter again) {}
+    public record Order(String id, Counter customer, Counter again) implements OrderView {}
 
     /** Shared objects in a list, an array and a map's values, inside a record. */
     public record Team(String name, List<Counter> members, Counter[] array, java.util.Map<String, Counter> byName) {}
+
+    /** An order read in place (an accessor view): its customer accessor returns the reference. */
+    public interface OrderView {
+        String id();
+
+        Counter customer();
+
+        Counter again();
+    }
 
     /** Takes and gives values by copy that hold shared objects. */
     public interface Desk extends Shared {
@@ -244,6 +253,9 @@ public final class Fixtures {
 
         /** Forgets the stored order (its references become unreachable). */
         void drop();
+
+        /** Reads an order in place: "same" if customer and again are one proxy, and what adding {@code n} to it gives. */
+        String viewCustomer(OrderView v, int n);
     }
 
     public static class DeskImpl implements Desk {
@@ -288,6 +300,10 @@ public final class Fixtures {
         }
 
         @Override public void drop() { stored = null; }
+
+        @Override public String viewCustomer(OrderView v, int n) {
+            return (v.customer() == v.again() ? "same " : "different ") + v.customer().add(n) + " " + v.id();
+        }
     }
 
     public static class NestedTaker implements Nested {

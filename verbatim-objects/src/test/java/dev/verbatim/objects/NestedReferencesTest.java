@@ -69,6 +69,21 @@ class NestedReferencesTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp"})
+    void aViewsAccessorOfASharedFieldReturnsTheProxy(String transport) {
+        Base a = base(transport);
+        Base b = base(transport);
+        b.bind("desk", new DeskImpl());
+        Desk desk = a.lookup(b.addresses().getFirst(), "desk", Desk.class);
+        Cell cell = new Cell(1);
+        assertEquals("same 3 v1", desk.viewCustomer(new Order("v1", cell, cell), 2), "the record passed where a view is declared");
+        assertEquals(3, cell.value());
+        // a view of b's own object, read at b: the original (coming home); a's view of b's object: a proxy
+        Order mine = desk.mine();
+        assertEquals("same 102 v2", desk.viewCustomer(new Order("v2", mine.customer(), mine.customer()), 2));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
     void listsArraysAndMapValuesOfSharedObjectsInsideARecord(String transport) {
         Base a = base(transport);
         Base b = base(transport);
