@@ -256,6 +256,9 @@ public final class Fixtures {
 
         /** Reads an order in place: "same" if customer and again are one proxy, and what adding {@code n} to it gives. */
         String viewCustomer(OrderView v, int n);
+
+        /** Stores {@code o} (and ignores {@code t}). */
+        void placeBoth(Order o, Team t);
     }
 
     public static class DeskImpl implements Desk {
@@ -300,6 +303,8 @@ public final class Fixtures {
         }
 
         @Override public void drop() { stored = null; }
+
+        @Override public void placeBoth(Order o, Team t) { stored = o; }
 
         @Override public String viewCustomer(OrderView v, int n) {
             return (v.customer() == v.again() ? "same " : "different ") + v.customer().add(n) + " " + v.id();

@@ -134,6 +134,40 @@ class NestedReferencesTest {
     }
 
     @Test
+    void aCallThatFailsBeforeItIsSentGivesBackTheWeightItsValuesCounted() throws InterruptedException {
+        Base a = base("shm");
+        Base b = base("shm");
+        Base c = base("shm");
+        DeskImpl atB = new DeskImpl();
+        b.bind("desk", atB);
+        Cell cellOfC = new Cell(10);
+        c.bind("cell", cellOfC);
+        Desk desk = a.lookup(b.addresses().getFirst(), "desk", Desk.class);
+        Counter held = a.lookup(c.addresses().getFirst(), "cell", Counter.class);
+        long outstanding = c.outstandingWeight(cellOfC);
+        long w = Base.heldWeight(held);
+        List<Counter> unreadable = new java.util.AbstractList<>() {
+            @Override public Counter get(int i) { throw new IllegalStateException("an unreadable list"); }
+
+            @Override public int size() { return 1; }
+        };
+        Cell cell = new Cell(1);
+        // the order (first argument) is planned, its references counted; the team (second) then fails to plan
+        RuntimeException e = assertThrows(RuntimeException.class,
+                () -> desk.placeBoth(new Order("o", cell, held), new Team("t", unreadable, new Counter[0], Map.of())));
+        assertTrue(e.getMessage().contains("an unreadable list"), e.getMessage());
+        assertNull(atB.stored, "nothing was sent");
+        assertEquals(0, a.exportedObjects(), "the grant of a's own cell came back at once");
+        assertEquals(w - w / 2, Base.heldWeight(held), "a's hold of c's cell stays as the split left it");
+        for (int i = 0; i < 500 && c.outstandingWeight(cellOfC) != outstanding - w / 2; i++) {
+            Thread.sleep(10);
+        }
+        assertEquals(outstanding - w / 2, c.outstandingWeight(cellOfC), "the split that was never sent went home to c");
+        desk.place(new Order("o", cell, held)); // and the next call goes through
+        assertEquals("different remote", desk.describeStored());
+    }
+
+    @Test
     void theOwnersTableEmptiesWhenTheHolderDropsTheValue() throws InterruptedException {
         Base a = base("shm");
         Base b = base("shm");

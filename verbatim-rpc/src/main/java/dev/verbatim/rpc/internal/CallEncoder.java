@@ -214,7 +214,14 @@ final class CallEncoder {
         }
         byte[][] entries = new byte[table.size()][];
         for (int i = 0; i < entries.length; i++) {
-            entries[i] = extension.encode(table.object(i), table.declared(i), endpoint);
+            try {
+                entries[i] = extension.encode(table.object(i), table.declared(i), endpoint);
+            } catch (RuntimeException e) {
+                for (int j = 0; j < i; j++) {
+                    extension.unsent(MemorySegment.ofArray(entries[j]), endpoint); // what the ones before counted
+                }
+                throw e;
+            }
         }
         return ReferenceTable.payload(message, entries);
     }
@@ -287,12 +294,19 @@ final class CallEncoder {
 
     /**
      * Gives back what planning counted for values that will not be sent after all (the message failed
-     * before it was committed): each of our objects' references in {@code plan} (null entries skipped).
+     * before it was committed): each of our objects' references in {@code plan}, and the weights of the object
+     * layer's references (alone or in a value's table) (null entries skipped).
      */
     void unsent(Planned... plan) {
         for (Planned v : plan) {
             if (v != null && v.tag == T_REMOTE && (int) ((Long) v.value >>> 32) == SIDE_SENDER) {
                 exported.unsent((int) (long) (Long) v.value);
+            } else if (v != null && v.tag == T_SHARED && extension != null) {
+                extension.unsent((MemorySegment) v.value, endpoint);
+            } else if (v != null && v.tag == T_WIRE_REFS && extension != null) {
+                for (MemorySegment entry : ReferenceTable.entries((MemorySegment) v.value)) {
+                    extension.unsent(entry, endpoint);
+                }
             }
         }
     }
