@@ -17,7 +17,8 @@ import static dev.verbatim.wire.MessageDescriptor.*;
  * are 0 or 1; enum ordinals are in range; every reference is null or the index of an object whose type is
  * the declared one (or a permitted case of a declared sealed type); value types (java.time, UUID, big numbers) keep
  * their ranges ({@link ValueTypes#check}); the objects end exactly at the tables; then every map's keys and every
- * set's elements are unique and listed in order by the object's order ({@link KeyOrder#check}).
+ * set's elements are unique and listed in order by the object's order ({@link KeyOrder#check}); and every reference
+ * slot ({@link ByReference}) is null or an index into the table of references the message came with (none: only null).
  *
  * <p>Thread-safe and reusable.
  */
