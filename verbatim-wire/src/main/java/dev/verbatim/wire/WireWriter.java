@@ -67,7 +67,7 @@ public final class WireWriter {
 
     /** {@link #tryWrite(Object, MemorySegment, long)} writing {@code root} as the given type. */
     public <T> long tryWrite(T root, Class<? super T> as, MemorySegment dst, long offset) {
-        return write(root, Schema.rootType(as), dst, offset);
+        return write(root, rootAs(as), dst, offset);
     }
 
     /**
@@ -112,7 +112,7 @@ public final class WireWriter {
 
     /** Writes {@code root} as the given type (an accessor interface, say, for an object of another class). */
     public <T> long write(T root, Class<? super T> as, MemorySegment dst, long offset) {
-        return fitted(write(root, Schema.rootType(as), dst, offset), dst, offset);
+        return fitted(write(root, rootAs(as), dst, offset), dst, offset);
     }
 
     /** The exact number of bytes {@link #write} produces for this graph. */
@@ -124,7 +124,14 @@ public final class WireWriter {
     /** The exact number of bytes {@link #write(Object, Class, MemorySegment, long)} produces writing {@code root} as {@code as}. */
     public <T> long sizeOf(T root, Class<? super T> as) {
         if (root == null) return HEADER_LENGTH;
-        return layout(root, Schema.rootType(as));
+        return layout(root, rootAs(as));
+    }
+
+    /** The Java type of a root written as class {@code as}: anything but a reference slot's interface (not an object). */
+    private static JType rootAs(Class<?> as) {
+        JType t = Schema.of(as);
+        if (t.jkind == JType.REF) throw new WireSchemaException("a " + as.getName() + " is passed by reference: it cannot be a message root");
+        return t;
     }
 
     /** Writes the graph into a new array of exactly its size. */
