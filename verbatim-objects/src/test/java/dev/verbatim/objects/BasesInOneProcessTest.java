@@ -350,15 +350,18 @@ class BasesInOneProcessTest {
         assertEquals(4, cell.value());
     }
 
-    @Test
-    void aConstructionArgumentHoldingASharedObjectIsRefusedNamingItsType() {
-        Base a = base("shm");
-        Base b = base("shm");
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void aConstructionArgumentHoldingASharedObjectCrossesWithItAsAReference(String transport) {
+        Base a = base(transport);
+        Base b = base(transport);
         b.allow(Fixtures.HolderBox.class);
         RemoteBase atB = a.base(b.addresses().getFirst());
-        RemoteException e = assertThrows(RemoteException.class,
-                () -> atB.create(Counter.class, Fixtures.HolderBox.class, new Fixtures.Holder(new Cell(1))));
-        assertEquals(RemoteException.Reason.ARGUMENT, e.reason());
-        assertTrue(e.getMessage().contains(Fixtures.Holder.class.getName() + " may hold shared objects"), e.getMessage());
+        Cell cell = new Cell(1);
+        Counter box = atB.create(Counter.class, Fixtures.HolderBox.class, new Fixtures.Holder(cell)); // b holds a's cell inside
+        assertEquals(b.id(), a.home(box));
+        assertEquals(5, box.add(2), "b's box adds twice the amount to a's cell through the reference it was built with");
+        assertEquals(5, cell.value());
+        assertEquals(1, a.exportedObjects(), "b holds a's cell");
     }
 }

@@ -322,10 +322,10 @@ public final class Fixtures {
         }
     }
 
-    /** A counter constructed from a holder: its construction is refused (an argument carries no references). */
-    public static class HolderBox extends Cell {
+    /** A counter constructed from a holder: it doubles what it adds into the holder's counter. */
+    public static class HolderBox extends Doubler {
         public HolderBox(Holder h) {
-            super(h.counter().value());
+            super(h.counter());
         }
     }
 }

@@ -23,9 +23,9 @@ import java.util.Set;
  *       {@code Shared}; any other name is ignored (the proxy does not offer it). No class named in a
  *       message is ever instantiated.</li>
  *   <li>A value by copy that holds shared objects (in a field, an element, a map value) crosses with
- *       them as references in RPC calls and results (docs/objects.md §1). Where no table of references can
- *       travel (an argument of a remote construction or static call, the state {@code cloneOn} copies), such a
- *       value is refused ({@link #checkCopied}).</li>
+ *       them as references in RPC calls and results and in a remote construction's arguments (docs/objects.md
+ *       §1). Where no table of references travels (the state {@code cloneOn} copies), such a value is refused
+ *       ({@link #checkCopied}).</li>
  * </ul>
  *
  * Thread-safe (results are cached per class).
@@ -118,8 +118,8 @@ final class SharedTypes {
     }
 
     /**
-     * Refuses {@code type}, passed by copy at {@code where} where no table of references travels (a remote
-     * construction's argument, the state {@code cloneOn} copies), if it may hold a shared object.
+     * Refuses {@code type}, passed by copy at {@code where} where no table of references travels (the state
+     * {@code cloneOn} copies), if it may hold a shared object.
      */
     static void checkCopied(Class<?> type, String where) {
         boolean holds;
@@ -131,8 +131,8 @@ final class SharedTypes {
         if (holds) {
             throw new RemoteException(RemoteException.Reason.ARGUMENT, where + ": a " + type.getName() + " may hold shared"
                     + " objects (a field, an element or a map value declared as a shared interface), which cross by"
-                    + " reference only in calls and results of shared objects; a remote construction's arguments and a"
-                    + " cloneOn copy carry no references: pass the shared object as an argument of its own");
+                    + " reference in calls, results and construction arguments, but a cloneOn copy carries no"
+                    + " references: construct the copy on the target base with the shared objects as arguments");
         }
     }
 }

@@ -26,9 +26,11 @@ import java.util.Map;
  * message is validated against their count; they are then decoded, and the message reads them as its slots declare
  * ({@link Decoded}).
  *
+ * <p>The object layer's remote-construction arguments use the same layout ({@code Arguments}).
+ *
  * <p>Not thread-safe: one per value.
  */
-final class ReferenceTable implements ByReference.Sink {
+public final class ReferenceTable implements ByReference.Sink {
     /** At most this many entries per value: a reference payload is at least 32 bytes, so a message can hold far fewer. */
     static final int MAX_ENTRIES = 1 << 20;
 
@@ -51,20 +53,20 @@ final class ReferenceTable implements ByReference.Sink {
         return objects.size() - 1;
     }
 
-    int size() {
+    public int size() {
         return objects.size();
     }
 
-    Object object(int i) {
+    public Object object(int i) {
         return objects.get(i);
     }
 
-    Class<?> declared(int i) {
+    public Class<?> declared(int i) {
         return declared.get(i);
     }
 
     /** The payload of the value: {@code message} (M bytes) and the encoded entries. */
-    static MemorySegment payload(byte[] message, byte[][] entries) {
+    public static MemorySegment payload(byte[] message, byte[][] entries) {
         long size = 8 + RpcDescriptor.span(message.length) - RpcDescriptor.VALUE_HEADER;
         for (byte[] e : entries) {
             size += RpcDescriptor.span(e.length);
@@ -87,7 +89,7 @@ final class ReferenceTable implements ByReference.Sink {
     }
 
     /** The wire message of a {@code T_WIRE_REFS} payload whose entries {@link #entries} found. */
-    static MemorySegment message(MemorySegment payload) {
+    public static MemorySegment message(MemorySegment payload) {
         return payload.asSlice(8, payload.get(ValueLayout.JAVA_INT_UNALIGNED, 0) & 0xFFFF_FFFFL);
     }
 
@@ -97,7 +99,7 @@ final class ReferenceTable implements ByReference.Sink {
      *
      * @throws IllegalArgumentException if the payload is malformed
      */
-    static MemorySegment[] entries(MemorySegment payload) {
+    public static MemorySegment[] entries(MemorySegment payload) {
         long size = payload.byteSize();
         if (size < 8) {
             throw new IllegalArgumentException("a value with references shorter than its header");
