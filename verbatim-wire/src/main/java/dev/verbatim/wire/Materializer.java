@@ -180,6 +180,11 @@ final class Materializer {
         return b.enumValue(ordinal);
     }
 
+    /** The object of a reference slot ({@link ByReference}) as the binding's declared type, or null. */
+    Object slot(int index, BindingMaterializer c) {
+        return msg.slot(index, c.b.r.raw);
+    }
+
     /** A reference to a class: the instance (created and queued to be filled on first sight), or null. */
     Object cls(int r, BindingMaterializer c) {
         return instance(r, c, false);
@@ -430,6 +435,7 @@ final class Materializer {
         long base = o + (long) ARRAY_LENGTH_OFFSET + 4;
         switch (e.kind) {
             case BindingMaterializer.ENUM -> { for (int k = 0; k < n; k++) a[k] = enm(seg.get(I32, base + 4L * k), e); }
+            case BindingMaterializer.SLOT -> { for (int k = 0; k < n; k++) a[k] = slot(seg.get(I32, base + 4L * k), e); }
             case BindingMaterializer.CLASS -> { for (int k = 0; k < n; k++) a[k] = cls(seg.get(I32, base + 4L * k), e); }
             case BindingMaterializer.RECORD -> { for (int k = 0; k < n; k++) a[k] = rec(seg.get(I32, base + 4L * k), e); }
             case BindingMaterializer.STRING -> { for (int k = 0; k < n; k++) a[k] = str(seg.get(I32, base + 4L * k), e); }
@@ -443,6 +449,7 @@ final class Materializer {
         long base = o + (long) ARRAY_LENGTH_OFFSET + 4;
         switch (e.kind) {
             case BindingMaterializer.ENUM -> { for (int k = 0; k < n; k++) list.add(enm(seg.get(I32, base + 4L * k), e)); }
+            case BindingMaterializer.SLOT -> { for (int k = 0; k < n; k++) list.add(slot(seg.get(I32, base + 4L * k), e)); }
             case BindingMaterializer.CLASS -> { for (int k = 0; k < n; k++) list.add(cls(seg.get(I32, base + 4L * k), e)); }
             case BindingMaterializer.RECORD -> { for (int k = 0; k < n; k++) list.add(rec(seg.get(I32, base + 4L * k), e)); }
             case BindingMaterializer.STRING -> { for (int k = 0; k < n; k++) list.add(str(seg.get(I32, base + 4L * k), e)); }
@@ -481,6 +488,7 @@ final class Materializer {
     private Object element(int x, BindingMaterializer e) {
         return switch (e.kind) {
             case BindingMaterializer.ENUM -> enm(x, e);
+            case BindingMaterializer.SLOT -> slot(x, e);
             case BindingMaterializer.CLASS -> cls(x, e);
             case BindingMaterializer.RECORD -> rec(x, e);
             case BindingMaterializer.STRING -> str(x, e);
