@@ -208,4 +208,70 @@ class StringFastPathTest {
         List<String> l = List.of("abcdefghijklmnopqrstuvwxyz", "xyz", "", "q", repeat('m', 64), repeat('n', 65), "\u00e9t\u00e9");
         assertEquals(l, roundTrip(new Texts(l)).materialize(Texts.class).items());
     }
+
+    /** The object bytes of {@code s} as the format defines them (length word, Latin-1 or UTF-16 chars, zero padding to 8). */
+    static byte[] expectedString(CharSequence s) {
+        boolean latin1 = s.chars().allMatch(c -> c <= 0xFF);
+        int n = s.length(), data = latin1 ? n : 2 * n;
+        byte[] b = new byte[(MessageDescriptor.STRING_DATA_OFFSET + data + 7) & ~7];
+        int h = latin1 ? n : n | MessageDescriptor.STRING_UTF16_BIT;
+        for (int k = 0; k < 4; k++) b[k] = (byte) (h >>> (8 * k));
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (latin1) b[4 + i] = (byte) c;
+            else {
+                b[4 + 2 * i] = (byte) c;
+                b[5 + 2 * i] = (byte) (c >>> 8);
+            }
+        }
+        return b;
+    }
+
+    /**
+     * The word-at-a-time writer of short strings ({@link LeafEncoding#writeString}): every length around its bound, ASCII,
+     * Latin-1 beyond ASCII, a wide char at each position (it falls back to UTF-16 over the words it wrote), a
+     * {@code StringBuilder} as well as a {@code String}, over garbage, with the writer's padding after it: the bytes must be
+     * exactly the format's, and no byte after the object's padded end may be touched.
+     */
+    @Test
+    void shortStringsWrittenAWordAtATimeHaveTheFormatsBytes() {
+        MemorySegment seg = MemorySegment.ofArray(new byte[4096]);
+        for (int n = 0; n <= LeafEncoding.SHORT_STRING + 3; n++) {
+            List<CharSequence> cases = new ArrayList<>();
+            StringBuilder ascii = new StringBuilder(), high = new StringBuilder();
+            for (int i = 0; i < n; i++) {
+                ascii.append((char) ('a' + i % 26));
+                high.append((char) (0x80 + (i * 37) % 0x80));
+            }
+            cases.add(ascii.toString());
+            cases.add(high.toString());
+            cases.add(new StringBuilder(high));
+            for (int w = 0; w < n; w++) {
+                StringBuilder wide = new StringBuilder(ascii);
+                wide.setCharAt(w, w % 2 == 0 ? '\u0100' : '\u4e2d');
+                cases.add(wide.toString());
+            }
+            for (CharSequence s : cases) {
+                for (long pos : new long[] {0, 8, 48}) {
+                    seg.fill((byte) 0x5A);
+                    byte[] expected = expectedString(s);
+                    long r = LeafEncoding.writeString(s, seg, pos, seg.byteSize());
+                    assertTrue(r > 0 && ((r + 7) & ~7) == expected.length, "size " + r + " for " + n + " chars: " + s);
+                    for (long k = pos + r; k < pos + expected.length; k++) seg.set(ValueLayout.JAVA_BYTE, k, (byte) 0); // the writer's padding
+                    byte[] got = seg.asSlice(pos, expected.length).toArray(ValueLayout.JAVA_BYTE);
+                    assertArrayEquals(expected, got, "bytes of " + n + " chars at " + pos + ": " + s);
+                    assertEquals((byte) 0x5A, seg.get(ValueLayout.JAVA_BYTE, pos + expected.length), "a byte past the object");
+                    if (pos > 0) assertEquals((byte) 0x5A, seg.get(ValueLayout.JAVA_BYTE, pos - 1), "a byte before the object");
+                    long unpadded = MessageDescriptor.STRING_DATA_OFFSET + (s.chars().allMatch(c -> c <= 0xFF) ? n : 2L * n);
+                    assertEquals(-1, LeafEncoding.writeString(s, seg, pos, pos + unpadded - 1), "one byte short: " + s);
+                    long exact = LeafEncoding.writeString(s, seg, pos, pos + unpadded);
+                    assertTrue(exact == unpadded || exact == expected.length && expected.length == unpadded, "fits its chars exactly: " + s);
+                }
+            }
+        }
+        List<String> all = new ArrayList<>();
+        for (int n = 0; n <= LeafEncoding.SHORT_STRING + 3; n++) all.add(repeat('\u00e9', n));
+        all.add(repeat('a', 63) + "\u0100");
+        assertEquals(all, roundTrip(new Texts(all)).materialize(Texts.class).items());
+    }
 }
