@@ -274,4 +274,58 @@ class StringFastPathTest {
         all.add(repeat('a', 63) + "\u0100");
         assertEquals(all, roundTrip(new Texts(all)).materialize(Texts.class).items());
     }
+
+    public interface TextsView { List<CharSequence> items(); }
+
+    /**
+     * Short Latin-1 strings read through views in words ({@link ShortStringView}): every length up to its bound and
+     * past it, chars beyond ASCII, a wide string, the last string before the tables; each as the chars written, with
+     * {@code String}'s equality, hash code and index checks.
+     */
+    @Test
+    void shortStringsReadThroughViewsInWordsAreTheStringsWritten() {
+        List<String> strings = new ArrayList<>();
+        for (int n = 0; n <= ShortStringView.MAX + 2; n++) {
+            StringBuilder b = new StringBuilder();
+            for (int i = 0; i < n; i++) b.append((char) (i % 3 == 2 ? 0xE0 + i : 'A' + i)); // Latin-1 beyond ASCII too
+            strings.add(b.toString());
+        }
+        strings.add("\u00ff\u00fe\u0080");
+        strings.add("wide \u20ac");
+        strings.add("k"); // the last object: its words end at the tables
+        List<CharSequence> read = roundTrip(new Texts(strings)).view(TextsView.class).items();
+        assertEquals(strings.size(), read.size());
+        for (int i = 0; i < strings.size(); i++) {
+            String s = strings.get(i);
+            CharSequence v = read.get(i);
+            if (s.length() <= ShortStringView.MAX && s.chars().allMatch(c -> c <= 0xFF)) {
+                assertInstanceOf(ShortStringView.class, v, "string " + i + " read in words");
+            }
+            assertEquals(s.length(), v.length(), "length of " + s);
+            for (int k = 0; k < s.length(); k++) assertEquals(s.charAt(k), v.charAt(k), "char " + k + " of " + s);
+            assertEquals(s, v.toString());
+            assertEquals(s.hashCode(), v.hashCode(), "hash code of " + s);
+            assertEquals(v, s);
+            assertNotEquals(v, s + "x");
+            if (!s.isEmpty()) assertEquals(s.substring(1), v.subSequence(1, s.length()).toString());
+            assertThrows(IndexOutOfBoundsException.class, () -> v.charAt(s.length()));
+            assertThrows(IndexOutOfBoundsException.class, () -> v.charAt(-1));
+        }
+    }
+
+    /** A short string's length changed after validation past the tables is refused, not read beyond the message. */
+    @Test
+    void aShortStringLengthChangedAfterValidationIsRefused() {
+        byte[] b = W.toByteArray(new Texts(List.of("abc", "z")));
+        Message m = R.validate(MemorySegment.ofArray(b));
+        TextsView v = m.view(TextsView.class);
+        long last = m.objectOffset(3, Shape.STRING_SHAPE);
+        for (int n : new int[] {5, ShortStringView.MAX, ShortStringView.MAX + 1, 1000}) {
+            MemorySegment.ofArray(b).set(MessageDescriptor.I32, last, n);
+            WireFormatException e = assertThrows(WireFormatException.class, () -> v.items().get(1), "length " + n);
+            assertTrue(e.getMessage().contains("changed after validation"), e.getMessage());
+        }
+        MemorySegment.ofArray(b).set(MessageDescriptor.I32, last, 4); // still inside its padded words: read, no overrun
+        assertEquals(4, v.items().get(1).length());
+    }
 }
