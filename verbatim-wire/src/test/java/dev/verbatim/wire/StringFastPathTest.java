@@ -328,4 +328,35 @@ class StringFastPathTest {
         MemorySegment.ofArray(b).set(MessageDescriptor.I32, last, 4); // still inside its padded words: read, no overrun
         assertEquals(4, v.items().get(1).length());
     }
+
+    /**
+     * The writer finds a message's first objects by scanning ({@link IdentityIndex#LINEAR}) and the rest by hashing:
+     * objects shared while the message is small, when it outgrows the scan, and long after, each written once, in
+     * messages of every size around the switch, one writer reused (a scan must not see the last message's objects).
+     */
+    @Test
+    void sharedObjectsAreWrittenOnceBeforeAndAfterTheWriterStopsScanning() {
+        WireWriter w = new WireWriter();
+        String a = new String("shared-a"), b = new String("shared-b");
+        for (int distinct = 0; distinct <= 3 * IdentityIndex.LINEAR; distinct++) {
+            List<String> items = new ArrayList<>();
+            items.add(a);
+            for (int i = 0; i < distinct; i++) {
+                items.add(new String("d" + i));
+                items.add(i % 2 == 0 ? a : b);
+            }
+            items.add(b);
+            items.add(a);
+            byte[] bytes = new byte[(int) w.sizeOf(new Texts(items))];
+            assertEquals(bytes.length, w.write(new Texts(items), MemorySegment.ofArray(bytes), 0));
+            Message m = R.validate(MemorySegment.ofArray(bytes));
+            assertEquals(2 + distinct + 2, m.objectCount(), "root, list, a, b and the distinct strings, once each: " + distinct);
+            List<String> back = m.materialize(Texts.class).items();
+            assertEquals(items, back);
+            for (int i = 0; i < items.size(); i++) {
+                assertSame(items.get(i) == a ? back.get(0) : items.get(i) == b ? back.get(back.size() - 2) : back.get(i), back.get(i),
+                        "item " + i + " of " + items.size());
+            }
+        }
+    }
 }
