@@ -228,11 +228,15 @@ public final class Message {
         return readRef(r, b);
     }
 
-    /** Called by generated views: the string object {@code r} read in place (its header re-checked), null for -1. */
+    /**
+     * Called by generated views: the string object {@code r} read in place (its header re-checked), null for -1; a short
+     * Latin-1 one read in words at once ({@link ShortStringView}).
+     */
     CharSequence stringView(int r) {
         if (r == NULL_REF) return null;
         long o = objectOffset(r, Shape.STRING_SHAPE);
-        return new StringView(seg, o + STRING_DATA_OFFSET, stringHeader(o));
+        CharSequence s = ShortStringView.read(seg, o, tail);
+        return s != null ? s : new StringView(seg, o + STRING_DATA_OFFSET, stringHeader(o));
     }
 
     /** Called by generated views: an enum constant from its ordinal. */
