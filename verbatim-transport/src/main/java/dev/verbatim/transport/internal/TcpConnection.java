@@ -10,8 +10,6 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -57,14 +55,13 @@ public final class TcpConnection extends BaseConnection {
     /** Grows with the largest message sent, up to the peer's maximum: a peer's hello cannot make us allocate. */
     private Buffer send;
     private MemorySegment sendWindow;
-    private final Selector writeSelector;
-    private final Selector creditSelector;
     private int pendingNext = -1;
 
     // receiving (under pumpLock)
     private final ReentrantLock pumpLock = new ReentrantLock();
     private final TcpFrameReader frames;
-    private final Selector readSelector;
+    /** The socket's waits and readiness hook, on the process's one selector thread (no selector of its own). */
+    private final TcpReadiness.Watch watch;
 
     /**
      * @param peerTimeoutMs what the peer announced in its handshake message: it declares this side
@@ -105,12 +102,7 @@ public final class TcpConnection extends BaseConnection {
         this.send = Buffers.offHeap(NEXT_SPAN + HEADER + INITIAL_SEND);
         this.sendWindow = send.segment();
         this.frames = new TcpFrameReader(stream, new FrameEvents(), ownWindow, options.areaCount(), options.areaSize());
-        this.readSelector = Selector.open();
-        this.writeSelector = Selector.open();
-        this.creditSelector = Selector.open();
-        stream.socket().register(readSelector, SelectionKey.OP_READ);
-        stream.socket().register(writeSelector, SelectionKey.OP_WRITE);
-        stream.socket().register(creditSelector, SelectionKey.OP_READ);
+        this.watch = TcpReadiness.watch(stream.socket());
         this.noticesRef = notices;
         this.heartbeat = TcpHeartbeat.watch(new Liveness(), options.peerTimeout().toMillis(), peerTimeoutMs);
     }
@@ -373,8 +365,7 @@ public final class TcpConnection extends BaseConnection {
             throw new TransportException(Reason.TIMEOUT, what);
         }
         pumpIfFree(); // read what the peer sends us meanwhile, so two writers never block each other
-        writeSelector.select(WAIT_SLICE_MS);
-        writeSelector.selectedKeys().clear();
+        watch.awaitWritable(WAIT_SLICE_MS * 1_000_000);
     }
 
     private void checkNotClosed() {
@@ -452,20 +443,15 @@ public final class TcpConnection extends BaseConnection {
                 pumpLock.unlock();
             }
             if (deposited) {
-                readSelector.wakeup(); // the receiving thread may be waiting for what we just read
+                watch.readable(); // the receiving thread (or the readiness hook) may be waiting for what we just read
             }
         }
     }
 
     @Override
     protected void parkSender(long nanos) {
-        try {
-            sendParks++;
-            creditSelector.select(Math.max(1, Math.min(nanos / 1_000_000, 100)));
-            creditSelector.selectedKeys().clear();
-        } catch (IOException e) {
-            throw lost(e);
-        }
+        sendParks++;
+        watch.awaitCredits(Math.max(1_000_000, Math.min(nanos, 100_000_000)));
     }
 
     // ------------------------------------------------------------------ receive
@@ -510,7 +496,7 @@ public final class TcpConnection extends BaseConnection {
                 throw TcpFrameReader.violation("a notice for areas it does not have (0x" + Long.toHexString(notices) + ")");
             }
             remoteFree.getAndUpdate(m -> m | notices);
-            creditSelector.wakeup(); // a sender waiting for areas may be asleep
+            watch.wakeSenders(); // a sender waiting for areas may be asleep
         }
 
         @Override
@@ -533,7 +519,7 @@ public final class TcpConnection extends BaseConnection {
 
     @Override
     protected TransportException protocolFailed(ProtocolViolation v) {
-        TcpClosing.sendClose(stream, sendLock, writeSelector, "protocol violation: " + v.getMessage());
+        TcpClosing.sendClose(stream, sendLock, watch, "protocol violation: " + v.getMessage());
         return super.protocolFailed(v);
     }
 
@@ -542,27 +528,34 @@ public final class TcpConnection extends BaseConnection {
         if (reader.hasDataAcquire() || wakeupPending() || stream.hasBufferedInput()) {
             return;
         }
-        try {
-            receiveParks++;
-            readSelector.select(Math.max(1, nanos / 1_000_000));
-            readSelector.selectedKeys().clear();
-        } catch (IOException e) {
-            throw lost(e);
-        }
+        receiveParks++;
+        watch.awaitReceive(Math.max(1_000_000, nanos));
     }
 
     @Override
     protected void wakeReceiver() {
-        readSelector.wakeup(); // sticky: a select that starts after it returns at once
+        watch.wakeReceiver(); // sticky: an unpark before the park makes it return at once
+    }
+
+    /**
+     * Runs {@code r} once when a message may be readable: the socket became readable, another thread
+     * pumped bytes into the window, or the connection ended (at once if one of them already holds). On
+     * the process's readiness thread: {@code r} must only hand work on.
+     */
+    @Override
+    public boolean notifyWhenReadable(Runnable r) {
+        watch.notifyWhenReadable(r);
+        if (reader.hasDataAcquire() || stream.hasBufferedInput() || !isOpen()) {
+            watch.readable(); // what came before the hook was armed (the hook runs at most once)
+        }
+        return true;
     }
 
     // ------------------------------------------------------------------ life
 
     @Override
     protected void wakeLocalWaiters() {
-        readSelector.wakeup();
-        writeSelector.wakeup();
-        creditSelector.wakeup();
+        watch.wakeAll();
     }
 
     @Override
@@ -571,17 +564,15 @@ public final class TcpConnection extends BaseConnection {
             heartbeat.stop();
         }
         if (peerStillThere) {
-            TcpClosing.sendClose(stream, sendLock, writeSelector, "closed");
-            TcpClosing.linger(stream, readSelector);
+            TcpClosing.sendClose(stream, sendLock, watch, "closed");
+            TcpClosing.linger(stream, watch);
         }
         try {
             stream.close();
-            readSelector.close();
-            writeSelector.close();
-            creditSelector.close();
         } catch (IOException ignored) {
             // closing
         }
+        watch.cancel(); // the selector lets go of the socket: its descriptor is freed
         pumpLock.lock();
         try {
             own.release();
