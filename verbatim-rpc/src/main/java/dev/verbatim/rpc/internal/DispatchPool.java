@@ -14,8 +14,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * idle thread instead of creating one per hop.
  */
 final class DispatchPool {
-    /** How long a pool thread with nothing to run waits for a run before it ends. */
-    static final long KEEP_ALIVE_SECONDS = 10;
+    /**
+     * How long a pool thread with nothing to run waits for a run before it ends: long enough that the
+     * hand-offs of a chain and the restarts of connections called every few hundred milliseconds find an
+     * idle thread, short enough that a burst of connections (a thousand clients connecting at once) does not
+     * leave its threads standing.
+     */
+    static final long KEEP_ALIVE_SECONDS = 1;
     private static final AtomicInteger THREADS = new AtomicInteger();
     private static final ThreadPoolExecutor POOL = new ThreadPoolExecutor(0, Integer.MAX_VALUE,
             KEEP_ALIVE_SECONDS, TimeUnit.SECONDS, new SynchronousQueue<>(),

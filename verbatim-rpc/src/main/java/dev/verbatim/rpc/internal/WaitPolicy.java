@@ -67,11 +67,13 @@ final class WaitPolicy {
     static final long BUSY_WAIT_NANOS = 100_000_000;
     /**
      * How long a dispatcher run waits on an idle connection before it ends and lets the transport start
-     * a new one when a message comes ({@link Dispatcher}; tcp): short enough that a thousand idle
-     * connections hold almost no thread, long enough that a connection called every few milliseconds
-     * keeps its run (a restart costs a hand-off through the readiness thread and the pool).
+     * a new one when a message comes ({@link Dispatcher}; tcp). Connections called now and then hold a
+     * run for this long after each call, so a node's pool threads are about calls per second times this
+     * (1,000 connections calling once a second: ~20). A restart costs about what waking the sleeping run
+     * would (either way the readiness thread unparks a thread), so it need not be long; a connection
+     * called every few milliseconds keeps its run.
      */
-    static final long RUN_IDLE_NANOS = 50_000_000;
+    static final long RUN_IDLE_NANOS = 20_000_000;
     /** How long an idle dispatcher sleeps in the transport when nothing needs it sooner (a transport that cannot watch: shm). */
     static final long IDLE_WAIT_NANOS = 10_000_000_000L;
     /** How often a reader retries sending the outbox (nothing tells it when the peer's window has room). */

@@ -44,6 +44,9 @@ public final class TcpConnection extends BaseConnection {
     /** Frames written (under sendLock): the heartbeat sends only when this stands still. */
     private long framesOut;
     private final AtomicIntegerArray ownState;
+    /** Areas of our window the peer entered since their pages were last given back (bit per area; area 0 at the start). */
+    private final AtomicLong touched = new AtomicLong(1);
+    private final int ownAreaSize;
     /** Areas of our window freed since our last frame: the next frame carries them (piggy-back). */
     private final AtomicLong noticesRef;
 
@@ -91,6 +94,7 @@ public final class TcpConnection extends BaseConnection {
             }
         }));
         self[0] = this;
+        this.ownAreaSize = options.areaSize();
         this.stream = stream;
         this.own = own;
         this.ownState = ownState;
@@ -507,6 +511,7 @@ public final class TcpConnection extends BaseConnection {
         @Override
         public void entered(int area) {
             ownState.set(area, STATE_SENDER);
+            touched.getAndUpdate(m -> m | (1L << area));
         }
 
         @Override
@@ -544,11 +549,45 @@ public final class TcpConnection extends BaseConnection {
      */
     @Override
     public boolean notifyWhenReadable(Runnable r) {
+        giveBackFreeAreas(); // the receiver goes idle: what a burst committed goes back
         watch.notifyWhenReadable(r);
         if (reader.hasDataAcquire() || stream.hasBufferedInput() || !isOpen()) {
             watch.readable(); // what came before the hook was armed (the hook runs at most once)
         }
         return true;
+    }
+
+    /**
+     * Gives the operating system back the pages of the window's areas that the peer entered since the last
+     * time and that are free now (read, released, not the peer's current area): after a burst, an idle
+     * connection costs again what it did before. Under the pump lock (no frame is filed meanwhile; a
+     * free area is entered only by a frame); skipped if another thread pumps. Pages given back read as
+     * zero, as a fresh window does. Costs a system call per area given back, and the next message in
+     * such an area a page fault per page: done when the receiver goes idle, not as areas free.
+     */
+    void giveBackFreeAreas() {
+        if (touched.get() == 0 || !LazyWindow.lazy() || !pumpLock.tryLock()) {
+            return;
+        }
+        try {
+            if (isClosed()) {
+                return;
+            }
+            for (long m = touched.get(); m != 0; m &= m - 1) {
+                int a = Long.numberOfTrailingZeros(m);
+                if (ownState.get(a) == STATE_FREE && reader.isClear(a) && reader.currentArea() != a) {
+                    own.giveBack(AreaDescriptor.areaBase(a, ownAreaSize), ownAreaSize);
+                    touched.getAndUpdate(x -> x & ~(1L << a));
+                }
+            }
+        } finally {
+            pumpLock.unlock();
+        }
+    }
+
+    /** The resident bytes of this side's receive window (tests); -1 if it cannot tell. */
+    public long residentWindowBytes() {
+        return own.resident(0, own.segment().byteSize());
     }
 
     // ------------------------------------------------------------------ life
