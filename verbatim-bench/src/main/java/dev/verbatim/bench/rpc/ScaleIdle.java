@@ -30,7 +30,7 @@ import java.util.stream.Stream;
  * from its own process, measures the null call. The node's resident memory and threads per connection
  * (its {@code /proc/self/status} before the connections and with them), and the measuring connection's
  * p50 with the connections against the same without them (measured before they open and after they
- * closed: the median of the two). Targets: at most 256 KiB and no thread per idle connection (at most
+ * closed: the lower of the two, as the other processes on a shared host only ever make it higher). Targets: at most 256 KiB and no thread per idle connection (at most
  * 0.1), p50 at most 1.2 times the unloaded one. {@code --quick}: 200 connections and shorter windows (the
  * report says so). {@code -Dverbatim.bench.scale.connections=N} changes the count (how far it goes).
  */
@@ -44,8 +44,10 @@ public final class ScaleIdle {
     static final String LOADED = "p50-loaded";
     static final String UNLOADED = "p50-unloaded";
     private static final Duration READY = Duration.ofSeconds(60);
-    /** Connections per client process. */
-    private static final int PER_PROCESS = 250;
+    /** Milliseconds between two calls of one connection ({@code -Dverbatim.bench.scale.periodMillis}; the issue's: 1,000). */
+    private static final long PERIOD_MILLIS = Long.getLong("verbatim.bench.scale.periodMillis", 1000);
+    /** Connections per client process ({@code -Dverbatim.bench.scale.perProcess}, for runs of many thousands). */
+    private static final int PER_PROCESS = Integer.getInteger("verbatim.bench.scale.perProcess", 250);
 
     /** The service: the null call. */
     public interface Ping extends Remote {
@@ -100,7 +102,7 @@ public final class ScaleIdle {
             List<ChildProcess> loads = new ArrayList<>();
             for (int left = n; left > 0; left -= PER_PROCESS) {
                 loads.add(start(children, "scale load " + loads.size(), List.of("load", address,
-                        Integer.toString(Math.min(PER_PROCESS, left)))));
+                        Integer.toString(Math.min(PER_PROCESS, left)), Long.toString(PERIOD_MILLIS))));
             }
             for (ChildProcess l : loads) {
                 l.awaitLine("READY", READY);
@@ -122,7 +124,7 @@ public final class ScaleIdle {
                     + " %.0f with them, %.0f after)%n", CASE, (System.nanoTime() - t0) / 1e9, before, loaded, after);
             return new Result(n, quick, Long.parseLong(s0.get("rss")), Long.parseLong(s1.get("rss")),
                     Integer.parseInt(s0.get("threads")), Integer.parseInt(s1.get("threads")),
-                    Integer.parseInt(s0.get("fds")), Integer.parseInt(s1.get("fds")), loaded, (before + after) / 2, null);
+                    Integer.parseInt(s0.get("fds")), Integer.parseInt(s1.get("fds")), loaded, Math.min(before, after), null);
         } catch (Exception e) {
             err.println("verbatim bench rpc: " + CASE + " failed: " + e);
             return Result.failed(n, quick, String.valueOf(e));
@@ -179,8 +181,9 @@ public final class ScaleIdle {
     static void printTable(Result r, PrintStream out) {
         out.println();
         out.printf(Locale.ROOT, "Table 9. %s: %,d tcp connections from %d client processes to one node, one null call"
-                        + " per second each, and one more connection measuring the null call%s%n", CASE, r.connections(),
-                (r.connections() + PER_PROCESS - 1) / PER_PROCESS, r.quick() ? " (quick: fewer connections, shorter windows)" : "");
+                        + " every %,d ms each, and one more connection measuring the null call%s%n", CASE, r.connections(),
+                (r.connections() + PER_PROCESS - 1) / PER_PROCESS, PERIOD_MILLIS,
+                r.quick() ? " (quick: fewer connections, shorter windows)" : "");
         if (r.error() != null) {
             out.println("  failed: " + r.error());
         } else {
@@ -190,7 +193,7 @@ public final class ScaleIdle {
                     r.threadsLoaded(), r.threadsPerConnection());
             out.printf(Locale.ROOT, "  node descriptors: %d before, %d with them: %.2f per connection%n", r.fdsBefore(),
                     r.fdsLoaded(), (double) (r.fdsLoaded() - r.fdsBefore()) / r.connections());
-            out.printf(Locale.ROOT, "  null call p50: %.0f ns with them, %.0f ns without (before and after): %.2fx%n",
+            out.printf(Locale.ROOT, "  null call p50: %.0f ns with them, %.0f ns without (the lower of before and after): %.2fx%n",
                     r.p50Loaded(), r.p50Unloaded(), r.ratio());
         }
         Target.print(out, targets(r), 48, x -> String.format(Locale.ROOT, "%.2f", x), Target.Missing.FIGURE);
@@ -198,12 +201,12 @@ public final class ScaleIdle {
 
     // ---- the child processes --------------------------------------------------------------------
 
-    /** {@code server N} | {@code load ADDRESS N} | {@code meter ADDRESS WARM}; commands on stdin, answers as protocol lines. */
+    /** {@code server N} | {@code load ADDRESS N PERIOD_MS} | {@code meter ADDRESS WARM}; commands on stdin, answers as protocol lines. */
     public static void main(String[] args) throws Exception {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         switch (args[0]) {
             case "server" -> server(Integer.parseInt(args[1]), in);
-            case "load" -> load(args[1], Integer.parseInt(args[2]), in);
+            case "load" -> load(args[1], Integer.parseInt(args[2]), Long.parseLong(args[3]), in);
             case "meter" -> meter(args[1], Integer.parseInt(args[2]), in);
             default -> throw new IllegalArgumentException("unknown role " + args[0]);
         }
@@ -224,8 +227,8 @@ public final class ScaleIdle {
         }
     }
 
-    /** {@code n} connections (a node each), each calling once a second, spread evenly over the second. */
-    private static void load(String address, int n, BufferedReader in) throws IOException {
+    /** {@code n} connections (a node each), each calling once every {@code periodMillis}, spread evenly over it. */
+    private static void load(String address, int n, long periodMillis, BufferedReader in) throws IOException {
         List<Node> nodes = new ArrayList<>();
         Ping[] pings = new Ping[n];
         try {
@@ -235,7 +238,7 @@ public final class ScaleIdle {
                 pings[i] = c.lookup(address, "ping", Ping.class, Duration.ofSeconds(30));
             }
             Thread caller = Thread.ofPlatform().daemon().name("scale-load").start(() -> {
-                long period = 1_000_000_000L / n;
+                long period = periodMillis * 1_000_000L / n;
                 long next = System.nanoTime();
                 for (int i = 0; !Thread.currentThread().isInterrupted(); i = (i + 1) % n) {
                     next += period;

@@ -50,6 +50,12 @@ final class Dispatcher {
     private int callsEndedSeen; // dispatcher only
     private long callerSeenAt; // dispatcher only
     private long nextExpiry; // dispatcher only
+    /**
+     * How many spins after a message in a row ended with nothing, up to {@link WaitPolicy#SPIN_MISSES_TO_END}
+     * (dispatcher only): a connection whose messages come further apart than a spin ends its run after the
+     * spin instead of waiting on (reset by a message a spin caught).
+     */
+    private int spinMisses;
     /** The dispatcher's last wait in the transport ended with nothing received (dispatcher only). */
     private boolean lastWaitEmpty;
     /** The dispatcher sleeps up to {@link WaitPolicy#IDLE_WAIT_NANOS}: whoever gives it work sooner calls {@link #rouse}. */
@@ -275,6 +281,7 @@ final class Dispatcher {
                 // (after a wait that timed out with nothing, the connection is idle: straight back to sleep)
                 long spinUntil = System.nanoTime() + (lastWaitEmpty ? 0 : WaitPolicy.DISPATCH_SPIN_NANOS);
                 int n = 0;
+                boolean spun = false; // an empty poll since the last message: a message now was caught by spinning
                 while (!calls.callersWait() && queued.isEmpty() && recvLock.isHeldByCurrentThread()) {
                     n = endpoint.poll(64);
                     if (outbox.count() != 0) {
@@ -282,6 +289,10 @@ final class Dispatcher {
                     }
                     long now = System.nanoTime();
                     if (n > 0) {
+                        if (spun) {
+                            spinMisses = 0;
+                            spun = false;
+                        }
                         spinUntil = now + WaitPolicy.DISPATCH_SPIN_NANOS;
                         if (now - nextExpiry >= 0) {
                             break; // now and then, time out asynchronous calls
@@ -289,9 +300,24 @@ final class Dispatcher {
                         continue;
                     }
                     if (now - spinUntil >= 0) {
+                        if (spun && spinMisses < WaitPolicy.SPIN_MISSES_TO_END) {
+                            spinMisses++;
+                        }
                         break;
                     }
+                    spun = true;
                     Thread.onSpinWait();
+                }
+                if (n == 0 && watchable && spinMisses >= WaitPolicy.SPIN_MISSES_TO_END && queued.isEmpty()
+                        && calls.mapEmpty() && outbox.count() == 0 && !calls.callersWait()) {
+                    // messages come further apart than a spin: waiting on (a spin in the transport, a sleep) would
+                    // cost this connection CPU per message and a thread meanwhile; the transport calls when the next comes
+                    leader.unlockIfHeld();
+                    lastWaitEmpty = true;
+                    if (endIdle(me)) {
+                        return;
+                    }
+                    continue;
                 }
                 if (n == 0 && !calls.callersWait() && queued.isEmpty() && recvLock.isHeldByCurrentThread()) {
                     // While asynchronous calls are pending (their timeouts are checked after each wait) or answers

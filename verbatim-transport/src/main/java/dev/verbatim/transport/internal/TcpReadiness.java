@@ -94,8 +94,10 @@ final class TcpReadiness {
             while (true) {
                 try {
                     selector.select(this::fired, LINGER_NANOS / 2_000_000);
-                } catch (IOException | RuntimeException e) {
-                    LockSupport.parkNanos(1_000_000); // never spin on a failing selector
+                } catch (IOException | RuntimeException | Error e) {
+                    // a failing selector, or a hook that could not hand its work on (no thread left): the
+                    // thread every tcp connection waits on must go on; never spin on the failure
+                    LockSupport.parkNanos(1_000_000);
                 }
                 boolean none;
                 synchronized (TcpReadiness.class) {
@@ -236,13 +238,16 @@ final class TcpReadiness {
         }
 
         private void arm(int op) {
+            int before;
             try {
-                key.interestOpsOr(op);
+                before = key.interestOpsOr(op);
             } catch (RuntimeException cancelled) { // closed meanwhile: nothing more to wait for
                 wakeAll();
                 return;
             }
-            selector.wakeup(); // a select in progress would not see the new interest
+            if ((before & op) == 0) {
+                selector.wakeup(); // a select in progress would not see the new interest (armed already: it was woken then)
+            }
         }
     }
 }
