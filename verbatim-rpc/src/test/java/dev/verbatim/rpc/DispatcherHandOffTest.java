@@ -96,10 +96,11 @@ class DispatcherHandOffTest {
         while (dispatchers(accepted) > 1 && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
-        assertEquals(1, dispatchers(accepted), "the thread that handed its role off ended after its call");
+        // (the new run may itself have ended since, the connection being idle: then none)
+        assertTrue(dispatchers(accepted) <= 1, "the run that handed its role off ended after its call");
     }
 
-    /** Live dispatcher threads of b's accepted connections (named after the endpoint). */
+    /** Threads running a dispatcher run of b's accepted connections (a run names its pool thread after the endpoint). */
     private static long dispatchers(String name) {
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.getName().startsWith("verbatim-rpc ") && t.getName().contains("(accepted")

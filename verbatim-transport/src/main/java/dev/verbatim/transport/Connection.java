@@ -130,6 +130,22 @@ public interface Connection extends AutoCloseable {
      */
     void wakeup();
 
+    /**
+     * Asks to have {@code hook} run once when a message may have arrived, so a receiver can stop
+     * waiting on an idle connection without a thread of its own (an RPC dispatcher ends its run and is
+     * started again by the hook: docs/rpc.md §4). The hook runs on a transport thread (or at once on the
+     * calling thread if a message is already there, or the connection ended) and must only hand work
+     * on, never wait or receive. It may run when nothing is there after all (a spurious wake-up): the
+     * receiver polls and arms again. A later call replaces a hook that has not run.
+     *
+     * @return {@code true} if the transport will run the hook; {@code false} if it cannot watch
+     *         (shm: a futex word cannot be waited on together with others, so a receiver keeps its
+     *         thread), and the caller must keep receiving itself
+     */
+    default boolean notifyWhenReadable(Runnable hook) {
+        return false;
+    }
+
     // ------------------------------------------------------------------ life
 
     /** A snapshot of this connection's counters. */

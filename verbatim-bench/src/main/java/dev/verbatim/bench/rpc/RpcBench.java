@@ -57,7 +57,8 @@ import java.util.function.ToDoubleFunction;
  * PNG ({@link RpcPlot}). The private directory under {@code /dev/shm} is deleted and every child is
  * gone when {@link #run} returns, whatever happened. A contender that fails is reported and left out
  * of the figures; the others go on and the run exits with code 1.
- * {@code -Dverbatim.bench.only=shm/floor,tcp/rmi} runs only those contenders;
+ * {@code -Dverbatim.bench.only=shm/floor,tcp/rmi} runs only those contenders ({@code scale}: case
+ * {@code scale/idle-1000}, {@link ScaleIdle}, which runs after the turns);
  * {@code -Dverbatim.bench.trace=true} prints every turn on stderr.
  */
 public final class RpcBench {
@@ -232,18 +233,34 @@ public final class RpcBench {
         long start = System.nanoTime();
         Plan plan = plan(quick);
         Run run;
+        ScaleIdle.Result scale;
         try (ScratchDir scratch = ScratchDir.create()) {
             double before = Host.loadAverage();
             List<RpcContender> cs = RpcContenders.all().stream()
                     .filter(c -> SuiteArgs.selected(RpcContenders.id(c))).toList();
             List<Result> results = runTurns(cs, plan, scratch.path(), err, new ArrayList<>());
+            scale = SuiteArgs.selected(SCALE_ID) ? ScaleIdle.measure(quick, err) : null;
             run = new Run(args.mode(), plan.rounds(), plan.warmMillis(), plan.measureMillis(), results,
                     (System.nanoTime() - start) / 1e9, before, Host.loadAverage());
         }
         Run done = run;
-        return args.finish("rpc", o -> RpcReport.printJson(done, o), o -> RpcReport.printTables(done, o),
-                file -> RpcPlot.write(done, file), !run.failures().isEmpty(), out, err);
+        ScaleIdle.Result idle = scale;
+        return args.finish("rpc", o -> {
+                    RpcReport.printJson(done, o);
+                    if (idle != null) {
+                        ScaleIdle.printJson(idle, o);
+                    }
+                }, o -> {
+                    RpcReport.printTables(done, o);
+                    if (idle != null) {
+                        ScaleIdle.printTable(idle, o); // (with its own targets)
+                    }
+                },
+                file -> RpcPlot.write(done, file), !run.failures().isEmpty() || idle != null && idle.error() != null, out, err);
     }
+
+    /** The id that {@code -Dverbatim.bench.only} names to run case {@code scale/idle-1000} ({@link ScaleIdle}). */
+    static final String SCALE_ID = "scale";
 
     /** The session properties of one contender's run (the harness's, plus the floor's one-word reply). */
     static Map<String, String> common(Path dir, long deadlineMillis) {

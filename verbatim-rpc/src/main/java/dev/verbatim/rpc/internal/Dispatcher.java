@@ -11,10 +11,19 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
- * The dispatcher thread of one endpoint (docs/rpc.md §4): reads the connection when no caller does (on
+ * The dispatcher of one endpoint (docs/rpc.md §4): reads the connection when no caller does (on
  * servers, and on clients that exported objects or made asynchronous calls), runs the incoming calls
  * queued to it in arrival order, sends what the outbox holds, and times out asynchronous calls. Started
  * on first need; ends when the endpoint closes.
+ *
+ * <p>It works in <em>runs</em> on the process's {@link DispatchPool}, not on a thread of its own: a run
+ * that finds nothing to do for {@link WaitPolicy#RUN_IDLE_NANOS} (no message, no asynchronous call
+ * pending, nothing queued or in the outbox) ends, after asking the transport to start a new one when
+ * a message comes ({@link Connection#notifyWhenReadable}); whoever gives it other work starts one too
+ * ({@link #ensureStarted}). So an idle tcp connection holds no thread, and a busy one keeps its
+ * spinning run (the latency mode). A transport that cannot watch (shm) keeps one run for good. The
+ * run that holds the role is {@link #run}: a run that {@linkplain #handOff hands it off} ends when its
+ * call returns; only the holder may end idle, and never while it runs a call (it decides in its loop).
  *
  * <p>While callers lead the reading (and for {@link WaitPolicy#STEP_ASIDE_NANOS} after one last
  * stopped), it only glances at the connection every {@link WaitPolicy#PEEK_NANOS}: a thread hand-off per
@@ -32,12 +41,21 @@ final class Dispatcher {
     /** Incoming calls another reading thread handed to the dispatcher, run in arrival order. */
     private final ConcurrentLinkedQueue<Runnable> queued = new ConcurrentLinkedQueue<>();
     private final Consumer<PendingCall> timeOut;
-    private volatile Thread thread;
+    /** The run that holds the dispatcher's role, or null (never started, ended idle, or closed). */
+    private volatile Run run;
+    /** Whether the transport runs a hook when a message comes (false: runs never end idle). */
+    private volatile boolean watchable = true;
     /** Changes whenever a caller stops waiting, while there is a dispatcher: it steps aside for a while then. */
     private volatile int callsEnded;
     private int callsEndedSeen; // dispatcher only
     private long callerSeenAt; // dispatcher only
     private long nextExpiry; // dispatcher only
+    /**
+     * How many spins after a message in a row ended with nothing, up to {@link WaitPolicy#SPIN_MISSES_TO_END}
+     * (dispatcher only): a connection whose messages come further apart than a spin ends its run after the
+     * spin instead of waiting on (reset by a message a spin caught).
+     */
+    private int spinMisses;
     /** The dispatcher's last wait in the transport ended with nothing received (dispatcher only). */
     private boolean lastWaitEmpty;
     /** The dispatcher sleeps up to {@link WaitPolicy#IDLE_WAIT_NANOS}: whoever gives it work sooner calls {@link #rouse}. */
@@ -53,44 +71,75 @@ final class Dispatcher {
         this.callerSeenAt = System.nanoTime() - WaitPolicy.STEP_ASIDE_NANOS;
     }
 
-    /** The dispatcher thread, or null before it started. */
-    Thread thread() {
-        return thread;
+    /** One stretch of dispatching on a pool thread: from a start (or hand-off) to idleness, a hand-off or close. */
+    private final class Run implements Runnable {
+        /** The pool thread running it; null until it starts. */
+        volatile Thread thread;
+        /** Counted down when its loop is over (what close waits for). */
+        final java.util.concurrent.CountDownLatch over = new java.util.concurrent.CountDownLatch(1);
+
+        @Override
+        public void run() {
+            Thread t = Thread.currentThread();
+            thread = t;
+            String poolName = t.getName();
+            t.setName("verbatim-rpc " + endpoint.description()); // (thread dumps name the connection it serves)
+            try {
+                loop(this);
+            } finally {
+                t.setName(poolName);
+                over.countDown();
+            }
+        }
     }
 
-    /** Starts the dispatcher unless it runs (or the endpoint is closed). */
+    /** The thread of the run holding the dispatcher's role, or null (none, or not started yet). */
+    Thread thread() {
+        Run r = run;
+        return r == null ? null : r.thread;
+    }
+
+    /** Starts a dispatcher run unless one holds the role (or the endpoint is closed). */
     void ensureStarted() {
-        if (thread == null) {
+        if (run == null) {
             start();
         }
     }
 
     private synchronized void start() {
-        if (thread != null || !endpoint.isOpen()) {
+        if (run != null || !endpoint.isOpen()) {
             return;
         }
-        startThread();
+        startRun();
     }
 
-    /** A new dispatcher thread, which becomes {@link #thread} before it runs (its loop ends once it is not). */
-    private void startThread() {
-        Thread t = Thread.ofPlatform().daemon().name("verbatim-rpc " + endpoint.description()).unstarted(this::loop);
-        thread = t;
-        t.start();
+    /** A new run, which holds the role before it starts (the loop of the one it replaces ends once it does not). */
+    private void startRun() {
+        Run r = new Run();
+        run = r;
+        DispatchPool.execute(r);
+    }
+
+    /** Waits up to {@code millis} for the run holding the role to end (closing); not for the calling thread's own. */
+    void awaitEnd(long millis) throws InterruptedException {
+        Run r = run;
+        if (r != null && r.thread != Thread.currentThread()) {
+            r.over.await(millis, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
     }
 
     /**
      * The dispatcher thread runs a call that waits for a reply over another connection, and this one must
      * be read meanwhile (a call nested in its chain may come back over it, or an unrelated call waits in
-     * the queue): a new thread becomes the dispatcher, and the old one ends when its call returns
-     * (J-RPC's delegate threads need a reader on every connection of the chain). Called by the dispatcher
-     * thread only.
+     * the queue): a new run on the pool (an idle pool thread if there is one) becomes the dispatcher, and
+     * the old run ends when its call returns (J-RPC's delegate threads need a reader on every connection
+     * of the chain). Called by the dispatcher thread only.
      */
     synchronized void handOff() {
-        if (thread != Thread.currentThread() || !endpoint.isOpen()) {
+        if (thread() != Thread.currentThread() || !endpoint.isOpen()) {
             return;
         }
-        startThread();
+        startRun();
     }
 
     /** Whether incoming calls wait in the dispatcher's queue. */
@@ -100,12 +149,15 @@ final class Dispatcher {
 
     /** A caller stopped waiting: the dispatcher steps aside a while longer (racy on purpose: it looks for a change). */
     void callEnded() {
-        if (thread != null) {
+        if (run != null) {
             callsEnded++;
         }
     }
 
-    /** Ends the dispatcher's long sleep, if it sleeps: an asynchronous call's deadline or an outbox entry needs it. */
+    /**
+     * Ends the dispatcher's long sleep, if it sleeps: an asynchronous call's deadline or an outbox entry
+     * needs it (the caller started a run first if none held the role: {@link #ensureStarted}).
+     */
     void rouse() {
         if (napping) {
             connection.wakeup();
@@ -116,14 +168,14 @@ final class Dispatcher {
     void queue(Runnable task) {
         queued.add(task);
         ensureStarted();
-        Thread t = thread;
+        Thread t = thread();
         if (t != null) {
             LockSupport.unpark(t);
         }
     }
 
-    private void runQueued() {
-        while (mine()) { // (a call that handed the role off leaves the rest to the new dispatcher)
+    private void runQueued(Run me) {
+        while (mine(me)) { // (a call that handed the role off leaves the rest to the new dispatcher)
             Runnable t = queued.poll();
             if (t == null) {
                 return;
@@ -132,29 +184,65 @@ final class Dispatcher {
         }
     }
 
-    private void loop() {
+    private void loop(Run me) {
         CallContext context = CallContext.current();
         context.dispatching = endpoint;
         try {
-            dispatch();
+            dispatch(me);
         } catch (RuntimeException | Error e) {
             endpoint.closeWith("the dispatcher failed: " + e); // never a connection left open and unread
         } finally {
             context.dispatching = null;
+            if (!endpoint.isOpen()) {
+                synchronized (this) {
+                    if (run == me) {
+                        run = null; // closed: nothing holds the role (and nothing starts again)
+                    }
+                }
+            }
         }
     }
 
-    /** Whether the calling thread is (still) the dispatcher: one that handed its role off ends its loop. */
-    private boolean mine() {
-        return thread == Thread.currentThread();
+    /** Whether {@code me} (still) holds the role: a run that handed it off, or ended idle, ends its loop. */
+    private boolean mine(Run me) {
+        return run == me;
     }
 
-    private void dispatch() {
+    /**
+     * Ends {@code me} because its connection is idle, and asks the transport to start a run when a message
+     * comes. The role is given up before anything is looked at again (a thread that queues work meanwhile
+     * either sees no run and starts one, or its work is seen here). False if the transport cannot watch
+     * (the run goes on, and no run ends idle again).
+     */
+    private boolean endIdle(Run me) {
+        synchronized (this) {
+            if (run != me) {
+                return true;
+            }
+            run = null;
+        }
+        if (!connection.notifyWhenReadable(this::ensureStarted)) {
+            watchable = false;
+            synchronized (this) {
+                if (run == null && endpoint.isOpen()) {
+                    run = me; // not watched: this run stays
+                    return false;
+                }
+            }
+            return true;
+        }
+        if (!queued.isEmpty() || !calls.mapEmpty() || sender.outbox().count() != 0 || !endpoint.isOpen()) {
+            ensureStarted(); // work came while the role was being given up
+        }
+        return true;
+    }
+
+    private void dispatch(Run me) {
         ReentrantLock recvLock = leader.lock();
         Outbox outbox = sender.outbox();
-        while (endpoint.isOpen() && mine()) {
-            runQueued();
-            if (!mine()) {
+        while (endpoint.isOpen() && mine(me)) {
+            runQueued(me);
+            if (!mine(me)) {
                 return; // a queued call handed the role off: the new dispatcher reads on
             }
             int ended = callsEnded;
@@ -177,10 +265,10 @@ final class Dispatcher {
                         leader.unlockIfHeld(); // (it may have gone to another reader during a call)
                     }
                 }
-                if (queued.isEmpty() && mine()) {
+                if (queued.isEmpty() && mine(me)) {
                     LockSupport.parkNanos(WaitPolicy.PEEK_NANOS);
                 }
-                if (mine()) {
+                if (mine(me)) {
                     expireAsync();
                 }
                 continue;
@@ -193,6 +281,7 @@ final class Dispatcher {
                 // (after a wait that timed out with nothing, the connection is idle: straight back to sleep)
                 long spinUntil = System.nanoTime() + (lastWaitEmpty ? 0 : WaitPolicy.DISPATCH_SPIN_NANOS);
                 int n = 0;
+                boolean spun = false; // an empty poll since the last message: a message now was caught by spinning
                 while (!calls.callersWait() && queued.isEmpty() && recvLock.isHeldByCurrentThread()) {
                     n = endpoint.poll(64);
                     if (outbox.count() != 0) {
@@ -200,6 +289,10 @@ final class Dispatcher {
                     }
                     long now = System.nanoTime();
                     if (n > 0) {
+                        if (spun) {
+                            spinMisses = 0;
+                            spun = false;
+                        }
                         spinUntil = now + WaitPolicy.DISPATCH_SPIN_NANOS;
                         if (now - nextExpiry >= 0) {
                             break; // now and then, time out asynchronous calls
@@ -207,9 +300,24 @@ final class Dispatcher {
                         continue;
                     }
                     if (now - spinUntil >= 0) {
+                        if (spun && spinMisses < WaitPolicy.SPIN_MISSES_TO_END) {
+                            spinMisses++;
+                        }
                         break;
                     }
+                    spun = true;
                     Thread.onSpinWait();
+                }
+                if (n == 0 && watchable && spinMisses >= WaitPolicy.SPIN_MISSES_TO_END && queued.isEmpty()
+                        && calls.mapEmpty() && outbox.count() == 0 && !calls.callersWait()) {
+                    // messages come further apart than a spin: waiting on (a spin in the transport, a sleep) would
+                    // cost this connection CPU per message and a thread meanwhile; the transport calls when the next comes
+                    leader.unlockIfHeld();
+                    lastWaitEmpty = true;
+                    if (endIdle(me)) {
+                        return;
+                    }
+                    continue;
                 }
                 if (n == 0 && !calls.callersWait() && queued.isEmpty() && recvLock.isHeldByCurrentThread()) {
                     // While asynchronous calls are pending (their timeouts are checked after each wait) or answers
@@ -219,10 +327,13 @@ final class Dispatcher {
                     // Every timed wake-up costs CPU (~0.1 ms on a virtual machine), so an idle connection should
                     // have as few as possible.
                     long wait = WaitPolicy.readerWait(outbox.count() != 0, WaitPolicy.BUSY_WAIT_NANOS);
+                    boolean idle = false;
                     if (calls.mapEmpty() && outbox.count() == 0) {
                         napping = true;
                         if (calls.mapEmpty() && outbox.count() == 0) {
-                            wait = WaitPolicy.IDLE_WAIT_NANOS;
+                            idle = true;
+                            // a run that may end idle waits briefly, then ends and lets the transport call
+                            wait = watchable ? WaitPolicy.RUN_IDLE_NANOS : WaitPolicy.IDLE_WAIT_NANOS;
                         }
                     }
                     Delivery d;
@@ -232,6 +343,14 @@ final class Dispatcher {
                         napping = false;
                     }
                     lastWaitEmpty = d == null;
+                    if (d == null && idle && watchable && queued.isEmpty() && calls.mapEmpty()
+                            && outbox.count() == 0 && !calls.callersWait()) {
+                        leader.unlockIfHeld(); // (before the role goes: the next run takes the lock)
+                        if (endIdle(me)) {
+                            return;
+                        }
+                        continue;
+                    }
                     if (d != null) {
                         if (!endpoint.handle(d, true)) {
                             Endpoint.releaseQuietly(d);
@@ -247,12 +366,12 @@ final class Dispatcher {
             } finally {
                 leader.unlockIfHeld(); // (whoever holds it now, if it went during a call, reads on)
             }
-            if (mine()) {
+            if (mine(me)) {
                 expireAsync();
             }
         }
-        if (mine()) {
-            runQueued(); // calls still queued fail their replies quietly and give their deliveries back
+        if (mine(me)) {
+            runQueued(me); // calls still queued fail their replies quietly and give their deliveries back
         }
     }
 

@@ -529,13 +529,10 @@ public final class Endpoint {
 
     public void close() {
         closeWith("closed by this side");
-        Thread t = dispatcher.thread();
-        if (t != null && t != Thread.currentThread()) {
-            try {
-                t.join(WaitPolicy.CLOSE_JOIN_MILLIS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        try {
+            dispatcher.awaitEnd(WaitPolicy.CLOSE_JOIN_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }

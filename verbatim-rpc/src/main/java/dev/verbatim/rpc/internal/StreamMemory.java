@@ -1,21 +1,17 @@
 package dev.verbatim.rpc.internal;
 
+import dev.verbatim.buffer.internal.LazyMemory;
+
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
-import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Off-heap memory that a streamed value is assembled in (docs/rpc.md §7): reserved at the size the sender
  * announced, but paid for only as its bytes arrive. On Linux it is an anonymous private mapping made with
- * {@code MAP_NORESERVE} through an FFM downcall to {@code mmap}: the kernel commits (and zeroes) a page
+ * {@code MAP_NORESERVE} ({@link LazyMemory}, shared with the transport's tcp window): the kernel commits (and zeroes) a page
  * when a piece is first copied into it, so a peer that announces 2 GiB and sends one piece costs the
- * receiver that piece, not 2 GiB (the transport's tcp window, {@code LazyWindow}, maps its memory the same
- * way). Elsewhere, or without native access for this module ({@code --enable-native-access}, as the launcher
+ * receiver that piece, not 2 GiB. Elsewhere, or without native access for this module ({@code --enable-native-access}, as the launcher
  * and the tests give), the memory is allocated (and zeroed) at once from a shared arena, within the
  * receiver's limit all the same.
  *
@@ -29,39 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * Thread-safe.
  */
 public final class StreamMemory implements AutoCloseable {
-    private static final int PROT_READ_WRITE = 0x1 | 0x2;
-    private static final int MAP_PRIVATE_ANONYMOUS_NORESERVE = 0x02 | 0x20 | 0x4000;
-    private static final MethodHandle MMAP;
-    private static final MethodHandle MUNMAP;
     private static final AtomicLong HELD = new AtomicLong();
-
-    static {
-        // the flag values are Linux's; without native access for this module a downcall would print the JDK's warning
-        MethodHandle[] h = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")
-                && StreamMemory.class.getModule().isNativeAccessEnabled() ? link() : null;
-        MMAP = h == null ? null : h[0];
-        MUNMAP = h == null ? null : h[1];
-    }
-
-    @SuppressWarnings("restricted") // a downcall: the launcher and tests run with --enable-native-access
-    private static MethodHandle[] link() {
-        try {
-            Linker linker = Linker.nativeLinker();
-            MemorySegment mmap = linker.defaultLookup().find("mmap").orElse(null);
-            MemorySegment munmap = linker.defaultLookup().find("munmap").orElse(null);
-            if (mmap == null || munmap == null) {
-                return null;
-            }
-            return new MethodHandle[] {
-                    linker.downcallHandle(mmap, FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS,
-                            ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
-                            ValueLayout.JAVA_LONG)),
-                    linker.downcallHandle(munmap, FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
-                            ValueLayout.JAVA_LONG))};
-        } catch (RuntimeException | Error e) {
-            return null;
-        }
-    }
 
     private static final AtomicLong SPARE = new AtomicLong();
 
@@ -73,7 +37,7 @@ public final class StreamMemory implements AutoCloseable {
 
     /** Reserves {@code size} bytes (more than 0). */
     StreamMemory(long size) {
-        MemorySegment s = MMAP == null ? null : map(size, arena);
+        MemorySegment s = LazyMemory.map(size, arena, true);
         segment = s != null ? s : arena.allocate(size, 4096);
         HELD.addAndGet(size);
     }
@@ -96,7 +60,7 @@ public final class StreamMemory implements AutoCloseable {
      * made of it (a restricted method, as the mapping is: with native access).
      */
     static boolean reusable() {
-        return MMAP != null;
+        return LazyMemory.available();
     }
 
     /** The block is kept for reuse ({@code true}) or taken back into use: moves it between the two counts. */
@@ -111,29 +75,6 @@ public final class StreamMemory implements AutoCloseable {
 
     long size() {
         return segment.byteSize();
-    }
-
-    @SuppressWarnings("restricted")
-    private static MemorySegment map(long size, Arena arena) {
-        try {
-            MemorySegment a = (MemorySegment) MMAP.invokeExact(MemorySegment.NULL, size, PROT_READ_WRITE,
-                    MAP_PRIVATE_ANONYMOUS_NORESERVE, -1, 0L);
-            if (a.address() == -1L || a.address() == 0L) {
-                return null; // MAP_FAILED: fall back to the arena
-            }
-            return a.reinterpret(size, arena, at -> unmap(at, size));
-        } catch (Throwable t) {
-            return null;
-        }
-    }
-
-    /** The cleanup sees a zero-length segment at the block's address: the size is passed along. */
-    private static void unmap(MemorySegment at, long size) {
-        try {
-            int ignored = (int) MUNMAP.invokeExact(at, size);
-        } catch (Throwable t) {
-            // nothing to do: the address space stays reserved until the process ends
-        }
     }
 
     /** The whole block. */

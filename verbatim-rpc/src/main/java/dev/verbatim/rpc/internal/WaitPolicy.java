@@ -17,12 +17,14 @@ package dev.verbatim.rpc.internal;
  *       until {@link #STEP_ASIDE_NANOS} after one last stopped waiting; otherwise it spins
  *       {@link #DISPATCH_SPIN_NANOS} and sleeps in the transport ({@link #BUSY_WAIT_NANOS} while
  *       asynchronous calls are pending, {@link #IDLE_WAIT_NANOS} when idle, {@link #OUTBOX_RETRY_NANOS}
- *       while the outbox waits for room).</li>
+ *       while the outbox waits for room). On a transport that watches readiness (tcp) an idle run ends
+ *       after {@link #RUN_IDLE_NANOS}, or right after its spin once {@link #SPIN_MISSES_TO_END} spins in a
+ *       row caught nothing.</li>
  *   <li>A dispatcher running a call that waits for a reply over another connection reads its own
  *       connection too, every {@link #LENT_POLL_NANOS}, for up to {@link #LENT_SPIN_NANOS}; then a new thread
  *       becomes the dispatcher ({@link Dispatcher#handOff}).</li>
  *   <li>With every virtual call thread busy, the dispatcher waits for one {@link #VIRTUAL_SLOT_WAIT_MILLIS} at a
- *       time; closing waits {@link #CLOSE_JOIN_MILLIS} for the dispatcher to end.</li>
+ *       time; closing waits {@link #CLOSE_JOIN_MILLIS} for the dispatcher's run to end.</li>
  * </ul>
  *
  * <p>One instance per endpoint holds the adaptive part (the leader's spin), a hint that leading threads
@@ -64,7 +66,24 @@ final class WaitPolicy {
     static final long DISPATCH_SPIN_NANOS = 200_000;
     /** How long the dispatcher sleeps in the transport while asynchronous calls or answers are pending. */
     static final long BUSY_WAIT_NANOS = 100_000_000;
-    /** How long an idle dispatcher sleeps in the transport when nothing needs it sooner. */
+    /**
+     * How long a dispatcher run waits on an idle connection before it ends and lets the transport start
+     * a new one when a message comes ({@link Dispatcher}; tcp). Connections called now and then hold a
+     * run for this long after each call, so a node's pool threads are about calls per second times this
+     * (1,000 connections calling once a second: ~20). A restart costs about what waking the sleeping run
+     * would (either way the readiness thread unparks a thread), so it need not be long; a connection
+     * called every few milliseconds keeps its run.
+     */
+    static final long RUN_IDLE_NANOS = 20_000_000;
+    /**
+     * After this many spins in a row that caught no message, a dispatcher run on a watched connection ends
+     * right after its spin instead of waiting {@link #RUN_IDLE_NANOS} (its transport's spin included: 0.7 ms
+     * of CPU per message in all, which at a thousand sporadically called connections is most of a core):
+     * the connection's messages come further apart than a spin, so spinning or sleeping on buys nothing. A
+     * message a spin catches resets the count (a busy connection keeps its spinning run).
+     */
+    static final int SPIN_MISSES_TO_END = 2;
+    /** How long an idle dispatcher sleeps in the transport when nothing needs it sooner (a transport that cannot watch: shm). */
     static final long IDLE_WAIT_NANOS = 10_000_000_000L;
     /** How often a reader retries sending the outbox (nothing tells it when the peer's window has room). */
     static final long OUTBOX_RETRY_NANOS = 50_000;
@@ -80,7 +99,7 @@ final class WaitPolicy {
     static final long LENT_SPIN_NANOS = 200_000;
     /** How long the dispatcher waits at a time for a virtual call thread to end (all are busy), looking at close between. */
     static final long VIRTUAL_SLOT_WAIT_MILLIS = 100;
-    /** How long {@code close} waits for the dispatcher thread to end. */
+    /** How long {@code close} waits for the dispatcher's run to end. */
     static final long CLOSE_JOIN_MILLIS = 2000;
 
     /** The leader's current spin; racy on purpose (a hint). */

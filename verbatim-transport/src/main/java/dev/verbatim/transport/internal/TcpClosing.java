@@ -3,7 +3,6 @@ package dev.verbatim.transport.internal;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.Selector;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -34,7 +33,7 @@ final class TcpClosing {
     }
 
     /** Sends CLOSE, waiting up to a second for the send lock and a second for the socket. */
-    static void sendClose(TcpStream stream, ReentrantLock sendLock, Selector writes, String reason) {
+    static void sendClose(TcpStream stream, ReentrantLock sendLock, TcpReadiness.Watch writes, String reason) {
         if (sendLock.isHeldByCurrentThread()) {
             return; // a frame of ours is half written: the peer learns from the end of the stream
         }
@@ -51,8 +50,7 @@ final class TcpClosing {
             long deadline = System.nanoTime() + 1_000_000_000L;
             while ((b.hasRemaining() || !stream.flush()) && System.nanoTime() - deadline < 0) {
                 if (stream.write(b) == 0) {
-                    writes.select(WAIT_SLICE_MS);
-                    writes.selectedKeys().clear();
+                    writes.awaitWritable(WAIT_SLICE_MS * 1_000_000L);
                 }
             }
         } catch (IOException | RuntimeException ignored) {
@@ -88,7 +86,7 @@ final class TcpClosing {
      * with unread bytes makes the kernel reset the connection, and a reset can destroy our CLOSE
      * frame in the peer's receive queue before the peer reads it.
      */
-    static void linger(TcpStream stream, Selector reads) {
+    static void linger(TcpStream stream, TcpReadiness.Watch reads) {
         try {
             stream.shutdownOutput(); // with TLS after a close_notify
             ByteBuffer sink = ByteBuffer.allocate(4096);
@@ -100,8 +98,7 @@ final class TcpClosing {
                     return;
                 }
                 if (n == 0) {
-                    reads.select(5);
-                    reads.selectedKeys().clear();
+                    reads.awaitCredits(5_000_000L);
                 }
             }
         } catch (IOException | RuntimeException ignored) {

@@ -10,8 +10,6 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -46,6 +44,9 @@ public final class TcpConnection extends BaseConnection {
     /** Frames written (under sendLock): the heartbeat sends only when this stands still. */
     private long framesOut;
     private final AtomicIntegerArray ownState;
+    /** Areas of our window the peer entered since their pages were last given back (bit per area; area 0 at the start). */
+    private final AtomicLong touched = new AtomicLong(1);
+    private final int ownAreaSize;
     /** Areas of our window freed since our last frame: the next frame carries them (piggy-back). */
     private final AtomicLong noticesRef;
 
@@ -57,14 +58,13 @@ public final class TcpConnection extends BaseConnection {
     /** Grows with the largest message sent, up to the peer's maximum: a peer's hello cannot make us allocate. */
     private Buffer send;
     private MemorySegment sendWindow;
-    private final Selector writeSelector;
-    private final Selector creditSelector;
     private int pendingNext = -1;
 
     // receiving (under pumpLock)
     private final ReentrantLock pumpLock = new ReentrantLock();
     private final TcpFrameReader frames;
-    private final Selector readSelector;
+    /** The socket's waits and readiness hook, on the process's one selector thread (no selector of its own). */
+    private final TcpReadiness.Watch watch;
 
     /**
      * @param peerTimeoutMs what the peer announced in its handshake message: it declares this side
@@ -94,6 +94,7 @@ public final class TcpConnection extends BaseConnection {
             }
         }));
         self[0] = this;
+        this.ownAreaSize = options.areaSize();
         this.stream = stream;
         this.own = own;
         this.ownState = ownState;
@@ -105,12 +106,7 @@ public final class TcpConnection extends BaseConnection {
         this.send = Buffers.offHeap(NEXT_SPAN + HEADER + INITIAL_SEND);
         this.sendWindow = send.segment();
         this.frames = new TcpFrameReader(stream, new FrameEvents(), ownWindow, options.areaCount(), options.areaSize());
-        this.readSelector = Selector.open();
-        this.writeSelector = Selector.open();
-        this.creditSelector = Selector.open();
-        stream.socket().register(readSelector, SelectionKey.OP_READ);
-        stream.socket().register(writeSelector, SelectionKey.OP_WRITE);
-        stream.socket().register(creditSelector, SelectionKey.OP_READ);
+        this.watch = TcpReadiness.watch(stream.socket());
         this.noticesRef = notices;
         this.heartbeat = TcpHeartbeat.watch(new Liveness(), options.peerTimeout().toMillis(), peerTimeoutMs);
     }
@@ -373,8 +369,7 @@ public final class TcpConnection extends BaseConnection {
             throw new TransportException(Reason.TIMEOUT, what);
         }
         pumpIfFree(); // read what the peer sends us meanwhile, so two writers never block each other
-        writeSelector.select(WAIT_SLICE_MS);
-        writeSelector.selectedKeys().clear();
+        watch.awaitWritable(WAIT_SLICE_MS * 1_000_000);
     }
 
     private void checkNotClosed() {
@@ -452,20 +447,15 @@ public final class TcpConnection extends BaseConnection {
                 pumpLock.unlock();
             }
             if (deposited) {
-                readSelector.wakeup(); // the receiving thread may be waiting for what we just read
+                watch.readable(); // the receiving thread (or the readiness hook) may be waiting for what we just read
             }
         }
     }
 
     @Override
     protected void parkSender(long nanos) {
-        try {
-            sendParks++;
-            creditSelector.select(Math.max(1, Math.min(nanos / 1_000_000, 100)));
-            creditSelector.selectedKeys().clear();
-        } catch (IOException e) {
-            throw lost(e);
-        }
+        sendParks++;
+        watch.awaitCredits(Math.max(1_000_000, Math.min(nanos, 100_000_000)));
     }
 
     // ------------------------------------------------------------------ receive
@@ -510,7 +500,7 @@ public final class TcpConnection extends BaseConnection {
                 throw TcpFrameReader.violation("a notice for areas it does not have (0x" + Long.toHexString(notices) + ")");
             }
             remoteFree.getAndUpdate(m -> m | notices);
-            creditSelector.wakeup(); // a sender waiting for areas may be asleep
+            watch.wakeSenders(); // a sender waiting for areas may be asleep
         }
 
         @Override
@@ -521,6 +511,7 @@ public final class TcpConnection extends BaseConnection {
         @Override
         public void entered(int area) {
             ownState.set(area, STATE_SENDER);
+            touched.getAndUpdate(m -> m | (1L << area));
         }
 
         @Override
@@ -533,7 +524,7 @@ public final class TcpConnection extends BaseConnection {
 
     @Override
     protected TransportException protocolFailed(ProtocolViolation v) {
-        TcpClosing.sendClose(stream, sendLock, writeSelector, "protocol violation: " + v.getMessage());
+        TcpClosing.sendClose(stream, sendLock, watch, "protocol violation: " + v.getMessage());
         return super.protocolFailed(v);
     }
 
@@ -542,27 +533,68 @@ public final class TcpConnection extends BaseConnection {
         if (reader.hasDataAcquire() || wakeupPending() || stream.hasBufferedInput()) {
             return;
         }
-        try {
-            receiveParks++;
-            readSelector.select(Math.max(1, nanos / 1_000_000));
-            readSelector.selectedKeys().clear();
-        } catch (IOException e) {
-            throw lost(e);
-        }
+        receiveParks++;
+        watch.awaitReceive(Math.max(1_000_000, nanos));
     }
 
     @Override
     protected void wakeReceiver() {
-        readSelector.wakeup(); // sticky: a select that starts after it returns at once
+        watch.wakeReceiver(); // sticky: an unpark before the park makes it return at once
+    }
+
+    /**
+     * Runs {@code r} once when a message may be readable: the socket became readable, another thread
+     * pumped bytes into the window, or the connection ended (at once if one of them already holds). On
+     * the process's readiness thread: {@code r} must only hand work on.
+     */
+    @Override
+    public boolean notifyWhenReadable(Runnable r) {
+        giveBackFreeAreas(); // the receiver goes idle: what a burst committed goes back
+        watch.notifyWhenReadable(r);
+        if (reader.hasDataAcquire() || stream.hasBufferedInput() || !isOpen()) {
+            watch.readable(); // what came before the hook was armed (the hook runs at most once)
+        }
+        return true;
+    }
+
+    /**
+     * Gives the operating system back the pages of the window's areas that the peer entered since the last
+     * time and that are free now (read, released, not the peer's current area): after a burst, an idle
+     * connection costs again what it did before. Under the pump lock (no frame is filed meanwhile; a
+     * free area is entered only by a frame); skipped if another thread pumps. Pages given back read as
+     * zero, as a fresh window does. Costs a system call per area given back, and the next message in
+     * such an area a page fault per page: done when the receiver goes idle, not as areas free.
+     */
+    void giveBackFreeAreas() {
+        if (touched.get() == 0 || !LazyWindow.lazy() || !pumpLock.tryLock()) {
+            return;
+        }
+        try {
+            if (isClosed()) {
+                return;
+            }
+            for (long m = touched.get(); m != 0; m &= m - 1) {
+                int a = Long.numberOfTrailingZeros(m);
+                if (ownState.get(a) == STATE_FREE && reader.isClear(a) && reader.currentArea() != a) {
+                    own.giveBack(AreaDescriptor.areaBase(a, ownAreaSize), ownAreaSize);
+                    touched.getAndUpdate(x -> x & ~(1L << a));
+                }
+            }
+        } finally {
+            pumpLock.unlock();
+        }
+    }
+
+    /** The resident bytes of this side's receive window (tests); -1 if it cannot tell. */
+    public long residentWindowBytes() {
+        return own.resident(0, own.segment().byteSize());
     }
 
     // ------------------------------------------------------------------ life
 
     @Override
     protected void wakeLocalWaiters() {
-        readSelector.wakeup();
-        writeSelector.wakeup();
-        creditSelector.wakeup();
+        watch.wakeAll();
     }
 
     @Override
@@ -571,17 +603,15 @@ public final class TcpConnection extends BaseConnection {
             heartbeat.stop();
         }
         if (peerStillThere) {
-            TcpClosing.sendClose(stream, sendLock, writeSelector, "closed");
-            TcpClosing.linger(stream, readSelector);
+            TcpClosing.sendClose(stream, sendLock, watch, "closed");
+            TcpClosing.linger(stream, watch);
         }
         try {
             stream.close();
-            readSelector.close();
-            writeSelector.close();
-            creditSelector.close();
         } catch (IOException ignored) {
             // closing
         }
+        watch.cancel(); // the selector lets go of the socket: its descriptor is freed
         pumpLock.lock();
         try {
             own.release();
