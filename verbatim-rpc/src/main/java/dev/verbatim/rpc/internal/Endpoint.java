@@ -141,10 +141,28 @@ public final class Endpoint {
      * the read lock when this returns ({@link ReadLeader#holds()}).
      */
     int poll(int limit) {
+        boolean outer = sender.beginAnswers();
+        int total = 0;
         try {
-            return connection.poll(handler, limit);
+            while (true) {
+                int n;
+                try {
+                    n = connection.poll(handler, limit - total);
+                } finally {
+                    incoming.runDeferred();
+                }
+                total += n;
+                // answers held while more calls have arrived already: run those too, so the answers leave in one
+                // write (Sender.commit); hasArrived only once this thread reads again (it costs no system call)
+                if (n == 0 || total >= limit || !outer || !sender.answersHeld() || !leader.holds()
+                        || !connection.hasArrived()) {
+                    return total;
+                }
+            }
         } finally {
-            incoming.runDeferred();
+            if (outer) {
+                sender.endAnswers();
+            }
         }
     }
 
