@@ -53,11 +53,11 @@ final class Sender {
      */
     private boolean held;
     /**
-     * The reader running the calls of one {@link Endpoint#poll} ({@link #beginAnswers}), whose answers wait in
-     * the send buffer while more calls have arrived ({@link Connection#hasArrived}), to leave in one write at
-     * the end of the poll; null when none.
+     * The thread answering a call that a poll read and ran ({@link #answerMayWait}): its answer may wait in the
+     * send buffer for the answers of the calls that arrived with it, until the poll ends ({@link #endAnswers});
+     * null when none.
      */
-    private volatile Thread batching;
+    private volatile Thread mayWait;
     /** Whether what is {@link #held} waits for the end of a batch ({@link #endAnswers}), not for a queued thread. */
     private boolean heldForBatch;
     /**
@@ -147,14 +147,14 @@ final class Sender {
      * <ul>
      *   <li>another thread waits for the send lock: the last holder of the lock {@linkplain #unlockSend flushes}
      *       what is held, so a held message waits at most for the threads queued behind it;</li>
-     *   <li>an answer of a reader running a batch of calls ({@link #beginAnswers}): {@link Endpoint#poll} runs
-     *       the calls that have arrived already, then {@linkplain #endAnswers flushes} their answers together.</li>
+     *   <li>the answer of a call a poll read and ran ({@link #answerMayWait}): {@link Endpoint#poll} runs the
+     *       calls that have arrived already, then {@linkplain #endAnswers flushes} their answers together.</li>
      * </ul>
      * At most {@link #HOLD_MAX_MESSAGES} in a row. Holding the send lock.
      */
     private void commit(Claim c, int length, boolean answer) {
         boolean queued = sendLock.hasQueuedThreads();
-        boolean batch = !queued && answer && batching == Thread.currentThread();
+        boolean batch = !queued && answer && mayWait == Thread.currentThread();
         boolean hold = heldCount < HOLD_MAX_MESSAGES && (queued || batch);
         if (hold) {
             connection.holdNextCommit();
@@ -176,7 +176,7 @@ final class Sender {
             if (outbox.count() != 0 && last && endpoint.isOpen()) {
                 flushOutbox(false);
             }
-            if (held && last && !sendLock.hasQueuedThreads() && !(heldForBatch && batching == Thread.currentThread())) {
+            if (held && last && !sendLock.hasQueuedThreads() && !(heldForBatch && mayWait == Thread.currentThread())) {
                 // nobody queued behind the held message any more (or the thread that was failed before it
                 // committed): it leaves now. A thread queued in lock() always gets the lock, so one of them
                 // comes here in the end.
@@ -259,15 +259,13 @@ final class Sender {
     }
 
     /**
-     * The calling thread (a reader, in {@link Endpoint#poll}) starts running a batch of calls: their answers may
-     * wait for one another ({@link #commit}). False if it is already in one (a poll nested in a call it runs).
+     * The calling thread is about to answer ({@code true}), or has answered ({@code false}), a call that a poll
+     * read and ran ({@link IncomingCalls}): while set, its answer may wait in the send buffer ({@link #commit})
+     * until the poll ends ({@link #endAnswers}, from {@link Endpoint#poll}). Set only around the answer, never
+     * while the call runs: what the call itself does (nested calls, nested polls) is not held.
      */
-    boolean beginAnswers() {
-        if (batching == Thread.currentThread()) {
-            return false;
-        }
-        batching = Thread.currentThread();
-        return true;
+    void answerMayWait(boolean on) {
+        mayWait = on ? Thread.currentThread() : null;
     }
 
     /** Whether answers wait in the send buffer (a hint: read without the send lock). */
@@ -276,11 +274,10 @@ final class Sender {
     }
 
     /**
-     * The batch of {@link #beginAnswers} ends: what its answers left in the send buffer is written now, or, if
-     * another thread holds the send lock, by that thread as it unlocks (it is not batching) or with its message.
+     * A poll ends ({@link Endpoint#poll}): what answers left in the send buffer is written now, or, if another
+     * thread holds the send lock, by that thread as it unlocks (its answer may not wait) or with its message.
      */
     void endAnswers() {
-        batching = null;
         if (held && sendLock.tryLock()) {
             try {
                 if (held && endpoint.isOpen()) {
