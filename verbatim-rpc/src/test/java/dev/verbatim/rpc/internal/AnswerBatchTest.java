@@ -14,8 +14,8 @@ import static org.junit.jupiter.api.Assertions.*;
 /**
  * The answers of calls that arrived together leave together (issue 18 §2, docs/rpc.md §5): a reader runs the
  * calls that have arrived already in one {@link Endpoint#poll}, holding each answer for the next, and writes
- * them at the end of the poll, in order, each once; an answer with no call behind it is not held. Over a
- * scripted connection that counts the writes a transport would make: no threads, no timing.
+ * them at the end of the poll, in order, each once; an answer with no call behind it leaves alone as its poll
+ * ends. Over a scripted connection that counts the writes a transport would make: no threads, no timing.
  */
 class AnswerBatchTest {
     private static MemorySegment call(int target, long callId, int x) {
@@ -72,7 +72,7 @@ class AnswerBatchTest {
     }
 
     @Test
-    void aBatchIsBoundedAndAnAnswerWithNoCallBehindItIsNotHeld() {
+    void aBatchIsBoundedAndAnAnswerWithNoCallBehindItLeavesAlone() {
         ScriptedConnection connection = new ScriptedConnection();
         List<Integer> ran = new ArrayList<>();
         Endpoint endpoint = serving(connection, ran);
