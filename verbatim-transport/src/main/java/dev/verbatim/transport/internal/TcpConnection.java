@@ -282,7 +282,8 @@ public final class TcpConnection extends BaseConnection {
 
     /**
      * Writes the pending NEXT frame (if any) and a frame of {@code type} whose payload of
-     * {@code length} bytes is already in the send buffer ({@code type < 0}: only the NEXT).
+     * {@code length} bytes is already in the send buffer ({@code type < 0}: only the NEXT), after the frames
+     * held there, all in one write; or, if this commit is held ({@link #holdNextCommit}), leaves them held.
      */
     private void writeFrames(int type, int length) {
         boolean hold = holdNext && type >= 0;
