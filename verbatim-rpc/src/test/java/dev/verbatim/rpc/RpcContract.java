@@ -347,6 +347,58 @@ abstract class RpcContract {
         }
     }
 
+    /**
+     * Many callers at once on one proxy (issue 18 §2): more threads than CPUs (followers park rather than spin,
+     * calls and replies leave several to a write) and asynchronous calls in flight beside them; every answer
+     * is the one to its own call, none lost, none twice.
+     */
+    @Test
+    void manyThreadsAndAsyncCallsInFlightEachGetTheirOwnAnswer() throws Exception {
+        int threadCount = 24;
+        int perThread = 300;
+        List<Thread> threads = new ArrayList<>();
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicInteger answered = new java.util.concurrent.atomic.AtomicInteger();
+        for (int k = 0; k < threadCount; k++) {
+            int base = k * 100_000;
+            threads.add(Thread.ofPlatform().daemon().start(() -> {
+                try {
+                    for (int i = 0; i < perThread; i++) {
+                        int got = calc.add4(base + i, 1, 2, 3);
+                        if (got != base + i + 6) {
+                            throw new AssertionError("a crossed reply: " + got + " for " + (base + i));
+                        }
+                        answered.incrementAndGet();
+                    }
+                } catch (Throwable t) {
+                    failure.compareAndSet(null, t);
+                }
+            }));
+        }
+        int inFlight = 500;
+        List<CompletableFuture<Integer>> futures = new ArrayList<>();
+        for (int i = 0; i < inFlight; i++) {
+            futures.add(calc.later(i));
+        }
+        int[] seen = new int[inFlight];
+        for (int i = 0; i < inFlight; i++) {
+            int got = futures.get(i).get(30, java.util.concurrent.TimeUnit.SECONDS);
+            assertEquals(i * 10, got, "the future of call " + i + " has another call's answer");
+            seen[i]++;
+        }
+        for (Thread t : threads) {
+            t.join(30_000);
+            assertFalse(t.isAlive(), "a caller did not finish within 30 s");
+        }
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+        assertEquals(threadCount * perThread, answered.get(), "every synchronous call answered once");
+        for (int n : seen) {
+            assertEquals(1, n);
+        }
+    }
+
     @Test
     void versioningByInterfaceInheritance() {
         RemoteException old = assertThrows(RemoteException.class,

@@ -82,6 +82,30 @@ public interface Connection extends AutoCloseable {
      */
     int writeRegion(MemorySegment src);
 
+    /**
+     * Lets the message committed next wait in this side's send buffer, to leave together with the messages
+     * committed after it: over tcp in one {@code write} (one system call for many messages) once a commit
+     * that was not held, or {@link #flush()}, comes; over shm every message is published at once anyway (this
+     * does nothing). For a sender that knows another message follows at once (another thread queued to send).
+     * The sending thread must see to it that such a commit or a flush does follow: a held message does not
+     * leave on its own (closing the connection still sends it).
+     */
+    default void holdNextCommit() {
+    }
+
+    /** Sends what {@linkplain #holdNextCommit held} commits left waiting (the sending thread); nothing if none. */
+    default void flush() {
+    }
+
+    /**
+     * Whether a message has arrived and waits to be received, as far as this side knows without a system call
+     * (the receiving thread): a hint for a receiver that answers what it reads, which then lets its answers
+     * wait for the next ones ({@link #holdNextCommit}). False when it cannot tell.
+     */
+    default boolean hasArrived() {
+        return false;
+    }
+
     // ------------------------------------------------------------------ copying API, send
 
     /** Sends {@code length} bytes of {@code src} from {@code offset} (claim, copy, commit). */

@@ -120,6 +120,65 @@ class TcpConnectionTest extends ConnectionContract {
         return null;
     }
 
+    /**
+     * Held commits (issue 18 §2: many messages in one write) wait in the sender's buffer until a commit that is
+     * not held or a flush, then arrive whole and in order: across the receiver's areas (NEXT frames among them),
+     * beyond the send buffer's first size, past the 64 KiB a batch may hold, with a region among them, and when
+     * the peer's window is full (what is held goes before the sender waits for room).
+     */
+    @Test
+    void heldCommitsWaitForTheNextCommitOrAFlushAndArriveInOrder() throws Exception {
+        Connection[] c = pair(SMALL, SMALL);
+        c[1].holdNextCommit();
+        c[1].send(bytes(10, 1), 0, 10);
+        assertNull(c[0].receive(Duration.ofMillis(300)), "a held message waits for the next write");
+        c[1].send(bytes(20, 2), 0, 20);
+        assertArrayEquals(bytes(10, 1), c[0].receive(WAIT), "the held message goes with the next, first");
+        assertArrayEquals(bytes(20, 2), c[0].receive(WAIT));
+
+        c[1].holdNextCommit();
+        c[1].send(bytes(30, 3), 0, 30);
+        c[1].flush();
+        assertArrayEquals(bytes(30, 3), c[0].receive(WAIT), "flush sends what is held");
+        c[1].flush(); // nothing held: nothing sent
+        assertNull(c[0].receive(Duration.ofMillis(100)));
+
+        // many held messages: more than the peer's two 64 KiB areas hold, so the sender must write and wait for room
+        java.util.concurrent.CompletableFuture<Void> sender = java.util.concurrent.CompletableFuture.runAsync(() -> {
+            for (int i = 0; i < 400; i++) {
+                byte[] m = bytes(100 + (i * 37) % 3000, i);
+                c[1].holdNextCommit();
+                c[1].send(m, 0, m.length);
+                if (i == 200) {
+                    c[1].writeRegion(java.lang.foreign.MemorySegment.ofArray(bytes(9000, 7)));
+                    c[1].holdNextCommit();
+                    c[1].send(new byte[] {42}, 0, 1); // the region's message
+                }
+            }
+            c[1].flush();
+        });
+        for (int i = 0; i < 400; i++) {
+            assertArrayEquals(bytes(100 + (i * 37) % 3000, i), c[0].receive(WAIT), "message " + i);
+            if (i == 200) {
+                Delivery d = c[0].take(WAIT);
+                assertNotNull(d, "the region's message");
+                try {
+                    assertEquals(1L, d.length());
+                    assertArrayEquals(bytes(9000, 7), d.region(0).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+                } finally {
+                    d.release();
+                }
+            }
+        }
+        sender.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        assertNull(c[0].receive(Duration.ofMillis(100)), "nothing twice");
+
+        c[1].holdNextCommit();
+        c[1].send(bytes(40, 4), 0, 40);
+        c[1].close(); // closing sends what is held, then the close
+        assertArrayEquals(bytes(40, 4), c[0].receive(WAIT), "what was committed goes before the close");
+    }
+
     @Test
     void aMalformedHelloIsDroppedAndTheListenerKeepsServing() throws Exception {
         Listener l = listen(ConnectionOptions.DEFAULT.withConnectTimeout(Duration.ofSeconds(2)));

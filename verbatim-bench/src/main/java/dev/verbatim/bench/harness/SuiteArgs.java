@@ -17,6 +17,18 @@ public record SuiteArgs(boolean quick, boolean json, Path plot) {
     /** Contender ids to run, from this system property (comma-separated, e.g. {@code shm/floor,shm/aeron}); all when unset. */
     public static final String ONLY = "verbatim.bench.only";
 
+    /**
+     * Case keys to run, from this system property (comma-separated, e.g. {@code throughput-16,null}); all when
+     * unset. For A/B runs of a few cases: the report leaves the others out.
+     */
+    public static final String CASES = "verbatim.bench.cases";
+
+    /** Whether case {@code key} runs: {@value #CASES} unset or blank, or naming it. */
+    public static boolean caseSelected(String key) {
+        String only = System.getProperty(CASES);
+        return only == null || only.isBlank() || List.of(only.split(",")).contains(key);
+    }
+
     /** Parses a suite main's arguments; unknown words are ignored. */
     public static SuiteArgs parse(String[] args) {
         List<String> a = new ArrayList<>(List.of(args));

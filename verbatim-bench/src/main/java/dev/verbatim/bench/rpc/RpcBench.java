@@ -58,7 +58,8 @@ import java.util.function.ToDoubleFunction;
  * gone when {@link #run} returns, whatever happened. A contender that fails is reported and left out
  * of the figures; the others go on and the run exits with code 1.
  * {@code -Dverbatim.bench.only=shm/floor,tcp/rmi} runs only those contenders ({@code scale}: case
- * {@code scale/idle-1000}, {@link ScaleIdle}, which runs after the turns);
+ * {@code scale/idle-1000}, {@link ScaleIdle}, which runs after the turns),
+ * {@code -Dverbatim.bench.cases=throughput-16,null} only those cases;
  * {@code -Dverbatim.bench.trace=true} prints every turn on stderr.
  */
 public final class RpcBench {
@@ -353,7 +354,7 @@ public final class RpcBench {
             Live previous = null;
             for (RpcCase rc : RpcCase.values()) {
                 List<Live> having = all.stream().filter(l -> l.c.cases().contains(rc)).toList();
-                if (having.isEmpty()) {
+                if (having.isEmpty() || !SuiteArgs.caseSelected(rc.key())) {
                     continue;
                 }
                 err.printf(Locale.ROOT, "verbatim bench rpc: %s calls, %d rounds ...%n", rc.key(), plan.rounds());

@@ -68,6 +68,6 @@
  *       {@code rmi}, {@code grpc}) follow. {@code verbatim-bench} then depends on {@code verbatim-rpc}.
  * </ol>
  * {@code -Dverbatim.bench.only=shm/verbatim,shm/floor} (in {@code VERBATIM_JAVA_OPTS}) runs only
- * those contenders.
+ * those contenders, {@code -Dverbatim.bench.cases=throughput-16,null} only those cases (an A/B of a few).
  */
 package dev.verbatim.bench.rpc;

@@ -137,14 +137,30 @@ public final class Endpoint {
 
     /**
      * Polls the connection through the message switch (holding the read lock), then runs the call the
-     * poll read to run inline, if any, outside the transport's callback. The calling thread may have lost
+     * poll read to run inline, if any, outside the transport's callback. While that call's answer waits in the
+     * send buffer and more messages have arrived already, it polls and runs on (up to {@code limit} messages),
+     * and at its end writes the answers that wait, together (docs/rpc.md §5). The calling thread may have lost
      * the read lock when this returns ({@link ReadLeader#holds()}).
      */
     int poll(int limit) {
+        int total = 0;
         try {
-            return connection.poll(handler, limit);
+            while (true) {
+                int n;
+                try {
+                    n = connection.poll(handler, limit - total);
+                } finally {
+                    incoming.runDeferred();
+                }
+                total += n;
+                // answers held while more calls have arrived already: run those too, so the answers leave in one
+                // write (Sender.commit); hasArrived only once this thread reads again (it costs no system call)
+                if (n == 0 || total >= limit || !sender.answersHeld() || !leader.holds() || !connection.hasArrived()) {
+                    return total;
+                }
+            }
         } finally {
-            incoming.runDeferred();
+            sender.endAnswers(); // whatever answers wait goes now: a poll never leaves one behind
         }
     }
 

@@ -220,7 +220,7 @@ final class IncomingCalls {
             try {
                 Object[] args = arguments(kept, kept.payload(), callId, mi);
                 if (args != null) {
-                    keep = run(kept, kept.payload(), args, callId, chain, fri, mi, fimpl, fdetails);
+                    keep = run(kept, kept.payload(), args, callId, chain, fri, mi, fimpl, fdetails, false);
                 }
             } catch (IllegalStateException closed) {
                 // the connection closed before the call ran: its caller learnt that already
@@ -343,7 +343,7 @@ final class IncomingCalls {
         c.clear(); // before the call: a poll inside it may defer a call of its own
         boolean keep = false;
         try {
-            keep = runGivingLockAway(kept, m, args, callId, chain, ri, mi, impl, details);
+            keep = runGivingLockAway(kept, m, args, callId, chain, ri, mi, impl, details, true);
         } finally {
             if (kept != null && !keep) {
                 kept.release();
@@ -358,7 +358,7 @@ final class IncomingCalls {
     private boolean runInline(Delivery d, MemorySegment m, long callId, long chain, RemoteInterface ri,
                               RemoteInterface.MethodInfo mi, Object impl, boolean details) {
         Object[] args = arguments(d, m, callId, mi); // before the read lock goes: see arguments()
-        return args != null && runGivingLockAway(d, m, args, callId, chain, ri, mi, impl, details);
+        return args != null && runGivingLockAway(d, m, args, callId, chain, ri, mi, impl, details, false);
     }
 
     /**
@@ -367,7 +367,8 @@ final class IncomingCalls {
      * taken leaves it to the new holder and stops reading ({@link ReadLeader#holds()}).
      */
     private boolean runGivingLockAway(Delivery d, MemorySegment m, Object[] args, long callId, long chain,
-                                      RemoteInterface ri, RemoteInterface.MethodInfo mi, Object impl, boolean details) {
+                                      RemoteInterface ri, RemoteInterface.MethodInfo mi, Object impl, boolean details,
+                                      boolean answerMayWait) {
         ReentrantLock recvLock = leader.lock();
         boolean reading = recvLock.isHeldByCurrentThread();
         if (reading) {
@@ -376,7 +377,7 @@ final class IncomingCalls {
         Dispatcher dispatcher = endpoint.dispatcher();
         boolean dispatching = reading && dispatcher.thread() == Thread.currentThread();
         try {
-            return run(d, m, args, callId, chain, ri, mi, impl, details);
+            return run(d, m, args, callId, chain, ri, mi, impl, details, answerMayWait);
         } finally {
             // take the lock back unless it went to another thread (it reads on, this one stops), or this
             // thread was the dispatcher and handed its role off during the call (the new dispatcher reads)
@@ -500,7 +501,7 @@ final class IncomingCalls {
      * is then released when its future completes, not by the caller.
      */
     private boolean run(Delivery d, MemorySegment m, Object[] args, long callId, long chain, RemoteInterface ri,
-                        RemoteInterface.MethodInfo mi, Object impl, boolean details) {
+                        RemoteInterface.MethodInfo mi, Object impl, boolean details, boolean answerMayWait) {
         CallContext c = CallContext.current();
         long outerChain = c.chain;
         CallContext.Frame outerFrame = c.frame;
@@ -511,7 +512,7 @@ final class IncomingCalls {
         }
         boolean keep = false;
         try {
-            keep = runIn(c, d, f, args, callId, ri, mi, impl, details);
+            keep = runIn(c, d, f, args, callId, ri, mi, impl, details, answerMayWait);
             return keep;
         } finally {
             c.chain = outerChain;
@@ -532,8 +533,15 @@ final class IncomingCalls {
         }
     }
 
-        private boolean runIn(CallContext context, Delivery d, CallContext.Frame frame, Object[] args, long callId,
-                          RemoteInterface ri, RemoteInterface.MethodInfo mi, Object impl, boolean details) {
+    /**
+     * Runs a call and answers it. {@code answerMayWait}: a call a poll read and ran ({@link #runDeferred}), whose
+     * answer may wait in the send buffer for the answers of the calls that arrived with it, until the poll ends
+     * ({@link Sender#answerMayWait}, {@link Endpoint#poll}): never a call run elsewhere, whose thread might not
+     * reach the end of a poll soon.
+     */
+    private boolean runIn(CallContext context, Delivery d, CallContext.Frame frame, Object[] args, long callId,
+                          RemoteInterface ri, RemoteInterface.MethodInfo mi, Object impl, boolean details,
+                          boolean answerMayWait) {
         Object result = null;
         Throwable failure = null;
         Running cancellable = null;
@@ -563,7 +571,12 @@ final class IncomingCalls {
             endStreams(callId, result);
         }
         if (failure != null) {
-            answers.thrown(callId, failure, mi, details);
+            sender.answerMayWait(answerMayWait);
+            try {
+                answers.thrown(callId, failure, mi, details);
+            } finally {
+                sender.answerMayWait(false);
+            }
             return false;
         }
         if (mi.async && result instanceof CompletableFuture<?> f) {
@@ -598,7 +611,12 @@ final class IncomingCalls {
             });
             return keep;
         }
-        answers.result(callId, mi, result, details);
+        sender.answerMayWait(answerMayWait);
+        try {
+            answers.result(callId, mi, result, details);
+        } finally {
+            sender.answerMayWait(false);
+        }
         return false;
     }
 }

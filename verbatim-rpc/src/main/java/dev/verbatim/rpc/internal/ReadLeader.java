@@ -159,6 +159,10 @@ final class ReadLeader {
                 calls.wakeAnotherCaller(p);
                 continue;
             }
+            if (spins == 0 && WaitPolicy.crowded(calls.waitingCallers())) {
+                spins = WaitPolicy.SPIN_POLLS; // more waiting callers than CPUs: spinning would only slow the leader
+                spinUntil = System.nanoTime();
+            }
             if (++spins < WaitPolicy.SPIN_POLLS) {
                 Thread.onSpinWait();
                 continue;

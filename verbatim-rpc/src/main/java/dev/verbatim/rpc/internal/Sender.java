@@ -46,6 +46,27 @@ final class Sender {
     private final ReentrantLock sendLock = new ReentrantLock();
     /** Marshals what is written in place; guarded by {@link #sendLock}. */
     private final WireWriter writer = new WireWriter();
+    /**
+     * Whether the last message committed was held in the connection's send buffer ({@link #commit}): the next
+     * holder of the send lock sends it with its own, or the last one {@linkplain #unlockSend flushes} it.
+     * Guarded by {@link #sendLock}.
+     */
+    private boolean held;
+    /**
+     * The thread answering a call that a poll read and ran ({@link #answerMayWait}): its answer may wait in the
+     * send buffer for the answers of the calls that arrived with it, until the poll ends ({@link #endAnswers});
+     * null when none.
+     */
+    private volatile Thread mayWait;
+    /** Whether what is {@link #held} waits for the end of a batch ({@link #endAnswers}), not for a queued thread. */
+    private boolean heldForBatch;
+    /**
+     * The most messages held for one write ({@link #commit}): a bound on how long the first of them waits for
+     * the others (the transport also writes at 64 KiB).
+     */
+    static final int HOLD_MAX_MESSAGES = 16;
+    /** How many messages are {@link #held} (guarded by {@link #sendLock}). */
+    private int heldCount;
 
     Sender(Endpoint endpoint, Connection connection, CallEncoder encoder, Outbox outbox) {
         this.endpoint = endpoint;
@@ -103,6 +124,11 @@ final class Sender {
     /** Writes a message into claimed space and commits it (aborts the claim if the body cannot be written). */
     private void fill(Claim c, long head, long callId, long method, long chain, CallEncoder.Writer body, Object what,
                       WireWriter w) {
+        fill(c, head, callId, method, chain, body, what, w, false);
+    }
+
+    private void fill(Claim c, long head, long callId, long method, long chain, CallEncoder.Writer body, Object what,
+                      WireWriter w, boolean answer) {
         MemorySegment s = c.segment();
         putHeader(s, head, callId, method, chain);
         try {
@@ -111,7 +137,36 @@ final class Sender {
             c.abort();
             throw e;
         }
-        c.commit();
+        commit(c, -1, answer);
+    }
+
+    /**
+     * Commits a message (all of its claim, or {@code length} bytes), holding it in the connection's send
+     * buffer ({@link Connection#holdNextCommit}) when another message follows at once, so that they leave in
+     * one write (over tcp one system call, one segment, for many messages instead of one each; issue 18 §2):
+     * <ul>
+     *   <li>another thread waits for the send lock: the last holder of the lock {@linkplain #unlockSend flushes}
+     *       what is held, so a held message waits at most for the threads queued behind it;</li>
+     *   <li>the answer of a call a poll read and ran ({@link #answerMayWait}): {@link Endpoint#poll} runs the
+     *       calls that have arrived already, then {@linkplain #endAnswers flushes} their answers together.</li>
+     * </ul>
+     * At most {@link #HOLD_MAX_MESSAGES} in a row. Holding the send lock.
+     */
+    private void commit(Claim c, int length, boolean answer) {
+        boolean queued = sendLock.hasQueuedThreads();
+        boolean batch = !queued && answer && mayWait == Thread.currentThread();
+        boolean hold = heldCount < HOLD_MAX_MESSAGES && (queued || batch);
+        if (hold) {
+            connection.holdNextCommit();
+        }
+        if (length < 0) {
+            c.commit();
+        } else {
+            c.commit(length);
+        }
+        held = hold; // a commit not held wrote what was held before it
+        heldForBatch = hold && batch;
+        heldCount = hold ? heldCount + 1 : 0;
     }
 
     /** Unlocks the send lock; the last holder first sends what the outbox holds, if the window has room. */
@@ -120,6 +175,14 @@ final class Sender {
         try {
             if (outbox.count() != 0 && last && endpoint.isOpen()) {
                 flushOutbox(false);
+            }
+            if (held && last && !sendLock.hasQueuedThreads() && !(heldForBatch && mayWait == Thread.currentThread())) {
+                // nobody queued behind the held message any more (or the thread that was failed before it
+                // committed): it leaves now. A thread queued in lock() always gets the lock, so one of them
+                // comes here in the end.
+                held = false;
+                heldCount = 0;
+                connection.flush();
             }
         } catch (TransportException e) {
             endpoint.closeWith(e.getMessage());
@@ -149,7 +212,7 @@ final class Sender {
             try {
                 Claim c = connection.tryClaim((int) total);
                 if (c != null) {
-                    fill(c, head, callId, 0, 0, body, what, writer);
+                    fill(c, head, callId, 0, 0, body, what, writer, true);
                     return;
                 }
             } catch (TransportException e) {
@@ -190,8 +253,43 @@ final class Sender {
                 return false;
             }
             MemorySegment.copy(m, 0, c.segment(), 0, n);
-            c.commit();
+            commit(c, -1, true);
             outbox.removeFirst();
+        }
+    }
+
+    /**
+     * The calling thread is about to answer ({@code true}), or has answered ({@code false}), a call that a poll
+     * read and ran ({@link IncomingCalls}): while set, its answer may wait in the send buffer ({@link #commit})
+     * until the poll ends ({@link #endAnswers}, from {@link Endpoint#poll}). Set only around the answer, never
+     * while the call runs: what the call itself does (nested calls, nested polls) is not held.
+     */
+    void answerMayWait(boolean on) {
+        mayWait = on ? Thread.currentThread() : null;
+    }
+
+    /** Whether answers wait in the send buffer (a hint: read without the send lock). */
+    boolean answersHeld() {
+        return held;
+    }
+
+    /**
+     * A poll ends ({@link Endpoint#poll}): what answers left in the send buffer is written now, or, if another
+     * thread holds the send lock, by that thread as it unlocks (its answer may not wait) or with its message.
+     */
+    void endAnswers() {
+        if (held && sendLock.tryLock()) {
+            try {
+                if (held && endpoint.isOpen()) {
+                    held = false;
+                    heldCount = 0;
+                    connection.flush();
+                }
+            } catch (TransportException e) {
+                endpoint.closeWith(e.getMessage());
+            } finally {
+                unlockSend();
+            }
         }
     }
 
@@ -412,7 +510,7 @@ final class Sender {
                 at = end;
             }
             committed = true;
-            c.commit((int) at);
+            commit(c, (int) at, false);
             mi.graphBytes = (int) graphs; // the latest size, not the largest: one big call does not inflate every later claim
             return true;
         } catch (TransportException e) {

@@ -33,6 +33,19 @@ package dev.verbatim.rpc.internal;
 final class WaitPolicy {
     /** Polls (or looks) a waiting caller makes before it reads the clock. */
     static final int SPIN_POLLS = 128;
+    /**
+     * How many waiting callers of one connection may spin at once: the CPUs. A follower that finds more callers
+     * waiting than that parks at once (its reply wakes it): spinning followers took the CPUs from the leader that
+     * reads their replies and from the peer (bench rpc, tcp/throughput-16 and -256: spinning and clock reads were
+     * some 40% of the calling process's CPU, ~50 us per call).
+     */
+    static final int SPINNERS = Runtime.getRuntime().availableProcessors();
+
+    /** Whether {@code waiting} callers are more than may spin at once ({@link #SPINNERS}). */
+    static boolean crowded(int waiting) {
+        return waiting > SPINNERS;
+    }
+
     /** How long a caller that is not leading spins before it parks. */
     static final long FOLLOW_SPIN_NANOS = 20_000;
     /**

@@ -79,6 +79,43 @@ final class ScriptedConnection implements Connection {
         return n;
     }
 
+    /** Whether {@link #hasArrived} tells of the {@link #incoming} messages (else it says false, as by default). */
+    boolean tellsArrivals;
+    /** Each write as a transport would make it: how many messages it carried ({@link #holdNextCommit}). */
+    final List<Integer> writes = new ArrayList<>();
+    /** Messages committed held, not yet written. */
+    int held;
+    private boolean holdNext;
+
+    @Override
+    public boolean hasArrived() {
+        return tellsArrivals && !incoming.isEmpty();
+    }
+
+    @Override
+    public void holdNextCommit() {
+        holdNext = true;
+    }
+
+    @Override
+    public void flush() {
+        holdNext = false;
+        if (held > 0) {
+            writes.add(held);
+            held = 0;
+        }
+    }
+
+    private void committed() {
+        if (holdNext) {
+            holdNext = false;
+            held++;
+        } else {
+            writes.add(held + 1);
+            held = 0;
+        }
+    }
+
     @Override
     public Claim tryClaim(int length) {
         MemorySegment s = MemorySegment.ofArray(new byte[length]);
@@ -91,11 +128,13 @@ final class ScriptedConnection implements Connection {
             @Override
             public void commit() {
                 sent.add(s);
+                committed();
             }
 
             @Override
             public void commit(int length) {
                 sent.add(s.asSlice(0, length));
+                committed();
             }
 
             @Override

@@ -111,6 +111,16 @@ public abstract class BaseConnection implements Connection {
         return true;
     }
 
+    /** A record is published in the receive window and not yet read (the receiving thread; no system call). */
+    @Override
+    public boolean hasArrived() {
+        try {
+            return !isClosed() && reader.hasDataAcquire();
+        } catch (IllegalStateException e) {
+            return false; // the window went with the connection
+        }
+    }
+
     /** Sleeps up to {@code nanos} unless a record is already readable. */
     protected abstract void parkReceiver(long nanos);
 

@@ -59,6 +59,17 @@ public final class TcpConnection extends BaseConnection {
     private Buffer send;
     private MemorySegment sendWindow;
     private int pendingNext = -1;
+    /**
+     * Bytes of whole frames at the start of {@link #sendWindow} that held commits left for the next write
+     * ({@link #holdNextCommit}); under sendLock, changed by the sending thread only.
+     */
+    private int held;
+    /** The next commit is held (set by {@link #holdNextCommit}, taken by the commit); the sending thread. */
+    private boolean holdNext;
+    /** The most bytes held back before a write (a claim that would go beyond writes what is held first). */
+    private static final int HOLD_MAX = 64 * 1024;
+    /** A NOTICE frame of its own ({@link #noticeNow}): never in {@link #sendWindow}, which may hold frames. */
+    private final MemorySegment noticeFrame = java.lang.foreign.Arena.ofAuto().allocate(HEADER, 8);
 
     // receiving (under pumpLock)
     private final ReentrantLock pumpLock = new ReentrantLock();
@@ -165,6 +176,9 @@ public final class TcpConnection extends BaseConnection {
             pumpIfFree();
             k = takeRemoteFree();
             if (k < 0) {
+                if (held > 0) {
+                    writeHeld(); // before waiting for the peer to free an area: it may wait for what is held
+                }
                 return false;
             }
         }
@@ -193,22 +207,60 @@ public final class TcpConnection extends BaseConnection {
     @Override
     protected MemorySegment reservedWindow(int length) {
         long need = NEXT_SPAN + HEADER + ((length + 7L) & ~7L);
-        if (need > sendWindow.byteSize()) {
-            grow(need);
+        if (held > 0 && held + need > HOLD_MAX) {
+            writeHeld(); // enough held: it goes now, and this frame starts a new batch
+        }
+        if (held + need > sendWindow.byteSize()) {
+            grow(held + need);
         }
         return sendWindow;
     }
 
+    /** After the frames held: a NEXT frame if one is due, then the frame's header, then the payload. */
     @Override
     protected long reservedOffset(int length) {
-        return NEXT_SPAN + HEADER;
+        return held + (pendingNext >= 0 ? NEXT_SPAN : 0) + HEADER;
+    }
+
+    /**
+     * The message committed next waits in the send buffer and leaves with the next commit that is not held, or
+     * at {@link #flush}: many callers' calls, or many answers, in one {@code write} (one system call, one
+     * segment on the wire) instead of one each. The sending thread must see that one of those follows.
+     */
+    @Override
+    public void holdNextCommit() {
+        holdNext = true;
+    }
+
+    /** Writes the frames held commits left in the send buffer, in one write; nothing if none. */
+    @Override
+    public void flush() {
+        holdNext = false;
+        if (held > 0) {
+            writeHeld();
+        }
+    }
+
+    /** Writes the frames held in the send buffer (the sending thread, or closing). */
+    private void writeHeld() {
+        sendLock.lock();
+        try {
+            if (held > 0) {
+                writeFully(sendWindow.asSlice(0, held).asByteBuffer());
+                held = 0;
+                framesOut++;
+            }
+        } finally {
+            sendLock.unlock();
+        }
     }
 
     private void grow(long need) {
         sendLock.lock();
         try {
-            long size = Math.min(Math.max(need, 2 * sendWindow.byteSize()), NEXT_SPAN + HEADER + ((peerMax + 7L) & ~7L));
+            long size = Math.max(need, Math.min(2 * sendWindow.byteSize(), NEXT_SPAN + HEADER + ((peerMax + 7L) & ~7L)));
             Buffer bigger = Buffers.offHeap(size);
+            MemorySegment.copy(sendWindow, 0, bigger.segment(), 0, held); // the frames held for the next write
             Buffer old = send;
             send = bigger;
             sendWindow = bigger.segment();
@@ -226,25 +278,39 @@ public final class TcpConnection extends BaseConnection {
 
     /**
      * Writes the pending NEXT frame (if any) and a frame of {@code type} whose payload of
-     * {@code length} bytes is already in the send buffer ({@code type < 0}: only the NEXT).
+     * {@code length} bytes is already in the send buffer ({@code type < 0}: only the NEXT), after the frames
+     * held there, all in one write; or, if this commit is held ({@link #holdNextCommit}), leaves them held.
      */
     private void writeFrames(int type, int length) {
+        boolean hold = holdNext && type >= 0;
+        holdNext = false;
         sendLock.lock();
         long notices = 0;
         int next = pendingNext;
         try {
             notices = noticesRef.getAndSet(0);
-            int start = prefixNext(notices);
-            long carried = start == 0 ? 0 : notices;
-            int end = NEXT_SPAN;
-            if (type >= 0) {
-                header(NEXT_SPAN, length, type, carried);
-                int padded = (length + 7) & ~7;
-                sendWindow.asSlice(NEXT_SPAN + HEADER + length, padded - length).fill((byte) 0);
-                end = NEXT_SPAN + HEADER + padded;
+            int end = held;
+            long carried = notices;
+            if (pendingNext >= 0) {
+                header(end, NEXT_PAYLOAD, NEXT, notices);
+                sendWindow.set(ValueLayout.JAVA_LONG, end + HEADER, pendingNext);
+                pendingNext = -1;
+                end += NEXT_SPAN;
+                carried = 0;
             }
-            writeFully(sendWindow.asSlice(start, end - start).asByteBuffer());
-            framesOut++;
+            if (type >= 0) {
+                header(end, length, type, carried);
+                int padded = (length + 7) & ~7;
+                sendWindow.asSlice(end + HEADER + length, padded - length).fill((byte) 0);
+                end += HEADER + padded;
+            }
+            if (hold) {
+                held = end; // leaves with the next write
+            } else {
+                writeFully(sendWindow.asSlice(0, end).asByteBuffer());
+                held = 0;
+                framesOut++;
+            }
         } catch (TransportException e) {
             restore(notices, next); // nothing of the frames went out (else the connection is closed)
             throw e;
@@ -294,6 +360,9 @@ public final class TcpConnection extends BaseConnection {
     private void writeRegionDirect(MemorySegment src, int length) {
         // one-sided write: the region goes from the caller's memory to the socket (gathering write),
         // without a copy into the send buffer
+        if (held > 0) {
+            writeHeld(); // the frames held go ahead of the region (it belongs to the next message)
+        }
         sendLock.lock();
         long notices = 0;
         int next = pendingNext;
@@ -415,8 +484,9 @@ public final class TcpConnection extends BaseConnection {
             return false;
         }
         try {
-            header(NEXT_SPAN, 0, NOTICE, m);
-            ByteBuffer b = sendWindow.asSlice(NEXT_SPAN, HEADER).asByteBuffer();
+            noticeFrame.set(ValueLayout.JAVA_LONG, 0, (long) NOTICE << 32);
+            noticeFrame.set(ValueLayout.JAVA_LONG, 8, m);
+            ByteBuffer b = noticeFrame.asByteBuffer();
             stream.write(b);
             if (b.position() == 0) {
                 restore(m, -1);
@@ -603,6 +673,13 @@ public final class TcpConnection extends BaseConnection {
             heartbeat.stop();
         }
         if (peerStillThere) {
+            if (held > 0 && !sendLock.isHeldByCurrentThread()) {
+                try {
+                    writeHeld(); // what was committed goes before the close
+                } catch (TransportException ignored) {
+                    // the peer learns of the close from the end of the stream
+                }
+            }
             TcpClosing.sendClose(stream, sendLock, watch, "closed");
             TcpClosing.linger(stream, watch);
         }
