@@ -93,6 +93,14 @@ public interface Connection extends AutoCloseable {
     default void holdNextCommit() {
     }
 
+    /**
+     * Whether {@link #holdNextCommit} really holds commits back (tcp: many frames in one write); false where every
+     * commit is visible to the peer at once anyway (shm), so a sender need not watch what it held.
+     */
+    default boolean holdsCommits() {
+        return false;
+    }
+
     /** Sends what {@linkplain #holdNextCommit held} commits left waiting (the sending thread); nothing if none. */
     default void flush() {
     }

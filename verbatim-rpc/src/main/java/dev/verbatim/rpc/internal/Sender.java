@@ -67,6 +67,12 @@ final class Sender {
     static final int HOLD_MAX_MESSAGES = 16;
     /** How many messages are {@link #held} (guarded by {@link #sendLock}). */
     private int heldCount;
+    /**
+     * {@link System#nanoTime()} when answers began to wait for a batch in a connection that {@linkplain
+     * Connection#holdsCommits really holds} them, or 0: {@link HeldAnswers} writes them if a later call of the
+     * batch takes too long. Written under {@link #sendLock}, read by the watcher.
+     */
+    private volatile long heldSince;
 
     Sender(Endpoint endpoint, Connection connection, CallEncoder encoder, Outbox outbox) {
         this.endpoint = endpoint;
@@ -167,6 +173,12 @@ final class Sender {
         held = hold; // a commit not held wrote what was held before it
         heldForBatch = hold && batch;
         heldCount = hold ? heldCount + 1 : 0;
+        if (!hold) {
+            heldSince = 0;
+        } else if (batch && heldSince == 0 && connection.holdsCommits()) {
+            heldSince = Math.max(1, System.nanoTime());
+            HeldAnswers.watch(this);
+        }
     }
 
     /** Unlocks the send lock; the last holder first sends what the outbox holds, if the window has room. */
@@ -182,6 +194,7 @@ final class Sender {
                 // comes here in the end.
                 held = false;
                 heldCount = 0;
+                heldSince = 0;
                 connection.flush();
             }
         } catch (TransportException e) {
@@ -283,9 +296,40 @@ final class Sender {
                 if (held && endpoint.isOpen()) {
                     held = false;
                     heldCount = 0;
+                    heldSince = 0;
                     connection.flush();
                 }
             } catch (TransportException e) {
+                endpoint.closeWith(e.getMessage());
+            } finally {
+                unlockSend();
+            }
+        }
+    }
+
+    /** When answers began to wait for their batch, or 0 ({@link HeldAnswers}). */
+    long heldSince() {
+        return heldSince;
+    }
+
+    /**
+     * Writes the answers that have waited for their batch since {@code since} or before, if the send lock is free
+     * (the watcher, {@link HeldAnswers}: the thread of the batch runs a call that takes long). A holder of the lock
+     * sends them itself.
+     */
+    void writeHeldAnswers(long since) {
+        if (heldSince != 0 && heldSince - since <= 0 && sendLock.tryLock()) {
+            try {
+                if (!endpoint.isOpen()) {
+                    heldSince = 0; // closing wrote them, or they are lost with the connection: nothing to watch
+                } else if (held && heldSince != 0) {
+                    held = false;
+                    heldCount = 0;
+                    heldSince = 0;
+                    connection.flush();
+                }
+            } catch (TransportException e) {
+                heldSince = 0;
                 endpoint.closeWith(e.getMessage());
             } finally {
                 unlockSend();

@@ -110,6 +110,12 @@ final class WaitPolicy {
      * and waits only for its reply (at once when an unrelated call waits for the dispatcher).
      */
     static final long LENT_SPIN_NANOS = 200_000;
+    /**
+     * The longest an answer waits in the send buffer for the answers of the calls that arrived with it
+     * ({@link Sender#commit}): a later call of the batch that blocks (on something the first answer's caller must
+     * see first) would otherwise keep it there for good; {@link HeldAnswers} writes it after this long.
+     */
+    static final long ANSWER_HOLD_MAX_NANOS = 1_000_000;
     /** How long the dispatcher waits at a time for a virtual call thread to end (all are busy), looking at close between. */
     static final long VIRTUAL_SLOT_WAIT_MILLIS = 100;
     /** How long {@code close} waits for the dispatcher's run to end. */

@@ -27,11 +27,15 @@ class AnswerBatchTest {
     }
 
     private static Endpoint serving(ScriptedConnection connection, List<Integer> ran) {
-        Exports exports = new Exports();
-        exports.export("counter", Parts.Counter.class, (Parts.Counter) x -> {
+        return serving(connection, x -> {
             ran.add(x);
             return x + 1;
-        }, ExportOptions.INLINE);
+        });
+    }
+
+    private static Endpoint serving(ScriptedConnection connection, Parts.Counter counter) {
+        Exports exports = new Exports();
+        exports.export("counter", Parts.Counter.class, counter, ExportOptions.INLINE);
         Endpoint endpoint = new Endpoint(connection, exports, false, () -> { });
         connection.lookUp(endpoint, "counter", Parts.Counter.class);
         connection.writes.clear();
@@ -100,6 +104,39 @@ class AnswerBatchTest {
         } finally {
             endpoint.leader().unlockIfHeld();
         }
+        endpoint.closeWith("test over");
+    }
+
+    @Test
+    void anAnswerHeldForABatchLeavesWhileALaterCallOfTheBatchBlocks() throws Exception {
+        // the second call of a batch blocks until its caller's side has seen the first call's answer (a latch
+        // counted down by the thread that got it, say): the answer must not wait for the batch's end
+        ScriptedConnection connection = new ScriptedConnection();
+        java.util.concurrent.atomic.AtomicLong waitedNanos = new java.util.concurrent.atomic.AtomicLong(-1);
+        Endpoint endpoint = serving(connection, x -> {
+            if (x == 2) {
+                long start = System.nanoTime();
+                long deadline = start + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+                while (connection.writes.isEmpty() && System.nanoTime() - deadline < 0) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+                }
+                if (!connection.writes.isEmpty()) {
+                    waitedNanos.set(System.nanoTime() - start);
+                }
+            }
+            return x + 1;
+        });
+        connection.incoming.add(call(1, 10, 1));
+        connection.incoming.add(call(1, 11, 2));
+        endpoint.leader().lock().lock();
+        try {
+            assertEquals(2, endpoint.poll(16), "both calls ran in one poll");
+        } finally {
+            endpoint.leader().unlockIfHeld();
+        }
+        assertTrue(waitedNanos.get() >= 0, "the first answer stayed held while the second call blocked (10 s)");
+        assertEquals(List.of(1, 1), connection.writes, "the first answer alone, then the second");
+        assertEquals(0, connection.held);
         endpoint.closeWith("test over");
     }
 }

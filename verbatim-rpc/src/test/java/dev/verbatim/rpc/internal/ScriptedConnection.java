@@ -82,14 +82,19 @@ final class ScriptedConnection implements Connection {
     /** Whether {@link #hasArrived} tells of the {@link #incoming} messages (else it says false, as by default). */
     boolean tellsArrivals;
     /** Each write as a transport would make it: how many messages it carried ({@link #holdNextCommit}). */
-    final List<Integer> writes = new ArrayList<>();
-    /** Messages committed held, not yet written. */
-    int held;
+    final List<Integer> writes = java.util.Collections.synchronizedList(new ArrayList<>());
+    /** Messages committed held, not yet written (a flush may come from another thread: HeldAnswers). */
+    volatile int held;
     private boolean holdNext;
 
     @Override
     public boolean hasArrived() {
         return tellsArrivals && !incoming.isEmpty();
+    }
+
+    @Override
+    public boolean holdsCommits() {
+        return true;
     }
 
     @Override

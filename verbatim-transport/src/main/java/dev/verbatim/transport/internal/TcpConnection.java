@@ -228,6 +228,11 @@ public final class TcpConnection extends BaseConnection {
      * segment on the wire) instead of one each. The sending thread must see that one of those follows.
      */
     @Override
+    public boolean holdsCommits() {
+        return true;
+    }
+
+    @Override
     public void holdNextCommit() {
         holdNext = true;
     }
