@@ -241,6 +241,9 @@ final class IncomingCalls {
             }
         };
         if (delegate != null && delegate.offer(task)) {
+            if (chains != null) {
+                chains.handedOver();
+            }
             if (delegate.endpoint != endpoint) {
                 delegate.endpoint.wakeReader(); // it may sleep in its own connection's transport
             }
@@ -384,7 +387,13 @@ final class IncomingCalls {
         CallContext c = CallContext.current();
         long outerChain = c.chain;
         CallContext.Frame outerFrame = c.frame;
+        Endpoint outerArrival = c.arrivedOver;
+        ReadLeader.Guest guest = c.guest; // it reads no more while this call runs
+        if (guest != null) {
+            guest.suspend();
+        }
         c.chain = chain;
+        c.arrivedOver = endpoint;
         CallContext.Frame f = mi.inPlace ? new CallContext.Frame(m, args, mi, outerFrame) : null;
         if (f != null) {
             c.frame = f;
@@ -396,6 +405,10 @@ final class IncomingCalls {
         } finally {
             c.chain = outerChain;
             c.frame = outerFrame;
+            c.arrivedOver = outerArrival;
+            if (guest != null) {
+                guest.resume();
+            }
             if (!keep && streams.any()) {
                 streams.endCall(callId, true); // a segment streamed to it was valid for the call
             }
