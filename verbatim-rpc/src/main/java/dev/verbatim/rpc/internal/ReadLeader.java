@@ -207,6 +207,9 @@ final class ReadLeader {
                 int n = 0;
                 try {
                     n = endpoint.poll(16);
+                    if (r.holds() && endpoint.sender().outbox().count() != 0) {
+                        endpoint.sender().tryFlush(); // (its dispatcher, which would, does not glance meanwhile)
+                    }
                 } catch (TransportException e) {
                     endpoint.closeWith(e.getMessage());
                 } finally {
