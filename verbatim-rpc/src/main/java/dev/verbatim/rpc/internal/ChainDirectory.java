@@ -49,7 +49,7 @@ public final class ChainDirectory {
     }
 
     /** How many nested calls were handed to the thread waiting in their chain so far. */
-    public long handOvers() {
+    long handOvers() {
         return handedOver.sum();
     }
 

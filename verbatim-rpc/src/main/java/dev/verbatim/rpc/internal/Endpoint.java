@@ -114,7 +114,7 @@ public final class Endpoint {
     }
 
     /** The node's chains across connections, or null (a plain node matches chains per connection). */
-    public ChainDirectory chains() {
+    ChainDirectory chains() {
         return chains;
     }
 

@@ -20,7 +20,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@linkplain #help helps} the same way.
  *
  * <p>While it waits, a caller also runs its <em>delegate inbox</em>: the calls nested in its chain that
- * another thread read and handed to it ({@link PendingCall#offer}).
+ * another thread read and handed to it ({@link PendingCall#offer}); on a node with node-wide chains, it
+ * reads the connection its own incoming call came by too ({@link Guest}), so that the chain's next return
+ * runs on it without that hand-over.
  *
  * <p>The read lock may change hands while a reader runs an incoming call inline: it gives the lock away
  * for the call's duration and takes it back only if still free ({@link IncomingCalls}). A call read by a
@@ -136,7 +138,6 @@ final class ReadLeader {
             endpoint.dispatcher().handOff();
         }
     }
-
 
     /**
      * The connection a nested call came back over, read by the thread waiting in its chain (docs/rpc.md §4,
