@@ -10,6 +10,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -28,6 +29,11 @@ import static org.junit.jupiter.api.Assertions.*;
  * long this host leaves a process unscheduled. A dispatcher that reads the call just as the guest
  * starts (it was asleep in the transport holding the read lock) still hands it over: the test takes the
  * fewest hand-overs of a few walks, and asks for at most a few where every hop used to pay one.
+ *
+ * <p>The dispatcher of a connection a guest reads does not even glance at it; while the guest runs a call
+ * (which may wait on anything) it reads that connection no more, and the dispatcher must read it again:
+ * a call in no chain that the guest's call waits for still comes through (it timed out when the dispatcher
+ * stepped aside for every guest, running or not).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ChainHopsTest {
@@ -38,15 +44,24 @@ class ChainHopsTest {
     public interface Bouncer extends Remote {
         /** Calls the other node's bouncer {@code left} times down the chain; how many bounces were made. */
         int bounce(int left);
+
+        /** Opens this bouncer's gate (a call of no chain: the dispatcher of the connection it comes by runs it). */
+        void open();
     }
 
     /** A node's bouncer: bounces to the other node's, over this node's own connection to it. */
-    static final class Ball implements Bouncer {
+    static class Ball implements Bouncer {
         volatile Bouncer other;
+        final CountDownLatch gate = new CountDownLatch(1);
 
         @Override
         public int bounce(int left) {
             return left == 0 ? 0 : 1 + other.bounce(left - 1);
+        }
+
+        @Override
+        public void open() {
+            gate.countDown();
         }
     }
 
@@ -123,5 +138,42 @@ class ChainHopsTest {
         // each node's first return may be handed over (the thread waiting there was reading only the
         // connection it called over); every later one is read by the waiting thread itself
         assertTrue(fewest <= 4, "the fewest hand-overs in a walk of " + BOUNCES + " hops: " + fewest);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"shm", "tcp"})
+    void aGuestThatRunsACallWhichWaitsLeavesItsConnectionToTheDispatcher(String transport) throws Exception {
+        Node a = node(transport);
+        Node b = node(transport);
+        Bouncer[] bToA = new Bouncer[1];
+        // A's bounce with 2 left (the chain's second return to A, so the thread running it waits in the chain as a
+        // guest of the connection B calls A over) blocks until another thread's call over that same connection,
+        // in no chain, opens its gate: only that connection's dispatcher can read it, as the guest runs a call
+        Ball atA = new Ball() {
+            @Override
+            public int bounce(int left) {
+                if (left == 2) {
+                    Thread opener = Thread.ofPlatform().daemon().start(() -> bToA[0].open());
+                    try {
+                        if (!gate.await(20, TimeUnit.SECONDS)) {
+                            throw new IllegalStateException("the gate's call was never read");
+                        }
+                        opener.join(TimeUnit.SECONDS.toMillis(20));
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+                return super.bounce(left);
+            }
+        };
+        Ball atB = new Ball();
+        a.export("ball", Bouncer.class, atA);
+        b.export("ball", Bouncer.class, atB);
+        atA.other = a.lookup(b.addresses().getFirst(), "ball", Bouncer.class);
+        atB.other = b.lookup(a.addresses().getFirst(), "ball", Bouncer.class);
+        bToA[0] = atB.other;
+
+        assertEquals(8, atA.other.bounce(7) + 1); // A's bounces: 6, 4, 2 (the gate), 0
+        assertEquals(0, atA.gate.getCount());
     }
 }
