@@ -5,7 +5,7 @@
  */
 module dev.verbatim.objects {
     requires transitive dev.verbatim.rpc;
-    requires dev.verbatim.wire;
+    requires transitive dev.verbatim.wire; // Shared extends the wire format's ByReference
     exports dev.verbatim.objects;
     // the RPC proxy and stub of the base service are generated in the rpc module
     exports dev.verbatim.objects.internal to dev.verbatim.rpc;

@@ -8,7 +8,7 @@ import dev.verbatim.objects.Shared;
 /**
  * The README's distributed-objects example: two bases (here in one process, each with its own address;
  * usually two processes or hosts), an object constructed on the other base, a reference passed back and
- * forth, identity kept. Argument: the shm prefix of the two addresses (default {@code objects-example}).
+ * forth, identity kept, and a record passed by copy that holds shared objects. Argument: the shm prefix of the two addresses (default {@code objects-example}).
  * Run with {@code --enable-native-access=ALL-UNNAMED} (shm).
  */
 public final class ObjectsExample {
@@ -17,7 +17,10 @@ public final class ObjectsExample {
     // example:types
     // Interfaces extending Shared mark what crosses by reference; everything else crosses by copy.
     public interface Account extends Shared { long deposit(long amount); long balance(); }
-    public interface Ledger extends Shared { void open(Account account); Account first(); }
+    public interface Ledger extends Shared { void open(Account account); Account first(); Transfer book(Transfer t); }
+
+    // A value passed by copy may hold shared objects: they cross inside it as references, identity kept.
+    public record Transfer(String memo, Account from, Account to, long amount) {}
 
     public static final class SavingsAccount implements Account {
         private long balance;
@@ -30,6 +33,7 @@ public final class ObjectsExample {
         private Account first;
         @Override public synchronized void open(Account account) { if (first == null) first = account; }
         @Override public synchronized Account first() { return first; }
+        @Override public Transfer book(Transfer t) { t.from().deposit(-t.amount()); t.to().deposit(t.amount()); return t; }
     }
     // end
 
@@ -49,6 +53,11 @@ public final class ObjectsExample {
 
             System.out.println("remote: " + Base.isRemote(account) + ", lives on the bank: " + branch.home(account).equals(bank.id())
                     + ", same proxy: " + (ledger.first() == account) + ", balance " + ledger.first().balance());
+
+            Account savings = new SavingsAccount(10);                        // the branch's own: stays on the branch
+            Transfer booked = ledger.book(new Transfer("rent", account, savings, 30)); // the bank calls both
+            System.out.println("booked as the same objects: " + (booked.from() == account && booked.to() == savings)
+                    + ", balances " + account.balance() + " and " + savings.balance());
         }
         // end
     }

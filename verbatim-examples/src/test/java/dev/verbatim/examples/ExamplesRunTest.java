@@ -71,7 +71,8 @@ class ExamplesRunTest {
 
     @Test
     void theObjectsExampleConstructsOnAnotherBaseAndKeepsIdentity() throws Exception {
-        assertEquals("remote: true, lives on the bank: true, same proxy: true, balance 150", run(true, ObjectsExample.class));
+        assertEquals("remote: true, lives on the bank: true, same proxy: true, balance 150\n"
+                + "booked as the same objects: true, balances 120 and 40", run(true, ObjectsExample.class));
     }
 
     @Test

@@ -304,6 +304,19 @@ final class Corpus {
         return sb.toString();
     }
 
+    /** A desk and, {@code depth} levels down, the ones it chains to: members of the table in slots, nulls, repeats. */
+    private static FuzzTypes.Desk desk(SplittableRandom r, int depth) {
+        List<FuzzTypes.Member> m = FuzzTypes.PARTIES.members;
+        java.util.function.Supplier<FuzzTypes.Party> pick = () -> r.nextInt(4) == 0 ? null : m.get(r.nextInt(m.size()));
+        List<FuzzTypes.Party> parties = new ArrayList<>();
+        for (int k = r.nextInt(5); k > 0; k--) parties.add(pick.get());
+        FuzzTypes.Party[] array = new FuzzTypes.Party[r.nextInt(4)];
+        for (int k = 0; k < array.length; k++) array[k] = pick.get();
+        java.util.Map<String, FuzzTypes.Party> byName = new java.util.LinkedHashMap<>();
+        for (int k = r.nextInt(4); k > 0; k--) byName.put("k" + r.nextInt(10), pick.get());
+        return new FuzzTypes.Desk("desk" + depth, pick.get(), parties, array, byName, depth > 0 ? desk(r, depth - 1) : null);
+    }
+
     /** Builds the pool for a seed: the same seed, the same pool. Every message but the two over-the-limit ones is valid. */
     static List<Seed> pool(long seed) {
         SplittableRandom r = new SplittableRandom(seed);
@@ -365,6 +378,12 @@ final class Corpus {
         pool.add(new Seed("ring of 200 nodes", w.toByteArray(ring[0])));
         pool.add(new Seed("prims", w.toByteArray(g.prims())));
         pool.add(new Seed("boxes", w.toByteArray(g.boxes())));
+        SplittableRandom dr = r.split(); // desks: reference slots, in the campaign's one table (FuzzTypes.PARTIES)
+        w.references(FuzzTypes.PARTIES);
+        for (int i = 0; i < 6; i++) {
+            pool.add(new Seed("desk " + i, w.toByteArray(desk(dr.split(), i % 3))));
+        }
+        w.references(null);
         // Over the limits: always rejected, but their mutations take other paths.
         List<Unit> units = new ArrayList<>();
         for (int i = 0; i < MessageOracle.LIMITS.maxObjects() + 10; i++) units.add(new Unit());

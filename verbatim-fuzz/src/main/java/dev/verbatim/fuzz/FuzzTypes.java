@@ -1,6 +1,7 @@
 package dev.verbatim.fuzz;
 
 import dev.verbatim.wire.ArrayView;
+import dev.verbatim.wire.ByReference;
 import dev.verbatim.wire.Schema;
 import dev.verbatim.wire.WireName;
 
@@ -14,7 +15,8 @@ import java.util.Map;
  * fingerprint): every primitive kind, boxes, strings, enums, primitive arrays and their array views, arrays and
  * lists of references, records, a sealed hierarchy with a direct record-to-record reference (so a mutated message
  * can close a cycle through records), a mutable class (cycles), and an older version of {@link Holder} read by
- * field name (schema evolution), and {@link Extras}: the JDK value types, maps, sets, a collection and optionals.
+ * field name (schema evolution), {@link Extras}: the JDK value types, maps, sets, a collection and optionals, and
+ * {@link Desk}: reference slots ({@link ByReference}) resolved through the campaign's one table, {@link #PARTIES}.
  *
  * <p>Invariant, checked when the class loads: a type and its twin have the same fingerprint, so every root in
  * {@link #READERS} can be materialized as its type and viewed as its twin.
@@ -138,6 +140,36 @@ public final class FuzzTypes {
         java.util.Optional<LeafV> maybeLeaf(); java.util.Optional<String> maybeText(); ExtrasV next();
     }
 
+    /** Passed by reference ({@link ByReference}): a reference slot, an index into {@link #PARTIES}. */
+    public interface Party extends ByReference { String name(); }
+
+    public record Member(String name) implements Party {}
+
+    /** Reference slots in a field, a list, an array and a map's values; {@code next} chains desks. */
+    public record Desk(String label, Party party, List<Party> parties, Party[] array, Map<String, Party> byName, Desk next) {}
+
+    public interface DeskV { CharSequence label(); Party party(); List<Party> parties(); Party[] array(); Map<String, Party> byName(); DeskV next(); }
+
+    /**
+     * The one table of references every message of the campaign is written and read with: three members, entered by
+     * identity. A message without slots ignores it; a mutated slot beyond it is refused by the validator.
+     */
+    static final Parties PARTIES = new Parties();
+
+    /** A fixed table of references: its writer side finds a member's index, its reader side hands the member out. */
+    static final class Parties implements ByReference.Sink, ByReference.Source {
+        final List<Member> members = List.of(new Member("ann"), new Member("bob"), new Member("cy"));
+
+        @Override public int enter(Object value, Class<?> declared) {
+            for (int i = 0; i < members.size(); i++) if (members.get(i) == value) return i;
+            throw new IllegalArgumentException("not a member of the campaign's table: " + value);
+        }
+
+        @Override public int size() { return members.size(); }
+
+        @Override public Object resolve(int index, Class<?> declared) { return members.get(index); }
+    }
+
     /** How a root of some wire type is read: materialized as {@code type}, viewed as {@code view} (and {@code view2}). */
     record ReadAs(Class<?> type, Class<?> view, Class<?> view2) {}
 
@@ -150,7 +182,7 @@ public final class FuzzTypes {
         Map<Long, ReadAs> m = new HashMap<>();
         Object[][] pairs = {
                 {Holder.class, HolderV.class, null}, {Node.class, NodeV.class, null}, {Chain.class, ChainV.class, null},
-                {Extras.class, ExtrasV.class, null},
+                {Extras.class, ExtrasV.class, null}, {Desk.class, DeskV.class, null},
                 {Circle.class, CircleV.class, ShapeV.class}, {Rect.class, RectV.class, ShapeV.class}, {Poly.class, PolyV.class, ShapeV.class},
                 {Leaf.class, LeafV.class, null}, {Prims.class, PrimsV.class, null}, {Boxes.class, BoxesV.class, null},
                 {Arrays8.class, Arrays8V.class, null}, {Unit.class, UnitV.class, null}, {Units.class, UnitsV.class, null},

@@ -90,6 +90,7 @@ final class MessageOracle {
     }
 
     MessageOracle(WireReader reader, Campaign.Stats stats, boolean heap) {
+        writer.references(FuzzTypes.PARTIES); // a desk's members, written again from a materialized copy
         this.reader = reader;
         this.stats = stats;
         this.heap = heap;
@@ -161,7 +162,7 @@ final class MessageOracle {
         Message m;
         long before = allocated == null ? 0 : allocated.getAsLong();
         try {
-            m = reader.validate(seg);
+            m = reader.validate(seg, FuzzTypes.PARTIES);
         } catch (WireFormatException e) {
             checkValidateAllocation(before, seg, bytes);
             if (e.rule() == null || e.rule().isEmpty()) throw new Broken("a WireFormatException without a rule", e.toString());
@@ -188,7 +189,7 @@ final class MessageOracle {
             // The first run of a code path can allocate for class loading and call-site linking: measure again.
             long again = allocated.getAsLong();
             try {
-                reader.validate(seg);
+                reader.validate(seg, FuzzTypes.PARTIES);
             } catch (WireFormatException expected) {
                 // measured below
             }
@@ -249,7 +250,7 @@ final class MessageOracle {
             MemorySegment again = heap ? MemorySegment.ofArray(new byte[(int) size]) : nativeSegment(SLAB, size);
             if (writer.write(copy, again, 0) != size) throw new Broken("sizeOf differs from what write wrote", size + " bytes");
             try {
-                GraphOracle.assertSameGraph(copy, reader.validate(again).materialize(how.type()));
+                GraphOracle.assertSameGraph(copy, reader.validate(again, FuzzTypes.PARTIES).materialize(how.type()));
             } catch (GraphOracle.GraphMismatch e) {
                 throw new Broken("the materialized graph, written and read again, differs", e.getMessage());
             }
@@ -283,7 +284,7 @@ final class MessageOracle {
         for (int run = 0; run < 2; run++) {
             long before = a.getAsLong();
             try {
-                reader.validate(seg);
+                reader.validate(seg, FuzzTypes.PARTIES);
             } catch (WireFormatException e) {
                 // rejected: that is fine, the allocation is what is measured
             }

@@ -1,6 +1,7 @@
 package dev.verbatim.objects;
 
 import dev.verbatim.rpc.Remote;
+import dev.verbatim.wire.ByReference;
 
 /**
  * Marks an interface whose implementations are <em>shared objects</em>: passed to another base (as an
@@ -16,8 +17,11 @@ import dev.verbatim.rpc.Remote;
  * {@link Remote}, so a shared interface is also a valid RPC interface (its method ids are RPC's).
  *
  * <p>A shared interface is public (a name on the wire is resolved only to a public interface extending
- * this one). Values passed by copy must not hold shared objects in their fields: such a parameter is
- * refused, naming the field (see docs/objects.md §6).
+ * this one). A value passed by copy may hold shared objects (a record component or class field, an element
+ * of an array or list, a value of a map, declared as a shared interface): they cross by reference too, with
+ * the same identity and weights. That is what extending the wire format's {@link ByReference} says: the
+ * wire format writes such a field as a slot of a table that travels beside the message, which this layer
+ * fills and reads (docs/objects.md §1).
  */
-public interface Shared extends Remote {
+public interface Shared extends Remote, ByReference {
 }

@@ -71,6 +71,30 @@ class BasesInProcessesTest {
         assertEquals(b.id(), a.home(storeB));
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void sharedObjectsInsideARecordCrossThreeProcessesWithIdentityKept(String transport) throws Exception {
+        Base a = here(transport);
+        Child b = child(address(transport));
+        Child c = child(address(transport));
+        Fixtures.Desk deskB = a.lookup(b.address(), "desk", Fixtures.Desk.class);
+        Fixtures.Desk deskC = a.lookup(c.address(), "desk", Fixtures.Desk.class);
+        Counter fromC = a.base(c.address()).create(Counter.class, Cell.class, 5);
+        Cell cell = new Cell(1);
+
+        deskB.place(new Fixtures.Order("o", fromC, fromC)); // a forwards c's object to b inside a record
+        assertEquals("same remote", deskB.describeStored(), "one object twice: one proxy at b");
+        assertEquals(7, deskB.addToCustomer(2), "b calls c's object, connecting to c");
+        assertEquals(7, fromC.value());
+        Fixtures.Order back = deskB.relay(new Fixtures.Order("r", fromC, cell), deskC); // a -> b -> c -> b -> a
+        assertEquals("different local", deskC.describeStored(), "at c, its own object came home as the original");
+        assertSame(fromC, back.customer(), "a's one proxy of c's object");
+        assertSame(cell, back.again(), "a's cell, home through two other processes, is the original");
+        Fixtures.Order mine = deskB.mine();
+        assertSame(mine.customer(), deskB.mine().customer(), "b's object in two results: one proxy");
+        assertEquals(b.id(), a.home(mine.customer()));
+    }
+
     @Test
     void forwardingAReferenceSendsNothingToItsOwnerProcess() throws Exception {
         Base a = here("shm");

@@ -87,7 +87,7 @@ public final class Fixtures {
         void take(Holder h);
     }
 
-    /** A value by copy holding a shared object: refused. */
+    /** A value by copy holding a shared object: crosses with it as a reference. */
     public record Holder(Counter counter) {}
 
     public static class Cell implements Counter {
@@ -212,11 +212,120 @@ public final class Fixtures {
         }
     }
 
+    /** An order whose customer is a shared object: a record passed by copy holding references (issue 15 §1). */
+    public record Order(String id, Counter customer, Counter again) implements OrderView {}
+
+    /** Shared objects in a list, an array and a map's values, inside a record. */
+    public record Team(String name, List<Counter> members, Counter[] array, java.util.Map<String, Counter> byName) {}
+
+    /** An order read in place (an accessor view): its customer accessor returns the reference. */
+    public interface OrderView {
+        String id();
+
+        Counter customer();
+
+        Counter again();
+    }
+
+    /** Takes and gives values by copy that hold shared objects. */
+    public interface Desk extends Shared {
+        void place(Order o);
+
+        Order order();
+
+        Order echo(Order o);
+
+        /** An order of this base's own counter (created once): a result holding a reference. */
+        Order mine();
+
+        int addToCustomer(int n);
+
+        /** Whether the stored order's customer and again are one object (one proxy), and remote. */
+        String describeStored();
+
+        Team echoTeam(Team t);
+
+        /** Identities within {@code t} as it arrived: "members0==members2 array0==members0 map_b==members1 remote". */
+        String identities(Team t);
+
+        /** Stores {@code o}, places it at {@code next}, returns what {@code next} then holds. */
+        Order relay(Order o, Desk next);
+
+        /** Forgets the stored order (its references become unreachable). */
+        void drop();
+
+        /** Reads an order in place: "same" if customer and again are one proxy, and what adding {@code n} to it gives. */
+        String viewCustomer(OrderView v, int n);
+
+        /** Stores {@code o} (and ignores {@code t}). */
+        void placeBoth(Order o, Team t);
+    }
+
+    public static class DeskImpl implements Desk {
+        public volatile Order stored;
+        private final Cell own = new Cell(100);
+
+        public DeskImpl() {}
+
+        @Override public void place(Order o) { stored = o; }
+
+        @Override public Order order() { return stored; }
+
+        /** The last order {@link #echo} saw, as it arrived. */
+        public volatile Order echoed;
+
+        @Override public Order echo(Order o) {
+            echoed = o;
+            return o;
+        }
+
+        @Override public Order mine() { return new Order("mine", own, own); }
+
+        @Override public int addToCustomer(int n) { return stored.customer().add(n); }
+
+        @Override public String describeStored() {
+            Order o = stored;
+            return (o.customer() == o.again() ? "same" : "different") + (Base.isRemote(o.customer()) ? " remote" : " local");
+        }
+
+        @Override public Team echoTeam(Team t) { return t; }
+
+        @Override public String identities(Team t) {
+            List<Counter> m = t.members();
+            return "members0==members2 " + (m.get(0) == m.get(2)) + " array0==members0 " + (t.array()[0] == m.get(0))
+                    + " map_b==members1 " + (t.byName().get("b") == m.get(1)) + " remote " + Base.isRemote(m.get(0));
+        }
+
+        @Override public Order relay(Order o, Desk next) {
+            stored = o;
+            next.place(o);
+            return next.order();
+        }
+
+        @Override public void drop() { stored = null; }
+
+        @Override public void placeBoth(Order o, Team t) { stored = o; }
+
+        @Override public String viewCustomer(OrderView v, int n) {
+            return (v.customer() == v.again() ? "same " : "different ") + v.customer().add(n) + " " + v.id();
+        }
+    }
+
     public static class NestedTaker implements Nested {
+        public volatile Holder last;
+
         public NestedTaker() {}
 
         @Override
         public void take(Holder h) {
+            last = h;
+        }
+    }
+
+    /** A counter constructed from a holder: it doubles what it adds into the holder's counter. */
+    public static class HolderBox extends Doubler {
+        public HolderBox(Holder h) {
+            super(h.counter());
         }
     }
 }

@@ -127,6 +127,89 @@ class MalformedReferencesTest {
         assertEquals(1, b.exportedObjects());
     }
 
+    @Test
+    void aForgedTableIndexOrTableEntryDropsTheConnectionWithAReason() {
+        Base a = base();
+        Base b = base();
+        Fixtures.DeskImpl atB = new Fixtures.DeskImpl();
+        b.bind("desk", atB);
+        Fixtures.Desk desk = a.lookup(b.addresses().getFirst(), "desk", Fixtures.Desk.class); // b's object #1
+        long out = b.outstandingWeight(atB);
+        byte[] order = orderWithSlot(); // Order("o", slot 0, null)
+        long place = java.util.Arrays.stream(RemoteInterface.of(Fixtures.Desk.class).methods)
+                .filter(m -> m.method.getName().equals("place")).findFirst().orElseThrow().id;
+        List<Bad> bad = List.of(
+                new Bad("a slot beyond the table", withTable(order), "reference slot out of range"),
+                new Bad("a table entry b never handed out", withTable(order, ref(b, 999, 1)), "never handed out"),
+                new Bad("a table entry that is not of the slot's type", withTable(order, ref(b, 1, 0)),
+                        "is not a " + Counter.class.getName()),
+                new Bad("a table longer than the value", tableCount(withTable(order), 1000), "do not fit"),
+                new Bad("a malformed table entry", withTable(order, new byte[5]), "of 5 bytes"));
+        for (Bad x : bad) {
+            String message = dropReason(b, null, callShared(1, place, x.reference()));
+            assertTrue(message.contains(x.expected()), x.why() + ": the reason names it: " + message);
+            assertEquals("o1", placeAndRead(desk), "a's reference to b's desk keeps working after " + x.why());
+            assertEquals(out, b.outstandingWeight(atB), "b's weights are untouched by " + x.why());
+            assertEquals(1, b.exportedObjects());
+            assertNull(atB.stored, "the forged order never reached the desk");
+        }
+    }
+
+    private static String placeAndRead(Fixtures.Desk desk) {
+        desk.place(new Fixtures.Order("o1", null, null));
+        String id = desk.order().id();
+        desk.drop();
+        return id;
+    }
+
+    /** The wire message of an order whose customer is reference slot 0. */
+    private static byte[] orderWithSlot() {
+        dev.verbatim.wire.WireWriter w = new dev.verbatim.wire.WireWriter();
+        w.references((value, declared) -> 0);
+        Fixtures.Order o = new Fixtures.Order("o", new Cell(1), null);
+        byte[] m = new byte[(int) w.sizeOf(o)];
+        w.write(o, MemorySegment.ofArray(m), 0);
+        return m;
+    }
+
+    /** A T_WIRE_REFS payload: {@code message}, then the table of {@code entries}. */
+    private static byte[] withTable(byte[] message, byte[]... entries) {
+        int size = 8 + pad(message.length);
+        for (byte[] e : entries) {
+            size += 8 + pad(e.length);
+        }
+        MemorySegment p = MemorySegment.ofArray(new byte[size]);
+        p.set(ValueLayout.JAVA_INT_UNALIGNED, 0, message.length);
+        p.set(ValueLayout.JAVA_INT_UNALIGNED, 4, entries.length);
+        MemorySegment.copy(MemorySegment.ofArray(message), 0, p, 8, message.length);
+        long at = 8 + pad(message.length);
+        for (byte[] e : entries) {
+            p.set(ValueLayout.JAVA_INT_UNALIGNED, at, e.length);
+            MemorySegment.copy(MemorySegment.ofArray(e), 0, p, at + 8, e.length);
+            at += 8 + pad(e.length);
+        }
+        return p.toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    private static byte[] tableCount(byte[] payload, int n) {
+        MemorySegment.ofArray(payload).set(ValueLayout.JAVA_INT_UNALIGNED, 4, n);
+        return payload;
+    }
+
+    private static int pad(int n) {
+        return (n + 7) & ~7;
+    }
+
+    /** A CALL of shared object {@code target} (flag TO_SHARED), method {@code method}, one T_WIRE_REFS value. */
+    private static byte[] callShared(int target, long method, byte[] payload) {
+        byte[] m = call(method, payload);
+        MemorySegment s = MemorySegment.ofArray(m);
+        s.set(ValueLayout.JAVA_BYTE, RpcDescriptor.FLAGS, (byte) RpcDescriptor.TO_SHARED);
+        s.set(ValueLayout.JAVA_INT_UNALIGNED, RpcDescriptor.TARGET, target);
+        s.set(ValueLayout.JAVA_INT_UNALIGNED, RpcDescriptor.HEADER, RpcDescriptor.T_WIRE_REFS);
+        return m;
+    }
+
     private static byte[] ref(Base owner, int id, long weight) {
         return ReferenceDescriptor.encode(new Reference(owner.id().incarnation(), id, weight, List.of(), List.of()));
     }
@@ -141,6 +224,14 @@ class MalformedReferencesTest {
      * {@code reference}; the reason of the FAIL that answers it.
      */
     private static String sendExpectingDrop(Base base, byte[] introduction, byte[] reference) {
+        return dropReason(base, introduction, release(reference));
+    }
+
+    /**
+     * Sends {@code base} the message {@code m} (after a lookup of its service and, if not null, a hello with
+     * {@code introduction}); the reason of the FAIL that answers it, after checking the connection was then dropped.
+     */
+    private static String dropReason(Base base, byte[] introduction, byte[] m) {
         try (Connection raw = Transport.connect(base.addresses().getFirst())) {
             lookUpService(raw); // a connection calls only the exports it looked up
             if (introduction != null) {
@@ -150,7 +241,6 @@ class MalformedReferencesTest {
                 assertEquals(RpcDescriptor.REPLY, hello.payload().get(ValueLayout.JAVA_BYTE, RpcDescriptor.KIND));
                 hello.release();
             }
-            byte[] m = release(reference);
             Claim c = raw.claim(m.length);
             c.segment().copyFrom(MemorySegment.ofArray(m));
             c.commit();

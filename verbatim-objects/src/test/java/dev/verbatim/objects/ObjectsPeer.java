@@ -1,6 +1,6 @@
 package dev.verbatim.objects;
 
-/** A base in a child process: listens, binds two stores and a guard, allows cells and itself (for its probe), until killed. */
+/** A base in a child process: listens, binds two stores, a guard and a desk, allows cells and itself (for its probe), until killed. */
 public final class ObjectsPeer {
     private ObjectsPeer() {}
 
@@ -16,6 +16,7 @@ public final class ObjectsPeer {
         base.bind("store", new Fixtures.Store());
         base.bind("store2", new Fixtures.Store());
         base.bind("guard", new Fixtures.Guard());
+        base.bind("desk", new Fixtures.DeskImpl());
         base.allow(Fixtures.Cell.class, ObjectsPeer.class);
         System.out.println("READY " + base.id().incarnation() + " " + base.addresses().getFirst());
         System.out.flush();

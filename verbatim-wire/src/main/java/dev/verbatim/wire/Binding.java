@@ -125,6 +125,7 @@ final class Binding {
                 }
                 b.enumValues = map;
             }
+            case JType.REF -> require(w.kind == Shape.REF, w, r, where);
             case JType.REF_ARRAY, JType.LIST -> {
                 require(w.kind == Shape.ARRAY || w.kind == Shape.LIST, w, r, where);
                 require(!w.element.isPrimitive(), w, r, where);
@@ -161,8 +162,8 @@ final class Binding {
                     String fw = r.raw.getSimpleName() + "." + rf[i].name;
                     if (ft.jkind == JType.PRIM) {
                         if (sf.type != ft.shape) throw incompatible(fw, sf.type, ft);
-                    } else if (ft.jkind == JType.ENUM) {
-                        if (sf.type.kind != Shape.ENUM) throw incompatible(fw, sf.type, ft);
+                    } else if (ft.isInline()) {
+                        if (sf.type.kind != ft.shape.kind) throw incompatible(fw, sf.type, ft);
                         b.children[i] = create(sf.type, ft, local, fresh, fw);
                     } else {
                         if (!sf.type.isReference()) throw incompatible(fw, sf.type, ft);

@@ -13,7 +13,7 @@ package dev.verbatim.wire;
 class BindingMaterializer {
     /** Kinds, from the reader type: what the materializer does with an object of this binding. */
     static final int VALUE = 0, VIEW = 1, RECORD = 2, CLASS = 3, REF_ARRAY = 4, LIST = 5, SEALED = 6, ENUM = 7, STRING = 8,
-            MAP = 9, SET = 10, OPTIONAL = 11;
+            MAP = 9, SET = 10, OPTIONAL = 11, SLOT = 12;
 
     private static final Object LOCK = new Object();
 
@@ -95,6 +95,7 @@ class BindingMaterializer {
             case JType.OPTIONAL -> OPTIONAL;
             case JType.SEALED -> SEALED;
             case JType.ENUM -> ENUM;
+            case JType.REF -> SLOT;
             default -> throw new IllegalStateException("not materialized: " + t);
         };
     }

@@ -295,6 +295,7 @@ final class BindingMaterializerGenerator {
         if (ft.jkind == JType.PRIM) return null;
         return switch (BindingMaterializer.kindOf(ft)) {
             case BindingMaterializer.ENUM -> "enm";
+            case BindingMaterializer.SLOT -> "slot";
             case BindingMaterializer.CLASS -> "cls";
             case BindingMaterializer.RECORD -> "rec";
             case BindingMaterializer.STRING -> "str";

@@ -12,7 +12,9 @@ import java.lang.invoke.MethodHandle;
  */
 final class JType {
     static final int PRIM = 0, BOXED = 1, STRING = 2, CHARSEQ = 3, ENUM = 4, PRIM_ARRAY = 5, ARRAY_VIEW = 6,
-            REF_ARRAY = 7, LIST = 8, RECORD = 9, CLASS = 10, IFACE = 11, SEALED = 12, MAP = 13, SET = 14, OPTIONAL = 15;
+            REF_ARRAY = 7, LIST = 8, RECORD = 9, CLASS = 10, IFACE = 11, SEALED = 12, MAP = 13, SET = 14, OPTIONAL = 15,
+            // REF: an interface extending ByReference: a reference slot, its object entered in the message's table
+            REF = 16;
 
     /** One accessor of a record, class or interface, aligned with the shape's fields (sorted by name). */
     static final class JField {
@@ -80,6 +82,9 @@ final class JType {
     static JType bySerial(int serial) {
         return registry[serial];
     }
+
+    /** Written in place as an i32 that is not an object index: an enum ordinal or a reference slot. */
+    boolean isInline() { return jkind == ENUM || jkind == REF; }
 
     boolean isComposite() { return jkind >= RECORD && jkind <= SEALED; }
 

@@ -52,6 +52,7 @@ final class KeyedViews {
         Object value(int i) { return read(msg.seg.get(I32, values + 4L * i), b.mapValue); }
 
         private Object read(int x, Binding e) {
+            if (e.r.jkind == JType.REF) return msg.slot(x, e.r.raw); // a map value passed by reference
             if (e.r.jkind == JType.ENUM) {
                 if (x == NULL_REF) return null;
                 if (x < 0 || x >= e.enumValues.length) throw Message.changed(-1, "enum ordinal out of range");

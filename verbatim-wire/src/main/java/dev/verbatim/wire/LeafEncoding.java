@@ -45,9 +45,42 @@ final class LeafEncoding {
         return true;
     }
 
-    /** Writes a string object at {@code pos}; returns its size, or -1 if it would pass {@code limit}. */
+    /** Strings up to this many chars are written a word at a time by {@link #writeString}. */
+    static final int SHORT_STRING = 64;
+
+    /**
+     * Writes a string object at {@code pos} (8-aligned within its message); returns its size, or -1 if it would pass
+     * {@code limit}.
+     *
+     * <p>A short Latin-1 string is written with its zero padding in 8-byte words, the length word and the first four
+     * chars in one store, while one pass over its chars checks that each fits a byte: the general path's pre-pass and
+     * per-byte stores (each with its own bounds check) cost more than the string's bytes on small payloads. The size
+     * returned is then the padded one (the writer pads to 8 anyway); a string with a char beyond U+00FF is rewritten
+     * as UTF-16 by the general path over the words written.
+     */
     static long writeString(CharSequence s, MemorySegment seg, long pos, long limit) {
         int n = s.length();
+        if (n <= SHORT_STRING) {
+            long padded = (STRING_DATA_OFFSET + n + 7) & ~7L;
+            if (pos + padded <= limit) {
+                long w = n;
+                int wide = 0;
+                int j = STRING_DATA_OFFSET; // the byte of the object the next char goes to
+                for (int i = 0; i < n; i++, j++) {
+                    char c = s.charAt(i);
+                    wide |= c;
+                    w |= (long) (c & 0xFF) << ((j & 7) << 3);
+                    if ((j & 7) == 7) {
+                        seg.set(I64, pos + j - 7, w);
+                        w = 0;
+                    }
+                }
+                if (wide <= 0xFF) {
+                    if ((j & 7) != 0) seg.set(I64, pos + (j & ~7), w);
+                    return padded;
+                }
+            }
+        }
         long p = pos + STRING_DATA_OFFSET;
         boolean latin1 = isLatin1(s);
         if (p + (latin1 ? (long) n : 2L * n) > limit) return -1;

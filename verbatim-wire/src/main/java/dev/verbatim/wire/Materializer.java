@@ -119,7 +119,7 @@ final class Materializer {
     private Object run(int root, BindingMaterializer c) {
         Object v = ref(root, c);
         drain();
-        insertKeyed();
+        if (keyed != null) keyed.insertAll();
         return v;
     }
 
@@ -178,6 +178,11 @@ final class Materializer {
         Binding b = c.b;
         if (ordinal < 0 || ordinal >= b.enumValues.length) throw Message.changed(-1, "enum ordinal out of range");
         return b.enumValue(ordinal);
+    }
+
+    /** The object of a reference slot ({@link ByReference}) as the binding's declared type, or null. */
+    Object slot(int index, BindingMaterializer c) {
+        return msg.slot(index, c.b.r.raw);
     }
 
     /** A reference to a class: the instance (created and queued to be filled on first sight), or null. */
@@ -430,6 +435,7 @@ final class Materializer {
         long base = o + (long) ARRAY_LENGTH_OFFSET + 4;
         switch (e.kind) {
             case BindingMaterializer.ENUM -> { for (int k = 0; k < n; k++) a[k] = enm(seg.get(I32, base + 4L * k), e); }
+            case BindingMaterializer.SLOT -> { for (int k = 0; k < n; k++) a[k] = slot(seg.get(I32, base + 4L * k), e); }
             case BindingMaterializer.CLASS -> { for (int k = 0; k < n; k++) a[k] = cls(seg.get(I32, base + 4L * k), e); }
             case BindingMaterializer.RECORD -> { for (int k = 0; k < n; k++) a[k] = rec(seg.get(I32, base + 4L * k), e); }
             case BindingMaterializer.STRING -> { for (int k = 0; k < n; k++) a[k] = str(seg.get(I32, base + 4L * k), e); }
@@ -443,6 +449,7 @@ final class Materializer {
         long base = o + (long) ARRAY_LENGTH_OFFSET + 4;
         switch (e.kind) {
             case BindingMaterializer.ENUM -> { for (int k = 0; k < n; k++) list.add(enm(seg.get(I32, base + 4L * k), e)); }
+            case BindingMaterializer.SLOT -> { for (int k = 0; k < n; k++) list.add(slot(seg.get(I32, base + 4L * k), e)); }
             case BindingMaterializer.CLASS -> { for (int k = 0; k < n; k++) list.add(cls(seg.get(I32, base + 4L * k), e)); }
             case BindingMaterializer.RECORD -> { for (int k = 0; k < n; k++) list.add(rec(seg.get(I32, base + 4L * k), e)); }
             case BindingMaterializer.STRING -> { for (int k = 0; k < n; k++) list.add(str(seg.get(I32, base + 4L * k), e)); }
@@ -452,13 +459,8 @@ final class Materializer {
 
     // ------------------------------------------------------------------ maps and sets
 
-    /**
-     * Maps and sets whose keys (and values) are read but not inserted yet: (collection, keys, values) at
-     * {@code 3j .. 3j + 2}. Keys are inserted once every object is filled ({@link #insertKeyed}): a key's
-     * {@code hashCode} may depend on fields that are set later (a class is filled after it is created).
-     */
-    private Object[] keyed;
-    private int keyedCount;
+    /** Maps and sets whose keys are read but not inserted yet (they are inserted once every object is filled). */
+    private PendingKeys keyed;
 
     /** Reads the {@code n} keys (and values) of the map or set at {@code o}; they are inserted after the queue drains. */
     private void resolveKeyed(Object target, BindingMaterializer c, int o, int n) {
@@ -470,48 +472,19 @@ final class Materializer {
             vs = new Object[n];
             for (int k = 0; k < n; k++) vs[k] = element(seg.get(I32, base + 4L * (n + k)), c.mapValue);
         }
-        if (keyed == null) keyed = new Object[12];
-        else if (3 * keyedCount == keyed.length) keyed = Arrays.copyOf(keyed, 2 * keyed.length);
-        keyed[3 * keyedCount] = target;
-        keyed[3 * keyedCount + 1] = ks;
-        keyed[3 * keyedCount + 2] = vs;
-        keyedCount++;
+        if (keyed == null) keyed = new PendingKeys();
+        keyed.add(target, ks, vs);
     }
 
     private Object element(int x, BindingMaterializer e) {
         return switch (e.kind) {
             case BindingMaterializer.ENUM -> enm(x, e);
+            case BindingMaterializer.SLOT -> slot(x, e);
             case BindingMaterializer.CLASS -> cls(x, e);
             case BindingMaterializer.RECORD -> rec(x, e);
             case BindingMaterializer.STRING -> str(x, e);
             default -> ref(x, e);
         };
-    }
-
-    /**
-     * Inserts the keys of every map and set read, the ones met last first (a map held by a key of another map is then
-     * complete before that key is hashed). Keys the validator found distinct but {@code equals} finds equal (two
-     * distinct objects of one value) are refused.
-     */
-    @SuppressWarnings("unchecked")
-    private void insertKeyed() {
-        for (int j = keyedCount - 1; j >= 0; j--) {
-            Object[] ks = (Object[]) keyed[3 * j + 1], vs = (Object[]) keyed[3 * j + 2];
-            if (vs != null) {
-                java.util.Map<Object, Object> map = (java.util.Map<Object, Object>) keyed[3 * j];
-                for (int k = 0; k < ks.length; k++) map.put(ks[k], vs[k]);
-                if (map.size() != ks.length) throw notUnique(ks.length - map.size());
-            } else {
-                java.util.Set<Object> set = (java.util.Set<Object>) keyed[3 * j];
-                for (Object k : ks) set.add(k);
-                if (set.size() != ks.length) throw notUnique(ks.length - set.size());
-            }
-        }
-        keyedCount = 0;
-    }
-
-    private static WireFormatException notUnique(int duplicates) {
-        return new WireFormatException(-1, "map keys or set elements not unique", duplicates + " equal to another by equals");
     }
 
     private void enqueue(Object v, BindingMaterializer c, int o, int n) {

@@ -57,6 +57,8 @@ public final class Message {
     final boolean forwardOnly;
     /** Validated under {@link WireLimits#recordsOnly()}: the materializer refuses classes. Set by the reader before it returns this. */
     boolean recordsOnly;
+    /** The table of references the message came with ({@link ByReference}), or null. Set by the reader before it returns this. */
+    ByReference.Source references;
     /** Builds the value types read through views ({@link Materializer#forValues}): made on first use, a benign race. */
     private Materializer values;
 
@@ -226,11 +228,15 @@ public final class Message {
         return readRef(r, b);
     }
 
-    /** Called by generated views: the string object {@code r} read in place (its header re-checked), null for -1. */
+    /**
+     * Called by generated views: the string object {@code r} read in place (its header re-checked), null for -1; a short
+     * Latin-1 one read in words at once ({@link ShortStringView}).
+     */
     CharSequence stringView(int r) {
         if (r == NULL_REF) return null;
         long o = objectOffset(r, Shape.STRING_SHAPE);
-        return new StringView(seg, o + STRING_DATA_OFFSET, stringHeader(o));
+        CharSequence s = ShortStringView.read(seg, o, tail);
+        return s != null ? s : new StringView(seg, o + STRING_DATA_OFFSET, stringHeader(o));
     }
 
     /** Called by generated views: an enum constant from its ordinal. */
@@ -239,6 +245,27 @@ public final class Message {
         Binding b = Binding.byId(bindingId);
         if (ordinal < 0 || ordinal >= b.enumValues.length) throw changed(-1, "enum ordinal out of range");
         return b.enumValue(ordinal);
+    }
+
+    /** Called by generated views: the object of a reference slot, resolved as the binding's declared type; null for -1. */
+    Object slotAt(int index, int bindingId) {
+        return slot(index, Binding.byId(bindingId).r.raw);
+    }
+
+    /**
+     * The object of reference slot {@code index} as {@code declared} ({@link ByReference.Source#resolve}), null for -1;
+     * an index outside the table (the memory changed since validation, or no table came) is a {@link WireFormatException}.
+     */
+    Object slot(int index, Class<?> declared) {
+        if (index == NULL_REF) return null;
+        ByReference.Source refs = references;
+        if (refs == null || index < 0 || index >= refs.size()) throw changed(-1, "reference slot out of range");
+        Object o = refs.resolve(index, declared);
+        if (!declared.isInstance(o)) {
+            throw new WireFormatException(-1, "reference slot names an object of the wrong type",
+                    "entry " + index + " is not a " + declared.getName());
+        }
+        return o;
     }
 
     Object readRef(int r, Binding b) {

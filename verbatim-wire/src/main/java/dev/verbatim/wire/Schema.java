@@ -105,10 +105,32 @@ public final class Schema {
     /** The structural fingerprint of a generic type, or of a class. */
     public static long fingerprint(Type type) { return of(type, type.getTypeName()).shape.fingerprint; }
 
+    /**
+     * Whether a value of {@code type} may hold objects passed by reference ({@link ByReference}): a reference slot is
+     * reachable from its shape (through fields, elements, map values and sealed cases). Such a value is written only
+     * with a {@link WireWriter#references sink} and read only with its table.
+     */
+    public static boolean holdsReferences(Type type) {
+        Shape root = of(type, type.getTypeName()).shape;
+        java.util.Set<Shape> seen = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        java.util.ArrayDeque<Shape> work = new java.util.ArrayDeque<>();
+        work.push(root);
+        while (!work.isEmpty()) {
+            Shape s = work.pop();
+            if (s.kind == Shape.REF) return true;
+            if (s.isPrimitive() || !seen.add(s)) continue;
+            if (s.fields != null) for (Shape.Field f : s.fields) work.push(f.type);
+            if (s.element != null) work.push(s.element);
+            if (s.mapValue != null) work.push(s.mapValue);
+            if (s.variants != null) for (Shape v : s.variants) work.push(v);
+        }
+        return false;
+    }
+
     /** The Java type of a message root written or read as {@code type}: an object type (not an {@code Optional}). */
     static JType rootType(Type type) {
         JType t = of(type, type.getTypeName());
-        if (t.jkind == JType.OPTIONAL || t.jkind == JType.PRIM || t.jkind == JType.ENUM) {
+        if (t.jkind == JType.OPTIONAL || t.jkind == JType.PRIM || t.jkind == JType.ENUM || t.jkind == JType.REF) {
             throw new WireSchemaException("a " + type.getTypeName() + " cannot be a message root: wrap it in a record");
         }
         return t;
@@ -254,6 +276,10 @@ public final class Schema {
             JType a = analyze(bound(args[0], where), where + "<" + (raw == Map.class ? "key" : "element") + ">");
             JType b = raw == Map.class ? analyze(bound(args[1], where), where + "<value>") : null;
             if (a.jkind == JType.PRIM || b != null && b.jkind == JType.PRIM) throw unsupported(where, p, "type arguments are reference types");
+            if (a.jkind == JType.REF && raw != Collection.class) {
+                throw unsupported(where, p, "an object passed by reference (" + a.raw.getName() + ") may be a field, an array or "
+                        + "list element or a map value, not a map key, a set element or an Optional");
+            }
             if (a.jkind == JType.OPTIONAL || b != null && b.jkind == JType.OPTIONAL) {
                 throw unsupported(where, p, "Optional is carried in fields and accessors, not inside collections or Optional");
             }
@@ -348,6 +374,12 @@ public final class Schema {
                         + (c == Map.class ? "<String, String>" : "<String>"));
             }
             if (c.isEnum()) return analyzeEnum(c);
+            if (c.isInterface() && ByReference.class.isAssignableFrom(c) && c != ByReference.class) {
+                JType r = new JType(JType.REF, c); // a reference slot: the shape is "ref" whatever the interface
+                r.shape = Shape.REF_SHAPE;
+                local.put(c, r);
+                return r;
+            }
             if (c == Object.class || c.isPrimitive() || c.isAnnotation() || c.isHidden()
                     || (c.getName().startsWith("java.") && !c.isRecord())) {
                 throw unsupported(where, c, "supported: records, classes with fields, accessor interfaces, sealed hierarchies, "

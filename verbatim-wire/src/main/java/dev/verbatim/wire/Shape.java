@@ -15,13 +15,17 @@ import java.util.List;
 final class Shape {
     // Kinds. Primitive kinds only occur as field or element types.
     static final int BOOL = 0, I8 = 1, U16 = 2, I16 = 3, I32 = 4, I64 = 5, F32 = 6, F64 = 7,
-            STRING = 8, BOX = 9, ENUM = 10, ARRAY = 11, LIST = 12, STRUCT = 13, SEALED = 14, MAP = 15, SET = 16, OPTIONAL = 17;
+            STRING = 8, BOX = 9, ENUM = 10, ARRAY = 11, LIST = 12, STRUCT = 13, SEALED = 14, MAP = 15, SET = 16, OPTIONAL = 17,
+            // REF: a reference slot ({@link ByReference}): an i32 index into the table beside the message, -1 null; not an object
+            REF = 18;
 
     static final String[] PRIM_NAMES = {"bool", "i8", "u16", "i16", "i32", "i64", "f32", "f64"};
     static final int[] PRIM_SIZES = {1, 1, 2, 2, 4, 8, 4, 8};
 
     static final Shape[] PRIMS = new Shape[8];
     static final Shape STRING_SHAPE;
+    /** The one shape of every reference slot, description {@code ref}: what the slot's object is, the reader's declared type says. */
+    static final Shape REF_SHAPE;
     static final Shape[] PRIM_ARRAYS = new Shape[8];
     static final Shape[] BOXES = new Shape[8];
     /** Built-in shapes by type id (index 1..17, and the value types 18..27 of {@link ValueTypes}), null elsewhere. */
@@ -33,6 +37,8 @@ final class Shape {
             p.canonical = PRIM_NAMES[k];
             PRIMS[k] = p;
         }
+        REF_SHAPE = new Shape(REF);
+        REF_SHAPE.canonical = "ref";
         STRING_SHAPE = new Shape(STRING);
         STRING_SHAPE.canonical = "string";
         STRING_SHAPE.builtinId = MessageDescriptor.T_STRING;
@@ -56,6 +62,7 @@ final class Shape {
             if (s != null) s.freezeBuiltin();
         }
         for (Shape p : PRIMS) p.freezeBuiltin();
+        REF_SHAPE.freezeBuiltin();
     }
 
     /** One field of a struct: its name, its type and, once laid out, its offset in the object. */
@@ -103,6 +110,8 @@ final class Shape {
     int[] boolOffsets;
     int[] enumOffsets;
     int[] enumCounts;
+    /** Offsets of reference slot fields ({@link #REF}), in layout order: checked against the message's table. */
+    int[] slotOffsets;
 
     /** STRUCT: the validator of runs of this shape ({@link WireReader}), made on first use. */
     volatile StructValidator validator;
@@ -118,7 +127,10 @@ final class Shape {
     boolean isPrimitive() { return kind <= F64; }
 
     /** True if a field of this type holds a reference (u32 object index) rather than a value. */
-    boolean isReference() { return kind != ENUM && kind > F64; }
+    boolean isReference() { return kind != ENUM && kind != REF && kind > F64; }
+
+    /** True if values of this type are written in place as an i32 that is not an object index: an enum ordinal or a reference slot. */
+    boolean isInline() { return kind == ENUM || kind == REF; }
 
     /** A struct or sealed type of the type table (the built-in value structs are leaves, like strings). */
     boolean isComposite() { return kind == STRUCT && builtinId == 0 || kind == SEALED; }
@@ -178,18 +190,20 @@ final class Shape {
         }
         layoutOrder = placed.toArray(Field[]::new);
         objectSize = offset;
-        int refs = 0, bools = 0, enums = 0;
+        int refs = 0, bools = 0, enums = 0, slots = 0;
         for (Field f : layoutOrder) {
             if (f.isReference()) refs++;
             else if (f.type.kind == BOOL) bools++;
             else if (f.type.kind == ENUM) enums++;
+            else if (f.type.kind == REF) slots++;
         }
         refOffsets = new int[refs];
         refShapes = new Shape[refs];
         boolOffsets = new int[bools];
         enumOffsets = new int[enums];
         enumCounts = new int[enums];
-        refs = bools = enums = 0;
+        slotOffsets = new int[slots];
+        refs = bools = enums = slots = 0;
         for (Field f : layoutOrder) {
             if (f.isReference()) {
                 refOffsets[refs] = f.offset;
@@ -199,8 +213,16 @@ final class Shape {
             } else if (f.type.kind == ENUM) {
                 enumOffsets[enums] = f.offset;
                 enumCounts[enums++] = f.type.constants.length;
+            } else if (f.type.kind == REF) {
+                slotOffsets[slots++] = f.offset;
             }
         }
+    }
+
+    /** True if objects of this shape hold reference slots themselves (fields, elements, map values): checked after the walk. */
+    boolean holdsSlots() {
+        return kind == STRUCT ? slotOffsets != null && slotOffsets.length > 0
+                : (kind == ARRAY || kind == LIST) && element.kind == REF || kind == MAP && mapValue.kind == REF;
     }
 
     /** A short human name: the variant name, or the canonical description cut to a readable length. */

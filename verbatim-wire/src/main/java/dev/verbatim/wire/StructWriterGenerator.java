@@ -194,7 +194,7 @@ final class StructWriterGenerator {
                     code.ldc(classDataAt(CD_MethodHandle, k)).aload(obj)
                             .invokevirtual(CD_MethodHandle, "invokeExact", MethodTypeDesc.of(PRIM_CD[kind], CD_Object));
                     widenToWord(code, kind);
-                } else if (refLocal != null && sf.type.kind != Shape.ENUM) {
+                } else if (refLocal != null && !sf.type.isInline()) {
                     code.iload(refLocal);
                     widenToWord(code, Shape.I32);
                 } else {
@@ -204,7 +204,7 @@ final class StructWriterGenerator {
                     code.ldc(classDataAt(CD_MethodHandle, k)).aload(obj)
                             .invokevirtual(CD_MethodHandle, "invokeExact", MethodTypeDesc.of(CD_Object, CD_Object))
                             .ldc(classDataAt(CD_JType, tk));
-                    code.invokevirtual(CD_WireWriter, sf.type.kind == Shape.ENUM ? "ordinal" : sf.type.kind == Shape.OPTIONAL ? "optional" : "ref",
+                    code.invokevirtual(CD_WireWriter, sf.type.isInline() ? "ordinal" : sf.type.kind == Shape.OPTIONAL ? "optional" : "ref",
                             MethodTypeDesc.of(CD_int, CD_Object, CD_JType));
                     widenToWord(code, Shape.I32);
                 }

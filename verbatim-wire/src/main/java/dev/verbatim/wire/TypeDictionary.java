@@ -57,7 +57,7 @@ public final class TypeDictionary {
         for (Shape r : roots) work.push(r);
         while (!work.isEmpty()) {
             Shape s = work.pop();
-            if (s.isPrimitive() || seen.put(s, Boolean.TRUE) != null) continue;
+            if (s.isPrimitive() || s.kind == Shape.REF || seen.put(s, Boolean.TRUE) != null) continue;
             all.add(s);
             if (s.fields != null) for (Shape.Field f : s.fields) work.push(f.type);
             if (s.element != null) work.push(s.element);
@@ -181,6 +181,7 @@ public final class TypeDictionary {
                     return Shape.PRIMS[java.util.Arrays.asList(Shape.PRIM_NAMES).indexOf(word)];
                 }
                 case "string" -> { return Shape.STRING_SHAPE; }
+                case "ref" -> { return Shape.REF_SHAPE; }
                 case "instant", "duration", "localdate", "localtime", "localdatetime", "offsetdatetime", "zoneddatetime",
                      "uuid", "biginteger", "bigdecimal" -> {
                     return ValueTypes.shape(ValueTypes.FIRST + java.util.Arrays.asList(ValueTypes.NAMES).indexOf(word));
@@ -200,6 +201,7 @@ public final class TypeDictionary {
                     }
                     if (word.equals("array") && e.isPrimitive()) return Shape.PRIM_ARRAYS[e.kind];
                     if (e.isPrimitive() || v != null && v.isPrimitive()) throw error(word + " of a primitive");
+                    if (e.kind == Shape.REF && !word.equals("array") && !word.equals("list")) throw error(word + " of ref (a reference slot is a field, an array or list element or a map value)");
                     if (e.kind == Shape.OPTIONAL || v != null && v.kind == Shape.OPTIONAL) throw error(word + " of an optional");
                     Shape w = new Shape(switch (word) {
                         case "array" -> Shape.ARRAY;

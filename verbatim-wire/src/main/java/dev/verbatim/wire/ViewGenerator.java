@@ -129,10 +129,10 @@ final class ViewGenerator {
             }
             return;
         }
-        if (t.jkind == JType.ENUM) {
+        if (t.jkind == JType.ENUM || t.jkind == JType.REF) {
             code.aload(0).getfield(CD_ViewBase, "msg", CD_Message);
             loadField(code, Shape.I32, src.offset);
-            code.ldc(child.id).invokevirtual(CD_Message, "enumAt", MethodTypeDesc.of(CD_Object, CD_int, CD_int))
+            code.ldc(child.id).invokevirtual(CD_Message, t.jkind == JType.REF ? "slotAt" : "enumAt", MethodTypeDesc.of(CD_Object, CD_int, CD_int))
                     .checkcast(ret).areturn();
             return;
         }

@@ -17,7 +17,8 @@ import static dev.verbatim.wire.MessageDescriptor.*;
  * are 0 or 1; enum ordinals are in range; every reference is null or the index of an object whose type is
  * the declared one (or a permitted case of a declared sealed type); value types (java.time, UUID, big numbers) keep
  * their ranges ({@link ValueTypes#check}); the objects end exactly at the tables; then every map's keys and every
- * set's elements are unique and listed in order by the object's order ({@link KeyOrder#check}).
+ * set's elements are unique and listed in order by the object's order ({@link KeyOrder#check}); and every reference
+ * slot ({@link ByReference}) is null or an index into the table of references the message came with (none: only null).
  *
  * <p>Thread-safe and reusable.
  */
@@ -56,6 +57,18 @@ public final class WireReader {
      * @throws WireFormatException if any rule is broken
      */
     public Message validate(MemorySegment message) {
+        return validate(message, null);
+    }
+
+    /**
+     * Validates {@code message}, which came with the table of references {@code references} ({@link ByReference}):
+     * every reference slot must be -1 or an index in {@code [0, references.size())}, and the returned message
+     * resolves slots through it. With null (no table travelled: a stored file, a plain message), a non-null slot is
+     * refused.
+     *
+     * @throws WireFormatException if any rule is broken
+     */
+    public Message validate(MemorySegment message, ByReference.Source references) {
         long len = message.byteSize();
         if (len < HEADER_LENGTH) throw new WireFormatException(0, "message shorter than its header", len + " bytes");
         if (len > limits.maxMessageBytes()) {
@@ -142,9 +155,48 @@ public final class WireReader {
         }
         if (objects > 0 && pos != tail) throw new WireFormatException(pos, "bytes between the last object and the tables", (tail - pos) + " bytes");
         if (keyed) checkKeyOrders(message, entries, ids, len);
+        if (references != null || types > 0 && holdsSlots(ids)) checkSlots(message, entries, ids, references);
         Message m = new Message(message, objects, tail, objTable, entries, ids, runShape, runFirst, runCount, runBase, forwardOnly);
         m.recordsOnly = limits.recordsOnly();
+        m.references = references;
         return m;
+    }
+
+    /** Whether a type of the message's type table holds reference slots ({@link Shape#holdsSlots}). */
+    private static boolean holdsSlots(Shape[] ids) {
+        for (int k = FIRST_TABLE_TYPE_ID; k < ids.length; k++) if (ids[k].holdsSlots()) return true;
+        return false;
+    }
+
+    /**
+     * Every reference slot is -1 or an index into the table that came with the message (none: {@code references}
+     * null). After the walk, so every object is known to fit; only messages whose types hold slots pay for it.
+     */
+    private static void checkSlots(MemorySegment m, long[] entries, Shape[] ids, ByReference.Source references) {
+        int size = references == null ? 0 : references.size();
+        for (long entry : entries) {
+            Shape s = shapeOf(entryType(entry), ids);
+            if (!s.holdsSlots()) continue;
+            long pos = Integer.toUnsignedLong(entryOffset(entry));
+            if (s.kind == Shape.STRUCT) {
+                for (int off : s.slotOffsets) checkSlot(m, pos + off, size, references == null);
+            } else {
+                int n = m.get(I32, pos + ARRAY_LENGTH_OFFSET);
+                long at = s.kind == Shape.MAP ? pos + 4 + 4L * n : pos + s.arrayDataOffset();
+                for (long p = at, stop = at + 4L * n; p < stop; p += 4) checkSlot(m, p, size, references == null);
+            }
+        }
+    }
+
+    private static void checkSlot(MemorySegment m, long at, int size, boolean noTable) {
+        int v = m.get(I32, at);
+        if (v == NULL_REF) return;
+        if (noTable) {
+            throw new WireFormatException(at, "reference slot in a message that came with no table of references",
+                    "index " + v + ": such a message is read only where its table travels (an RPC value of the object layer), not"
+                            + " from a file or as a plain message");
+        }
+        if (v < 0 || v >= size) throw new WireFormatException(at, "reference slot out of range", v + " not in [-1, " + size + ")");
     }
 
     /** Every map's and set's key order ({@link KeyOrder#check}), found again in the object table: nothing allocated per map. */
@@ -249,7 +301,9 @@ public final class WireReader {
                 long size = data + (long) n * s.elementSize();
                 if (size > tail - pos) throw new WireFormatException(pos + ARRAY_LENGTH_OFFSET, "array overruns the tables", "length " + n);
                 Shape e = s.element;
-                if (e.kind == Shape.ENUM) {
+                if (e.kind == Shape.REF) {
+                    // reference slots: checked against the table after the walk (checkSlots)
+                } else if (e.kind == Shape.ENUM) {
                     int count = e.constants.length;
                     for (long p = pos + data, stop = pos + size; p < stop; p += 4) checkOrdinal(m, p, count);
                 } else if (!e.isPrimitive()) {
@@ -298,6 +352,7 @@ public final class WireReader {
     /** Checks {@code n} 4-byte elements of type {@code e} (references or enum ordinals) from {@code at}; false if one points back. */
     private static boolean checkElements(MemorySegment m, long at, int n, Shape e, long[] entries, Shape[] ids, int holder) {
         boolean forward = true;
+        if (e.kind == Shape.REF) return true; // a map's values that are reference slots: checkSlots
         if (e.kind == Shape.ENUM) {
             for (long p = at, stop = at + 4L * n; p < stop; p += 4) checkOrdinal(m, p, e.constants.length);
         } else {

@@ -67,7 +67,7 @@ public final class WireWriter {
 
     /** {@link #tryWrite(Object, MemorySegment, long)} writing {@code root} as the given type. */
     public <T> long tryWrite(T root, Class<? super T> as, MemorySegment dst, long offset) {
-        return write(root, Schema.of(as), dst, offset);
+        return write(root, rootAs(as), dst, offset);
     }
 
     /**
@@ -112,7 +112,7 @@ public final class WireWriter {
 
     /** Writes {@code root} as the given type (an accessor interface, say, for an object of another class). */
     public <T> long write(T root, Class<? super T> as, MemorySegment dst, long offset) {
-        return fitted(write(root, Schema.of(as), dst, offset), dst, offset);
+        return fitted(write(root, rootAs(as), dst, offset), dst, offset);
     }
 
     /** The exact number of bytes {@link #write} produces for this graph. */
@@ -124,7 +124,14 @@ public final class WireWriter {
     /** The exact number of bytes {@link #write(Object, Class, MemorySegment, long)} produces writing {@code root} as {@code as}. */
     public <T> long sizeOf(T root, Class<? super T> as) {
         if (root == null) return HEADER_LENGTH;
-        return layout(root, Schema.of(as));
+        return layout(root, rootAs(as));
+    }
+
+    /** The Java type of a root written as class {@code as}: anything but a reference slot's interface (not an object). */
+    private static JType rootAs(Class<?> as) {
+        JType t = Schema.of(as);
+        if (t.jkind == JType.REF) throw new WireSchemaException("a " + as.getName() + " is passed by reference: it cannot be a message root");
+        return t;
     }
 
     /** Writes the graph into a new array of exactly its size. */
@@ -320,7 +327,7 @@ public final class WireWriter {
                 if (pos + 4 + 4L * a.length > limit) return -1;
                 seg.set(I32, pos, a.length);
                 JType e = t.element;
-                boolean isEnum = e.jkind == JType.ENUM;
+                boolean isEnum = e.isInline();
                 long p = pos + 4;
                 for (Object x : a) {
                     seg.set(I32, p, isEnum ? ordinal(x, e) : ref(x, e));
@@ -337,7 +344,7 @@ public final class WireWriter {
                 if (pos + 4 + 4L * n > limit) return -1;
                 seg.set(I32, pos, n);
                 JType e = t.element;
-                boolean isEnum = e.jkind == JType.ENUM;
+                boolean isEnum = e.isInline();
                 long p = pos + 4;
                 int written = 0;
                 for (Object x : l) {
@@ -373,7 +380,7 @@ public final class WireWriter {
         for (Object k : keys) {
             if (i == n) throw new java.util.ConcurrentModificationException("map or set changed size while being written");
             ks[i] = k;
-            written[i] = t.element.jkind == JType.ENUM ? ordinal(k, t.element) : ref(k, t.element);
+            written[i] = t.element.isInline() ? ordinal(k, t.element) : ref(k, t.element);
             seg.set(I32, pos + 4 + 4L * i, written[i]);
             i++;
         }
@@ -383,7 +390,7 @@ public final class WireWriter {
             i = 0;
             for (Object v : ((java.util.Map<?, ?>) o).values()) {
                 if (i++ == n) throw new java.util.ConcurrentModificationException("map changed size while being written");
-                seg.set(I32, at, t.mapValue.jkind == JType.ENUM ? ordinal(v, t.mapValue) : ref(v, t.mapValue));
+                seg.set(I32, at, t.mapValue.isInline() ? ordinal(v, t.mapValue) : ref(v, t.mapValue));
                 at += 4;
             }
         }
@@ -418,9 +425,9 @@ public final class WireWriter {
                 int n = 0;
                 for (Object k : map ? ((java.util.Map<?, ?>) o).keySet() : (java.util.Set<?>) o) {
                     n++;
-                    if (t.element.jkind != JType.ENUM) ref(k, t.element);
+                    if (!t.element.isInline()) ref(k, t.element);
                 }
-                if (map && t.mapValue.jkind != JType.ENUM) for (Object v : ((java.util.Map<?, ?>) o).values()) ref(v, t.mapValue);
+                if (map && !t.mapValue.isInline()) for (Object v : ((java.util.Map<?, ?>) o).values()) ref(v, t.mapValue);
                 return 4 + (long) n * t.shape.keyedEntrySize();
             }
             case JType.REF_ARRAY, JType.LIST -> {
@@ -429,7 +436,7 @@ public final class WireWriter {
                 Iterable<?> it = t.jkind == JType.LIST ? (java.util.Collection<?>) o : Arrays.asList((Object[]) o);
                 for (Object x : it) {
                     n++;
-                    if (e.jkind != JType.ENUM) ref(x, e);
+                    if (!e.isInline()) ref(x, e);
                 }
                 return 4 + 4L * n;
             }
@@ -466,9 +473,37 @@ public final class WireWriter {
         return id;
     }
 
-    /** Called by generated writers: the ordinal of an enum value, -1 for null. */
+    /** Called by generated writers: the ordinal of an enum value, or a reference slot's index ({@link #slot}); -1 for null. */
     int ordinal(Object value, JType declared) {
-        return value == null ? NULL_REF : ((Enum<?>) value).ordinal();
+        return value == null ? NULL_REF : declared.jkind == JType.REF ? slot(value, declared) : ((Enum<?>) value).ordinal();
+    }
+
+    /** Where the objects of reference slots go ({@link ByReference}); null: a slot holding an object cannot be written. */
+    private ByReference.Sink sink;
+
+    /**
+     * Sets where the objects of reference slots ({@link ByReference}) of the messages written from now on are entered,
+     * by identity; null (the default) refuses a non-null slot with {@link IllegalArgumentException}. The size pass
+     * ({@link #sizeOf}) does not enter them (a slot is 4 bytes whatever it holds): {@link #write} does.
+     */
+    public void references(ByReference.Sink sink) {
+        this.sink = sink;
+    }
+
+    /** The table index of the object of a reference slot. */
+    private int slot(Object value, JType declared) {
+        if (!declared.raw.isInstance(value)) {
+            throw new IllegalArgumentException("a reference slot declared " + declared.raw.getName() + " holds a " + value.getClass().getName());
+        }
+        ByReference.Sink s = sink;
+        if (s == null) {
+            throw new IllegalArgumentException("a " + declared.raw.getName() + " is passed by reference: it can only be written"
+                    + " where a table of references travels beside the message (an RPC value of the object layer), not in a plain"
+                    + " message or a file");
+        }
+        int i = s.enter(value, declared.raw);
+        if (i < 0) throw new IllegalStateException("a reference table index " + i);
+        return i;
     }
 
     /**
@@ -575,7 +610,7 @@ public final class WireWriter {
             }
         }
         JType t = Schema.of(root.getClass());
-        if (t.jkind == JType.ENUM || t.jkind == JType.PRIM) {
+        if (t.jkind == JType.ENUM || t.jkind == JType.PRIM || t.jkind == JType.REF) {
             throw new WireSchemaException("a " + root.getClass().getName() + " cannot be a message root: wrap it in a record");
         }
         return t;

@@ -31,13 +31,17 @@ class FingerprintVectorsTest {
     record Profile(String name, java.util.Map<String, String> attrs, java.util.Set<String> tags, java.util.Optional<Point> home,
                    java.time.LocalDate born, java.util.Collection<Long> ids) {}
 
+    public interface Customer extends ByReference { String name(); }
+    record Order(String id, Customer customer, List<Customer> others) {}
+
     private static final Map<String, Class<?>> JAVA = Map.ofEntries(
             Map.entry("String", String.class), Map.entry("byte[]", byte[].class), Map.entry("Integer", Integer.class),
             Map.entry("Point", Point.class), Map.entry("Node", Node.class), Map.entry("Circle", Circle.class),
             Map.entry("Shape", Shape.class), Map.entry("Drawing", Drawing.class), Map.entry("Expr", Expr.class),
             Map.entry("Add", Add.class), Map.entry("Point[]", Point[].class), Map.entry("Instant", java.time.Instant.class),
             Map.entry("ZonedDateTime", java.time.ZonedDateTime.class), Map.entry("UUID", java.util.UUID.class),
-            Map.entry("BigDecimal", java.math.BigDecimal.class), Map.entry("Trade", Trade.class), Map.entry("Profile", Profile.class));
+            Map.entry("BigDecimal", java.math.BigDecimal.class), Map.entry("Trade", Trade.class), Map.entry("Profile", Profile.class),
+            Map.entry("Order", Order.class));
 
     record Vector(String description, String fingerprint, String javaType) {}
 

@@ -208,4 +208,155 @@ class StringFastPathTest {
         List<String> l = List.of("abcdefghijklmnopqrstuvwxyz", "xyz", "", "q", repeat('m', 64), repeat('n', 65), "\u00e9t\u00e9");
         assertEquals(l, roundTrip(new Texts(l)).materialize(Texts.class).items());
     }
+
+    /** The object bytes of {@code s} as the format defines them (length word, Latin-1 or UTF-16 chars, zero padding to 8). */
+    static byte[] expectedString(CharSequence s) {
+        boolean latin1 = s.chars().allMatch(c -> c <= 0xFF);
+        int n = s.length(), data = latin1 ? n : 2 * n;
+        byte[] b = new byte[(MessageDescriptor.STRING_DATA_OFFSET + data + 7) & ~7];
+        int h = latin1 ? n : n | MessageDescriptor.STRING_UTF16_BIT;
+        for (int k = 0; k < 4; k++) b[k] = (byte) (h >>> (8 * k));
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (latin1) b[4 + i] = (byte) c;
+            else {
+                b[4 + 2 * i] = (byte) c;
+                b[5 + 2 * i] = (byte) (c >>> 8);
+            }
+        }
+        return b;
+    }
+
+    /**
+     * The word-at-a-time writer of short strings ({@link LeafEncoding#writeString}): every length around its bound, ASCII,
+     * Latin-1 beyond ASCII, a wide char at each position (it falls back to UTF-16 over the words it wrote), a
+     * {@code StringBuilder} as well as a {@code String}, over garbage, with the writer's padding after it: the bytes must be
+     * exactly the format's, and no byte after the object's padded end may be touched.
+     */
+    @Test
+    void shortStringsWrittenAWordAtATimeHaveTheFormatsBytes() {
+        MemorySegment seg = MemorySegment.ofArray(new byte[4096]);
+        for (int n = 0; n <= LeafEncoding.SHORT_STRING + 3; n++) {
+            List<CharSequence> cases = new ArrayList<>();
+            StringBuilder ascii = new StringBuilder(), high = new StringBuilder();
+            for (int i = 0; i < n; i++) {
+                ascii.append((char) ('a' + i % 26));
+                high.append((char) (0x80 + (i * 37) % 0x80));
+            }
+            cases.add(ascii.toString());
+            cases.add(high.toString());
+            cases.add(new StringBuilder(high));
+            for (int w = 0; w < n; w++) {
+                StringBuilder wide = new StringBuilder(ascii);
+                wide.setCharAt(w, w % 2 == 0 ? '\u0100' : '\u4e2d');
+                cases.add(wide.toString());
+            }
+            for (CharSequence s : cases) {
+                for (long pos : new long[] {0, 8, 48}) {
+                    seg.fill((byte) 0x5A);
+                    byte[] expected = expectedString(s);
+                    long r = LeafEncoding.writeString(s, seg, pos, seg.byteSize());
+                    assertTrue(r > 0 && ((r + 7) & ~7) == expected.length, "size " + r + " for " + n + " chars: " + s);
+                    for (long k = pos + r; k < pos + expected.length; k++) seg.set(ValueLayout.JAVA_BYTE, k, (byte) 0); // the writer's padding
+                    byte[] got = seg.asSlice(pos, expected.length).toArray(ValueLayout.JAVA_BYTE);
+                    assertArrayEquals(expected, got, "bytes of " + n + " chars at " + pos + ": " + s);
+                    assertEquals((byte) 0x5A, seg.get(ValueLayout.JAVA_BYTE, pos + expected.length), "a byte past the object");
+                    if (pos > 0) assertEquals((byte) 0x5A, seg.get(ValueLayout.JAVA_BYTE, pos - 1), "a byte before the object");
+                    long unpadded = MessageDescriptor.STRING_DATA_OFFSET + (s.chars().allMatch(c -> c <= 0xFF) ? n : 2L * n);
+                    assertEquals(-1, LeafEncoding.writeString(s, seg, pos, pos + unpadded - 1), "one byte short: " + s);
+                    long exact = LeafEncoding.writeString(s, seg, pos, pos + unpadded);
+                    assertTrue(exact == unpadded || exact == expected.length && expected.length == unpadded, "fits its chars exactly: " + s);
+                }
+            }
+        }
+        List<String> all = new ArrayList<>();
+        for (int n = 0; n <= LeafEncoding.SHORT_STRING + 3; n++) all.add(repeat('\u00e9', n));
+        all.add(repeat('a', 63) + "\u0100");
+        assertEquals(all, roundTrip(new Texts(all)).materialize(Texts.class).items());
+    }
+
+    public interface TextsView { List<CharSequence> items(); }
+
+    /**
+     * Short Latin-1 strings read through views in words ({@link ShortStringView}): every length up to its bound and
+     * past it, chars beyond ASCII, a wide string, the last string before the tables; each as the chars written, with
+     * {@code String}'s equality, hash code and index checks.
+     */
+    @Test
+    void shortStringsReadThroughViewsInWordsAreTheStringsWritten() {
+        List<String> strings = new ArrayList<>();
+        for (int n = 0; n <= ShortStringView.MAX + 2; n++) {
+            StringBuilder b = new StringBuilder();
+            for (int i = 0; i < n; i++) b.append((char) (i % 3 == 2 ? 0xE0 + i : 'A' + i)); // Latin-1 beyond ASCII too
+            strings.add(b.toString());
+        }
+        strings.add("\u00ff\u00fe\u0080");
+        strings.add("wide \u20ac");
+        strings.add("k"); // the last object: its words end at the tables
+        List<CharSequence> read = roundTrip(new Texts(strings)).view(TextsView.class).items();
+        assertEquals(strings.size(), read.size());
+        for (int i = 0; i < strings.size(); i++) {
+            String s = strings.get(i);
+            CharSequence v = read.get(i);
+            if (s.length() <= ShortStringView.MAX && s.chars().allMatch(c -> c <= 0xFF)) {
+                assertInstanceOf(ShortStringView.class, v, "string " + i + " read in words");
+            }
+            assertEquals(s.length(), v.length(), "length of " + s);
+            for (int k = 0; k < s.length(); k++) assertEquals(s.charAt(k), v.charAt(k), "char " + k + " of " + s);
+            assertEquals(s, v.toString());
+            assertEquals(s.hashCode(), v.hashCode(), "hash code of " + s);
+            assertEquals(v, s);
+            assertNotEquals(v, s + "x");
+            if (!s.isEmpty()) assertEquals(s.substring(1), v.subSequence(1, s.length()).toString());
+            assertThrows(IndexOutOfBoundsException.class, () -> v.charAt(s.length()));
+            assertThrows(IndexOutOfBoundsException.class, () -> v.charAt(-1));
+        }
+    }
+
+    /** A short string's length changed after validation past the tables is refused, not read beyond the message. */
+    @Test
+    void aShortStringLengthChangedAfterValidationIsRefused() {
+        byte[] b = W.toByteArray(new Texts(List.of("abc", "z")));
+        Message m = R.validate(MemorySegment.ofArray(b));
+        TextsView v = m.view(TextsView.class);
+        long last = m.objectOffset(3, Shape.STRING_SHAPE);
+        for (int n : new int[] {5, ShortStringView.MAX, ShortStringView.MAX + 1, 1000}) {
+            MemorySegment.ofArray(b).set(MessageDescriptor.I32, last, n);
+            WireFormatException e = assertThrows(WireFormatException.class, () -> v.items().get(1), "length " + n);
+            assertTrue(e.getMessage().contains("changed after validation"), e.getMessage());
+        }
+        MemorySegment.ofArray(b).set(MessageDescriptor.I32, last, 4); // still inside its padded words: read, no overrun
+        assertEquals(4, v.items().get(1).length());
+    }
+
+    /**
+     * The writer finds a message's first objects by scanning ({@link IdentityIndex#LINEAR}) and the rest by hashing:
+     * objects shared while the message is small, when it outgrows the scan, and long after, each written once, in
+     * messages of every size around the switch, one writer reused (a scan must not see the last message's objects).
+     */
+    @Test
+    void sharedObjectsAreWrittenOnceBeforeAndAfterTheWriterStopsScanning() {
+        WireWriter w = new WireWriter();
+        String a = new String("shared-a"), b = new String("shared-b");
+        for (int distinct = 0; distinct <= 3 * IdentityIndex.LINEAR; distinct++) {
+            List<String> items = new ArrayList<>();
+            items.add(a);
+            for (int i = 0; i < distinct; i++) {
+                items.add(new String("d" + i));
+                items.add(i % 2 == 0 ? a : b);
+            }
+            items.add(b);
+            items.add(a);
+            byte[] bytes = new byte[(int) w.sizeOf(new Texts(items))];
+            assertEquals(bytes.length, w.write(new Texts(items), MemorySegment.ofArray(bytes), 0));
+            Message m = R.validate(MemorySegment.ofArray(bytes));
+            assertEquals(2 + distinct + 2, m.objectCount(), "root, list, a, b and the distinct strings, once each: " + distinct);
+            List<String> back = m.materialize(Texts.class).items();
+            assertEquals(items, back);
+            for (int i = 0; i < items.size(); i++) {
+                assertSame(items.get(i) == a ? back.get(0) : items.get(i) == b ? back.get(back.size() - 2) : back.get(i), back.get(i),
+                        "item " + i + " of " + items.size());
+            }
+        }
+    }
 }

@@ -1,7 +1,9 @@
 package dev.verbatim.objects.internal;
 
 import dev.verbatim.objects.Shared;
+import dev.verbatim.rpc.internal.ReferenceTable;
 import dev.verbatim.rpc.internal.RpcDescriptor;
+import dev.verbatim.wire.ByReference;
 import dev.verbatim.wire.Schema;
 import dev.verbatim.wire.WireLimits;
 import dev.verbatim.wire.WireReader;
@@ -23,6 +25,8 @@ import java.nio.ByteOrder;
  *   <li>{@link #NULL}: no payload;</li>
  *   <li>{@link #PRIM}: 8 bytes, a primitive as RPC's {@code T_PRIM};</li>
  *   <li>{@link #COPY}: a wire-format message, materialised as the declared type;</li>
+ *   <li>{@link #COPY_REFS}: a wire-format message holding shared objects in reference slots, and its table of
+ *       references, laid out as RPC's {@code WIRE_REFS} ({@link ReferenceTable}, docs/objects.md §1);</li>
  *   <li>{@link #SHARED}: a shared reference ({@link ReferenceDescriptor}), with its weight.</li>
  * </ul>
  *
@@ -34,6 +38,7 @@ final class Arguments {
     static final int NULL = 0;
     static final int PRIM = 1;
     static final int COPY = 2;
+    static final int COPY_REFS = 7;
     static final int SHARED = 6;
 
     /** {@code values} as {@code types} declare them, sent to base {@code peer} (which decodes them). */
@@ -48,8 +53,9 @@ final class Arguments {
                 put(out, NULL, new byte[0]);
             } else if (Shared.class.isAssignableFrom(t)) {
                 put(out, SHARED, space.encode(v, peer));
+            } else if (Schema.holdsReferences(t)) {
+                put(out, COPY_REFS, withReferences(space, v, peer));
             } else {
-                SharedTypes.checkCopied(t, "an argument", new java.util.HashSet<>());
                 put(out, COPY, new WireWriter().toByteArray(v));
             }
         }
@@ -97,6 +103,12 @@ final class Arguments {
                     }
                     yield copy(p, t, WireLimits.forPeers(space.options().connection().peerRecordsOnly()));
                 }
+                case COPY_REFS -> {
+                    if (t.isPrimitive() || Shared.class.isAssignableFrom(t) || !Schema.holdsReferences(t)) {
+                        throw new IllegalArgumentException("a copy with references for the " + t.getName() + " argument " + i);
+                    }
+                    yield copyWithReferences(space, p, t, peer);
+                }
                 default -> throw new IllegalArgumentException("an unknown tag " + tag + " of argument " + i);
             };
             at += 8 + n;
@@ -120,6 +132,71 @@ final class Arguments {
     static Object copy(MemorySegment state, Class<?> type, WireLimits limits) {
         Schema.fingerprint(type);
         return new WireReader(limits).validate(state).materialize(type);
+    }
+
+    /** A {@link #COPY_REFS} payload: {@code v} written with a table of the shared objects it holds, each encoded for {@code peer}. */
+    private static byte[] withReferences(ObjectSpace space, Object v, long peer) {
+        ReferenceTable table = new ReferenceTable();
+        WireWriter w = new WireWriter();
+        w.references(table);
+        byte[] message = w.toByteArray(v);
+        byte[][] entries = new byte[table.size()][];
+        for (int i = 0; i < entries.length; i++) {
+            entries[i] = space.encode(table.object(i), peer);
+        }
+        return ReferenceTable.payload(message, entries).toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    /**
+     * A {@link #COPY_REFS} value from base {@code peer} as {@code type}: the table checked, the message validated
+     * against its size, every entry decoded (so every entry's weight is accounted for), then materialised.
+     */
+    private static Object copyWithReferences(ObjectSpace space, MemorySegment p, Class<?> type, long peer) {
+        MemorySegment[] entries = ReferenceTable.entries(p);
+        Object[] objects = new Object[entries.length];
+        ByReference.Source table = new ByReference.Source() {
+            @Override
+            public int size() {
+                return objects.length;
+            }
+
+            @Override
+            public Object resolve(int index, Class<?> declared) {
+                if (!declared.isInstance(objects[index])) {
+                    throw new IllegalArgumentException("table entry " + index + " is not a " + declared.getName());
+                }
+                return objects[index];
+            }
+        };
+        Schema.fingerprint(type);
+        dev.verbatim.wire.Message m;
+        try {
+            m = new WireReader(WireLimits.forPeers(space.options().connection().peerRecordsOnly()))
+                    .validate(ReferenceTable.message(p), table);
+        } catch (RuntimeException e) {
+            letGo(space, entries, 0, peer);
+            throw e;
+        }
+        for (int i = 0; i < entries.length; i++) {
+            try {
+                objects[i] = space.decode(entries[i], Shared.class, peer);
+            } catch (RuntimeException e) {
+                letGo(space, entries, i + 1, peer);
+                throw e;
+            }
+        }
+        return m.materialize(type);
+    }
+
+    /** Reads the entries from {@code from} on and drops what they name: their weight goes home. */
+    private static void letGo(ObjectSpace space, MemorySegment[] entries, int from, long peer) {
+        for (int j = from; j < entries.length; j++) {
+            try {
+                space.decode(entries[j], Shared.class, peer);
+            } catch (RuntimeException ignored) {
+                // malformed: nothing to give back
+            }
+        }
     }
 
     private static void put(ByteArrayOutputStream out, int tag, byte[] payload) {

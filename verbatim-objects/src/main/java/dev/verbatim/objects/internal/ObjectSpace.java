@@ -13,7 +13,6 @@ import dev.verbatim.wire.WireWriter;
 
 import java.lang.foreign.MemorySegment;
 import java.security.SecureRandom;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -286,6 +285,53 @@ public final class ObjectSpace implements NodeExtension {
         }
     }
 
+    /**
+     * A reference written for a message that was never sent: its weight comes back. One of this base's objects is
+     * credited, as if it had come home (the grant stays counted as sent in the ledger: an overcount, which only delays
+     * a census's freeing, docs/objects.md §7). Another base's object's split goes home to its owner, counted as sent
+     * there (its hold stays as the split left it, so the ledger's account of the hold stays true).
+     */
+    @Override
+    public void unsent(MemorySegment payload, Endpoint over) {
+        Reference r;
+        try {
+            r = ReferenceDescriptor.decode(payload);
+        } catch (RuntimeException e) {
+            return;
+        }
+        if (r.id() == 0 || r.weight() == 0) {
+            return;
+        }
+        if (r.owner() == id) {
+            synchronized (owned) {
+                try {
+                    owned.credit(r.id(), r.weight());
+                } catch (RuntimeException e) {
+                    return; // nothing outstanding to give back to
+                }
+                if (owned.get(r.id()) == null) {
+                    ledger.forget(id, r.id());
+                }
+            }
+            return;
+        }
+        List<String> at = r.addresses().isEmpty() ? peers.addressesOf(r.owner()) : r.addresses();
+        synchronized (ledger) {
+            ledger.sent(r.owner(), r.id(), r.owner(), r.weight(), false);
+        }
+        if (node.isClosed() || peers.isGone(r.owner())) {
+            return;
+        }
+        WeightReturn back = new WeightReturn(r.owner(), r.id(), r.weight());
+        Thread.ofVirtual().name("verbatim-objects-release").start(() -> {
+            try {
+                peers.service(r.owner(), at).release(back);
+            } catch (RuntimeException ignored) {
+                // the owner is gone or unreachable: what it handed out no longer matters to anyone
+            }
+        });
+    }
+
     @Override
     public void closed(Endpoint over) {
         census.closed(over);
@@ -419,7 +465,7 @@ public final class ObjectSpace implements NodeExtension {
         if (h != null) {
             return peers.service(h.owner, h.addresses).cloneTo((Shared) o, target, String.join("\n", targetAddresses));
         }
-        SharedTypes.checkCopied(o.getClass(), o.getClass().getName(), new HashSet<>());
+        SharedTypes.checkCopied(o.getClass(), "cloneOn");
         byte[] state = new WireWriter().toByteArray(o);
         if (target == id) {
             return adopt(o.getClass(), state);

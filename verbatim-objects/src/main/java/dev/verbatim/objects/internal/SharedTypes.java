@@ -4,10 +4,9 @@ import dev.verbatim.objects.Shared;
 import dev.verbatim.rpc.RemoteException;
 import dev.verbatim.rpc.internal.RemoteInterface;
 
-import java.lang.reflect.Field;
-import java.lang.reflect.Method;
+import dev.verbatim.wire.Schema;
+
 import java.lang.reflect.Modifier;
-import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -23,9 +22,10 @@ import java.util.Set;
  *       loader can find it, never initialised, and accepted only if it is a public interface extending
  *       {@code Shared}; any other name is ignored (the proxy does not offer it). No class named in a
  *       message is ever instantiated.</li>
- *   <li>A shared interface whose methods pass, by copy, a value holding a shared object in a field (a
- *       record component, a class field, an array's elements) is refused, naming the field: a reference
- *       nested in a copied value has no wire form yet.</li>
+ *   <li>A value by copy that holds shared objects (in a field, an element, a map value) crosses with
+ *       them as references in RPC calls and results and in a remote construction's arguments (docs/objects.md
+ *       §1). Where no table of references travels (the state {@code cloneOn} copies), such a value is refused
+ *       ({@link #checkCopied}).</li>
  * </ul>
  *
  * Thread-safe (results are cached per class).
@@ -74,7 +74,6 @@ final class SharedTypes {
         RemoteInterface[] remotes = new RemoteInterface[interfaces.length];
         List<String> names = new ArrayList<>();
         for (int i = 0; i < interfaces.length; i++) {
-            checkNoNestedShared(interfaces[i]);
             remotes[i] = RemoteInterface.of(interfaces[i]);
             names.add(interfaces[i].getName());
         }
@@ -118,65 +117,22 @@ final class SharedTypes {
         return out.toArray(Class<?>[]::new);
     }
 
-    /** Refuses an interface that passes a shared object inside a copied value (see the class comment). */
-    static void checkNoNestedShared(Class<?> iface) {
-        Set<Class<?>> seen = new LinkedHashSet<>();
-        for (Method m : iface.getMethods()) {
-            if (Modifier.isStatic(m.getModifiers())) {
-                continue;
-            }
-            for (Class<?> p : m.getParameterTypes()) {
-                checkCopied(p, iface.getSimpleName() + "." + m.getName(), seen);
-            }
-            checkCopied(m.getReturnType(), iface.getSimpleName() + "." + m.getName(), seen);
+    /**
+     * Refuses {@code type}, passed by copy at {@code where} where no table of references travels (the state
+     * {@code cloneOn} copies), if it may hold a shared object.
+     */
+    static void checkCopied(Class<?> type, String where) {
+        boolean holds;
+        try {
+            holds = !type.isInterface() && !type.isPrimitive() && Schema.holdsReferences(type);
+        } catch (RuntimeException e) {
+            return; // not a wire type at all: writing it says why
         }
-    }
-
-    /** Refuses {@code type}, passed by copy at {@code where}, if a field of it (transitively) holds a shared object. */
-    static void checkCopied(Class<?> type, String where, Set<Class<?>> seen) {
-        if (type.isInterface() || type.isPrimitive()) {
-            return; // passed by reference (shared, or RPC's Remote), or an accessor view: nothing nested
+        if (holds) {
+            throw new RemoteException(RemoteException.Reason.ARGUMENT, where + ": a " + type.getName() + " may hold shared"
+                    + " objects (a field, an element or a map value declared as a shared interface), which cross by"
+                    + " reference in calls, results and construction arguments, but a cloneOn copy carries no"
+                    + " references: construct the copy on the target base with the shared objects as arguments");
         }
-        nested(type, where, seen);
-    }
-
-    private static void nested(Class<?> type, String where, Set<Class<?>> seen) {
-        if (type.isArray()) {
-            Class<?> e = type.getComponentType();
-            if (Shared.class.isAssignableFrom(e)) {
-                throw refused(where, "an array of " + e.getName());
-            }
-            nested(e, where, seen);
-            return;
-        }
-        if (type.isPrimitive() || type.isEnum() || type.getName().startsWith("java.") || !seen.add(type)) {
-            return;
-        }
-        if (type.isRecord()) {
-            for (RecordComponent rc : type.getRecordComponents()) {
-                field(rc.getType(), type.getName() + "." + rc.getName(), seen);
-            }
-            return;
-        }
-        for (Class<?> k = type; k != null && k != Object.class; k = k.getSuperclass()) {
-            for (Field f : k.getDeclaredFields()) {
-                if (!Modifier.isStatic(f.getModifiers()) && !Modifier.isTransient(f.getModifiers())) {
-                    field(f.getType(), k.getName() + "." + f.getName(), seen);
-                }
-            }
-        }
-    }
-
-    private static void field(Class<?> t, String field, Set<Class<?>> seen) {
-        if (Shared.class.isAssignableFrom(t)) {
-            throw refused(field, t.getName());
-        }
-        nested(t, field, seen);
-    }
-
-    private static RemoteException refused(String field, String what) {
-        return new RemoteException(RemoteException.Reason.ARGUMENT, field + " holds a shared object (" + what
-                + ") inside a value passed by copy: a reference nested in a copied value is not supported yet;"
-                + " pass the shared object as a parameter or result of its own");
     }
 }

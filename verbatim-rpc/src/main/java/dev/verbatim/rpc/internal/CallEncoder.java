@@ -145,6 +145,10 @@ final class CallEncoder {
                         return new Planned(T_REGION, 4, null, null, region(arr));
                     }
                 }
+                if (k.references() && extension != null) { // shared objects inside: the message and its table
+                    MemorySegment payload = withReferences(k, v, mi, w);
+                    return new Planned(T_WIRE_REFS, payload.byteSize(), payload, null, -1);
+                }
                 if (deferGraphs && k.tag() == ValueKind.Tag.COPY && !k.collection()) {
                     return new Planned(T_WIRE, -1, v, null, -1);
                 }
@@ -184,6 +188,42 @@ final class CallEncoder {
     /** A planned {@code STREAM} value: the {@code index}th of its message, its bytes sent ahead. */
     static Planned streamed(int index) {
         return new Planned(T_STREAM, 8, null, null, index);
+    }
+
+    /**
+     * A {@code T_WIRE_REFS} payload ({@link ReferenceTable}): the wire message, written with a table that enters each
+     * object of a reference slot by identity, then each entry encoded by the object layer, its weight split here, once:
+     * every later pass of the sender copies these bytes.
+     */
+    private MemorySegment withReferences(ValueKind k, Object v, RemoteInterface.MethodInfo mi, WireWriter w) {
+        ReferenceTable table = new ReferenceTable();
+        java.lang.reflect.Type as = k.collection() ? k.generic() : k.tag() == ValueKind.Tag.VIEW ? k.type() : null;
+        byte[] message;
+        w.references(table);
+        try {
+            long n = as == null ? w.sizeOf(v) : w.sizeOf(v, as);
+            message = new byte[Math.toIntExact(n)];
+            long written = as == null ? w.write(v, MemorySegment.ofArray(message), 0) : w.write(v, as, MemorySegment.ofArray(message), 0);
+            if (written != n) {
+                throw new IllegalStateException("an argument changed while it was marshalled (" + written + " vs " + n + ")");
+            }
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            throw cannotPass(mi, v.getClass(), e instanceof IllegalArgumentException i ? i : new IllegalArgumentException(e));
+        } finally {
+            w.references(null);
+        }
+        byte[][] entries = new byte[table.size()][];
+        for (int i = 0; i < entries.length; i++) {
+            try {
+                entries[i] = extension.encode(table.object(i), table.declared(i), endpoint);
+            } catch (RuntimeException e) {
+                for (int j = 0; j < i; j++) {
+                    extension.unsent(MemorySegment.ofArray(entries[j]), endpoint); // what the ones before counted
+                }
+                throw e;
+            }
+        }
+        return ReferenceTable.payload(message, entries);
     }
 
     static RemoteException cannotPass(RemoteInterface.MethodInfo mi, Class<?> c, IllegalArgumentException e) {
@@ -238,7 +278,7 @@ final class CallEncoder {
         long p = at + VALUE_HEADER;
         switch (v.tag) {
             case T_PRIM -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, RpcDescriptor.bits(v.value));
-            case T_BYTES, T_SHARED -> MemorySegment.copy((MemorySegment) v.value, 0, s, p, v.payload);
+            case T_BYTES, T_SHARED, T_WIRE_REFS -> MemorySegment.copy((MemorySegment) v.value, 0, s, p, v.payload);
             case T_REGION, T_STREAM -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, v.region); // a STREAM's: its index
             case T_REMOTE -> s.set(ValueLayout.JAVA_LONG_UNALIGNED, p, (Long) v.value);
             case T_WIRE -> {
@@ -254,12 +294,19 @@ final class CallEncoder {
 
     /**
      * Gives back what planning counted for values that will not be sent after all (the message failed
-     * before it was committed): each of our objects' references in {@code plan} (null entries skipped).
+     * before it was committed): each of our objects' references in {@code plan}, and the weights of the object
+     * layer's references (alone or in a value's table) (null entries skipped).
      */
     void unsent(Planned... plan) {
         for (Planned v : plan) {
             if (v != null && v.tag == T_REMOTE && (int) ((Long) v.value >>> 32) == SIDE_SENDER) {
                 exported.unsent((int) (long) (Long) v.value);
+            } else if (v != null && v.tag == T_SHARED && extension != null) {
+                extension.unsent((MemorySegment) v.value, endpoint);
+            } else if (v != null && v.tag == T_WIRE_REFS && extension != null) {
+                for (MemorySegment entry : ReferenceTable.entries((MemorySegment) v.value)) {
+                    extension.unsent(entry, endpoint);
+                }
             }
         }
     }

@@ -446,6 +446,10 @@ public final class Endpoint {
                     }
                 } else if (tag(m, at) == T_SHARED && extension != null) {
                     extension.dropped(m.asSlice(at + VALUE_HEADER, length(m, at)), this);
+                } else if (tag(m, at) == T_WIRE_REFS && extension != null) {
+                    for (MemorySegment entry : ReferenceTable.entries(m.asSlice(at + VALUE_HEADER, length(m, at)))) {
+                        extension.dropped(entry, this);
+                    }
                 }
                 at = end;
             }

@@ -37,6 +37,13 @@ public interface NodeExtension {
     void dropped(MemorySegment payload, Endpoint over);
 
     /**
+     * A {@code T_SHARED} payload {@link #encode} made for a message that was never sent (it failed before it was
+     * committed): what encoding counted (a weight split or granted) must come back, or the owner never frees the
+     * object. May run under the connection's send lock: must not wait for a reply.
+     */
+    default void unsent(MemorySegment payload, Endpoint over) {}
+
+    /**
      * Connection {@code over} closed (either side closed it, or the peer died): called once, after its
      * pending calls failed, on the thread that closed it; must not block.
      */

@@ -46,7 +46,8 @@ import java.lang.foreign.ValueLayout;
  * receiver's own object, {@link #SIDE_RECEIVER_EXPORT} the receiver's named export, by export id);
  * {@code T_SHARED} (a shared object's reference, node-wide: its payload is the object layer's, see
  * docs/objects.md); {@code T_STREAM} (length 8: u32 the value's index in its message, u32 zero; the bytes came
- * ahead in {@code PIECE}s, see {@link #PIECE}).
+ * ahead in {@code PIECE}s, see {@link #PIECE}); {@code T_WIRE_REFS} (a wire message and the table of the shared
+ * objects its reference slots name, see {@link ReferenceTable}).
  *
  * <ul>
  *   <li>{@code LOOKUP}: values name, interface name, then the method ids as one {@code BYTES}.</li>
@@ -130,6 +131,12 @@ public final class RpcDescriptor {
      * segment larger than one message may be (docs/rpc.md §7).
      */
     public static final int T_STREAM = 7;
+    /**
+     * A value by copy holding objects passed by reference (docs/rpc.md §1, docs/objects.md §1): a wire message whose
+     * reference slots index the table of {@code T_SHARED} payloads that follows it ({@link ReferenceTable}). Only a
+     * node with the object layer sends or accepts it.
+     */
+    public static final int T_WIRE_REFS = 8;
 
     public static final int VALUE_HEADER = 8;
 

@@ -111,6 +111,28 @@ final class ValueDecoder {
                 Message msg = readers.get().validate(m.asSlice(p, n));
                 yield k.tag() == ValueKind.Tag.VIEW ? msg.view(k.type()) : k.collection() ? msg.materialize(k.generic()) : msg.materialize(k.type());
             }
+            case T_WIRE_REFS -> {
+                if (k.tag() != ValueKind.Tag.COPY && k.tag() != ValueKind.Tag.VIEW) {
+                    throw new IllegalArgumentException("a graph with references for a " + k.type().getName());
+                }
+                if (extension == null) {
+                    throw new IllegalArgumentException("a graph with shared references to a node without objects");
+                }
+                MemorySegment payload = m.asSlice(p, n);
+                MemorySegment[] entries = ReferenceTable.entries(payload);
+                ReferenceTable.Decoded table = ReferenceTable.Decoded.counted(entries.length);
+                Message msg;
+                try {
+                    msg = readers.get().validate(ReferenceTable.message(payload), table);
+                } catch (RuntimeException e) {
+                    for (MemorySegment entry : entries) {
+                        extension.dropped(entry, endpoint); // their weight goes home
+                    }
+                    throw e;
+                }
+                table.decode(entries, extension, endpoint);
+                yield k.tag() == ValueKind.Tag.VIEW ? msg.view(k.type()) : k.collection() ? msg.materialize(k.generic()) : msg.materialize(k.type());
+            }
             case T_REMOTE -> {
                 if (k.tag() != ValueKind.Tag.REMOTE) {
                     throw new IllegalArgumentException("a remote reference for a " + k.type().getName());

@@ -23,12 +23,20 @@ import java.util.concurrent.CompletableFuture;
  * wire messages of that root type ({@code generic}, materialized as {@code ArrayList}, {@code LinkedHashSet},
  * {@code LinkedHashMap}); an {@code Optional<T>} of a non-generic {@code T} crosses as {@code T} would, empty as null
  * ({@code generic} is the {@code Optional} type, {@code tag} and {@code type} are {@code T}'s).
+ *
+ * <p>{@code references}: a value by copy that may hold objects passed by reference ({@code dev.verbatim.wire.ByReference},
+ * the object layer's shared objects) in its fields or elements: it crosses as {@code WIRE_REFS}, the wire message and
+ * the table of its references (docs/rpc.md §1), only between nodes with the object layer.
  */
-public record ValueKind(Tag tag, Class<?> type, String description, Type generic) {
+public record ValueKind(Tag tag, Class<?> type, String description, Type generic, boolean references) {
     public enum Tag { VOID, BOOLEAN, BYTE, CHAR, SHORT, INT, LONG, FLOAT, DOUBLE, COPY, VIEW, SEGMENT, REMOTE }
 
     ValueKind(Tag tag, Class<?> type, String description) {
-        this(tag, type, description, null);
+        this(tag, type, description, null, false);
+    }
+
+    ValueKind(Tag tag, Class<?> type, String description, Type generic) {
+        this(tag, type, description, generic, false);
     }
 
     /** An {@code Optional<T>}: empty crosses as null, a value as {@code T}'s. */
@@ -63,7 +71,7 @@ public record ValueKind(Tag tag, Class<?> type, String description, Type generic
             try {
                 String d = Schema.describe(c);
                 boolean view = c.isInterface() && !c.isSealed() && c != CharSequence.class;
-                return new ValueKind(view ? Tag.VIEW : Tag.COPY, c, d);
+                return new ValueKind(view ? Tag.VIEW : Tag.COPY, c, d, null, Schema.holdsReferences(c));
             } catch (RuntimeException e) {
                 throw unsupported(where, c, e.getMessage());
             }
@@ -79,12 +87,12 @@ public record ValueKind(Tag tag, Class<?> type, String description, Type generic
             if (k.tag() == Tag.VOID || k.tag() == Tag.SEGMENT || k.tag() == Tag.REMOTE || k.bytes()) {
                 throw unsupported(where, declared, "an Optional crosses as a copy of its value: not of a " + e.getName());
             }
-            return new ValueKind(k.tag(), k.type(), "optional(" + k.description() + ")", p);
+            return new ValueKind(k.tag(), k.type(), "optional(" + k.description() + ")", p, k.references());
         }
         if (declared instanceof ParameterizedType p && p.getRawType() instanceof Class<?> raw
                 && (raw == java.util.List.class || raw == java.util.Collection.class || raw == java.util.Set.class || raw == java.util.Map.class)) {
             try {
-                return new ValueKind(Tag.COPY, raw, Schema.describe(p), p);
+                return new ValueKind(Tag.COPY, raw, Schema.describe(p), p, Schema.holdsReferences(p));
             } catch (RuntimeException e) {
                 throw unsupported(where, declared, e.getMessage());
             }
