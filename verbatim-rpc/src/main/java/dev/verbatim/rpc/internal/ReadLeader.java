@@ -259,7 +259,8 @@ final class ReadLeader {
      * Waits until {@code p} is done (answered, failed, timed out, interrupted): leads the reading of this
      * connection or follows, runs the nested calls handed over, and reads the lent or the guest connection
      * too. While either is read, this thread leads in slices of {@link WaitPolicy#LENT_POLL_NANOS} and never
-     * parks (nor lets the transport park it, so a nested wait does not shrink the leader's spin).
+     * lets the transport park it (so a nested wait does not shrink the leader's spin); a follower (another
+     * caller leads here) that is about to park stops reading either first, as it would leave it unread.
      */
     private void waitForReply(PendingCall p, CallContext context) {
         Lent lent = Lent.of(context, endpoint);
@@ -309,12 +310,16 @@ final class ReadLeader {
                     endpoint.timeOut(p);
                     break;
                 }
-                if (now - spinUntil < 0 || guest != null) { // (a guest reads until its own spin ends)
+                if (now - spinUntil < 0) {
                     Thread.onSpinWait();
                 } else {
                     if (lent != null) { // about to park: the lent connection gets its own dispatcher
                         lent.release();
                         lent = null;
+                    }
+                    if (guest != null) { // about to park (another caller leads here): the dispatcher reads there again
+                        guest.end();
+                        guest = null;
                     }
                     p.waiter = Thread.currentThread();
                     if (!p.isDone()) {
