@@ -35,6 +35,14 @@ public final class CallContext {
      * another connection, it still reads this one or hands the dispatcher's role on ({@link ReadLeader}).
      */
     Endpoint dispatching;
+    /**
+     * The endpoint the innermost running incoming call arrived over, or null: while the call waits for a
+     * reply over another connection, its thread reads this one too, as a guest ({@link ReadLeader}): the
+     * call's chain most likely comes back over it.
+     */
+    Endpoint arrivedOver;
+    /** The innermost connection this thread reads as a guest while it waits, or null ({@link ReadLeader.Guest}). */
+    ReadLeader.Guest guest;
     /** How many replies this thread waits for, nested (a dispatcher then runs no unrelated call inline). */
     int waiting;
 

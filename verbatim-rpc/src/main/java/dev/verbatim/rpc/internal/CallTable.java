@@ -41,6 +41,14 @@ final class CallTable {
     private final AtomicLong callIds = new AtomicLong();
     /** Synchronous callers waiting outside the solo slot. */
     private final AtomicInteger callers = new AtomicInteger();
+    /**
+     * Threads of other connections waiting in a chain that came back over this one, reading it as guests
+     * ({@link ReadLeader.Guest}): the dispatcher steps aside for them as for callers, and does not even
+     * glance while one reads.
+     */
+    private final AtomicInteger guests = new AtomicInteger();
+    /** Those of {@link #guests} that read now (not running a call). */
+    private final AtomicInteger guestsReading = new AtomicInteger();
 
     /** The id of the next call: 1, 2, 3, ... */
     long nextId() {
@@ -101,9 +109,39 @@ final class CallTable {
         callers.decrementAndGet();
     }
 
-    /** Whether a synchronous caller waits for an answer (in the solo slot, or counted). */
+    /** A thread waiting over another connection starts reading this one as a guest. */
+    void guestEnters() {
+        guests.incrementAndGet();
+        guestsReading.incrementAndGet();
+    }
+
+    /** A guest stops reading this connection. */
+    void guestLeaves() {
+        guestsReading.decrementAndGet();
+        guests.decrementAndGet();
+    }
+
+    /** A guest runs an incoming call: it does not read this connection until it resumes. */
+    void guestPauses() {
+        guestsReading.decrementAndGet();
+    }
+
+    /** A guest's call is over: it reads this connection again. */
+    void guestResumes() {
+        guestsReading.incrementAndGet();
+    }
+
+    /**
+     * Whether a guest is reading this connection now (it reads everything that comes, so the dispatcher
+     * need not even glance). A guest running a call (which may wait on anything) does not count.
+     */
+    boolean guestReads() {
+        return guestsReading.get() > 0;
+    }
+
+    /** Whether a synchronous caller waits for an answer (in the solo slot, or counted), or a guest reads. */
     boolean callersWait() {
-        return solo != null || callers.get() > 0;
+        return solo != null || callers.get() > 0 || guests.get() > 0;
     }
 
     /** Synchronous callers waiting now (outside the solo slot; racy, for sizing park slices). */

@@ -3,6 +3,7 @@ package dev.verbatim.rpc.internal;
 import java.security.SecureRandom;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The endpoints of one node by the prefix of the chains their calls start (docs/rpc.md §4): so that a
@@ -33,6 +34,24 @@ public final class ChainDirectory {
      * outer one that waits for the inner: the innermost wait is the one that reads its inbox.
      */
     private final Map<Long, PendingCall> nested = new ConcurrentHashMap<>();
+
+    /**
+     * Nested calls another thread read and handed to the thread waiting in their chain: each cost that
+     * thread a wake-up. A thread waiting in a chain reads the connection its chain came back over itself
+     * (docs/rpc.md §4), so in a walk that bounces between bases only a chain's first return to a base
+     * should be handed over; what {@code ChainHopsTest} checks.
+     */
+    private final LongAdder handedOver = new LongAdder();
+
+    /** A nested call was handed to the thread waiting in its chain (another thread read it). */
+    void handedOver() {
+        handedOver.increment();
+    }
+
+    /** How many nested calls were handed to the thread waiting in their chain so far. */
+    long handOvers() {
+        return handedOver.sum();
+    }
 
     /** A salt of the form a chain directory reads: its prefix names nothing (yet). */
     static long randomSalt() {

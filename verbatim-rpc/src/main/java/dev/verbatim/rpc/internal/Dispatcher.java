@@ -255,7 +255,7 @@ final class Dispatcher {
                 // cost a wake-up), so the dispatcher only glances at the connection now and then: a
                 // message nobody waits for (a callback, an asynchronous reply) still goes within ~0.1 ms,
                 // and calls a leading caller reads are handed here at once (see queue)
-                if (recvLock.tryLock()) {
+                if (!calls.guestReads() && recvLock.tryLock()) { // (a guest reading now reads everything that comes)
                     try {
                         endpoint.poll(64);
                         sender.tryFlush();

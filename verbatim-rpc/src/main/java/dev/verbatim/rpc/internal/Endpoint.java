@@ -113,6 +113,16 @@ public final class Endpoint {
         return calls;
     }
 
+    /** The node's chains across connections, or null (a plain node matches chains per connection). */
+    ChainDirectory chains() {
+        return chains;
+    }
+
+    /** Whether this endpoint's node matches chains across its connections (a base's node). */
+    boolean chainsAcrossConnections() {
+        return chains != null;
+    }
+
     /** The counters of the connection. */
     public dev.verbatim.transport.ConnectionStats stats() {
         return connection.stats();

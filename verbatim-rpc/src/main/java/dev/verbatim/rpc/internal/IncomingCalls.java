@@ -15,7 +15,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.ReentrantLock;
 
 import static dev.verbatim.rpc.internal.RpcDescriptor.*;
 
@@ -48,7 +47,6 @@ final class IncomingCalls {
     private final Grants grants;
     private final ExportedObjects exported;
     private final CallTable calls;
-    private final ReadLeader leader;
     private final Sender sender;
     /** REPLY, THROWN and FAIL, with what the export discloses. */
     private final CallAnswers answers;
@@ -63,6 +61,8 @@ final class IncomingCalls {
     private final AtomicInteger asyncCalls = new AtomicInteger();
     /** Calls of the peer that can be cancelled: running on our virtual threads, or asynchronous. */
     private final Map<Long, Running> running = new ConcurrentHashMap<>();
+    /** The calls that run on the thread that read them. */
+    private final InlineCalls inlineCalls;
 
     IncomingCalls(Endpoint endpoint, Exports exports, Grants grants, ExportedObjects exported, CallTable calls,
                   ReadLeader leader, Sender sender, ValueDecoder decoder, NodeExtension extension, ChainDirectory chains) {
@@ -73,11 +73,21 @@ final class IncomingCalls {
         this.exports = exports;
         this.exported = exported;
         this.calls = calls;
-        this.leader = leader;
         this.sender = sender;
         this.answers = new CallAnswers(sender);
         this.decoder = decoder;
         this.streams = decoder.streams();
+        this.inlineCalls = new InlineCalls(this, endpoint, leader);
+    }
+
+    /** Whether a call read by the poll running now waits to run inline once the poll returned ({@link InlineCalls#hasDeferred}). */
+    boolean hasDeferred() {
+        return inlineCalls.hasDeferred();
+    }
+
+    /** Runs the call the last poll read to run inline, if any ({@link InlineCalls#runDeferred}). */
+    void runDeferred() {
+        inlineCalls.runDeferred();
     }
 
     ValueDecoder decoder() {
@@ -127,7 +137,7 @@ final class IncomingCalls {
      * unless this returns true (another thread runs the call and took the delivery over, or an asynchronous
      * method still reads it). A call to run inline on a thread that took {@code d} runs now (the thread
      * may have lost the read lock when this returns: see {@link ReadLeader#holds()}); one read in a poll's
-     * callback is {@linkplain #deferInline deferred} until the poll returned.
+     * callback is {@linkplain InlineCalls#defer deferred} until the poll returned.
      */
     boolean onCall(Delivery d, MemorySegment m, boolean owned) {
         long callId = callId(m);
@@ -208,8 +218,8 @@ final class IncomingCalls {
                 : !virtual && me == endpoint.dispatcher().thread() && !calls.callersWait()
                         && CallContext.current().waiting == 0; // (a dispatcher waiting in a chain runs only its own calls)
         if (inline) {
-            return owned ? runInline(d, m, callId, chain, ri, mi, impl, details)
-                    : deferInline(d, m, callId, chain, ri, mi, impl, details);
+            return owned ? inlineCalls.runInline(d, m, callId, chain, ri, mi, impl, details)
+                    : inlineCalls.defer(d, m, callId, chain, ri, mi, impl, details);
         }
         Delivery kept = owned ? d : d.retain(); // the arguments stay readable on the thread that runs the call
         final RemoteInterface fri = ri;
@@ -231,6 +241,9 @@ final class IncomingCalls {
             }
         };
         if (delegate != null && delegate.offer(task)) {
+            if (chains != null) {
+                chains.handedOver();
+            }
             if (delegate.endpoint != endpoint) {
                 delegate.endpoint.wakeReader(); // it may sleep in its own connection's transport
             }
@@ -254,137 +267,6 @@ final class IncomingCalls {
         }
         endpoint.dispatcher().queue(task);
         return true;
-    }
-
-    /**
-     * A call a poll's callback read to run inline, waiting for the poll to return ({@link #runDeferred}).
-     * Reused; written and read only by the holder of the read lock, always the same thread in between.
-     */
-    private static final class Deferred {
-        Delivery kept;
-        MemorySegment message;
-        Object[] args;
-        long callId;
-        long chain;
-        RemoteInterface remote;
-        RemoteInterface.MethodInfo method;
-        Object impl;
-        boolean details;
-
-        void clear() {
-            kept = null;
-            message = null;
-            args = null;
-            remote = null;
-            method = null;
-            impl = null;
-        }
-    }
-
-    private final Deferred deferred = new Deferred();
-
-    /**
-     * Whether a call read by the poll running now waits to run inline once the poll returned: the poll's
-     * handler then answers {@code STOP}.
-     */
-    boolean hasDeferred() {
-        return deferred.method != null;
-    }
-
-    /**
-     * Readies a call read in a poll's callback to run inline after the poll returned. Its arguments are
-     * read now, while the delivery is valid and this thread reads (views and segments keep the delivery,
-     * retained); it must not run inside the callback: it gives the read lock away, and another thread
-     * may read on before it ends, while the transport, once the callback returns, goes on with its
-     * reader's state (it invalidates the delivery it handed out) on this thread.
-     */
-    private boolean deferInline(Delivery d, MemorySegment m, long callId, long chain, RemoteInterface ri,
-                                RemoteInterface.MethodInfo mi, Object impl, boolean details) {
-        assert deferred.method == null : "a second call to run inline in one poll (its handler must answer STOP)";
-        Delivery kept = mi.inPlace ? d.retain() : null;
-        Object[] args = arguments(kept == null ? d : kept, m, callId, mi);
-        if (args == null) {
-            if (kept != null) {
-                kept.release();
-            }
-            return false;
-        }
-        Deferred c = deferred;
-        c.kept = kept;
-        c.message = m;
-        c.args = args;
-        c.callId = callId;
-        c.chain = chain;
-        c.remote = ri;
-        c.method = mi;
-        c.impl = impl;
-        c.details = details;
-        return false; // the transport's delivery: a retained one is the deferred call's
-    }
-
-    /**
-     * Runs the call the last poll read to run inline, if any (after the poll returned, holding the read
-     * lock): see {@link #runInline}. The calling thread may have lost the read lock when this returns.
-     */
-    void runDeferred() {
-        Deferred c = deferred;
-        RemoteInterface.MethodInfo mi = c.method;
-        if (mi == null) {
-            return;
-        }
-        Delivery kept = c.kept;
-        MemorySegment m = c.message;
-        Object[] args = c.args;
-        long callId = c.callId;
-        long chain = c.chain;
-        RemoteInterface ri = c.remote;
-        Object impl = c.impl;
-        boolean details = c.details;
-        c.clear(); // before the call: a poll inside it may defer a call of its own
-        boolean keep = false;
-        try {
-            keep = runGivingLockAway(kept, m, args, callId, chain, ri, mi, impl, details, true);
-        } finally {
-            if (kept != null && !keep) {
-                kept.release();
-            }
-        }
-    }
-
-    /**
-     * Runs a call on the thread that took its delivery ({@code owned}), giving the read lock away while it
-     * runs; the arguments are read first, while this thread still reads.
-     */
-    private boolean runInline(Delivery d, MemorySegment m, long callId, long chain, RemoteInterface ri,
-                              RemoteInterface.MethodInfo mi, Object impl, boolean details) {
-        Object[] args = arguments(d, m, callId, mi); // before the read lock goes: see arguments()
-        return args != null && runGivingLockAway(d, m, args, callId, chain, ri, mi, impl, details, false);
-    }
-
-    /**
-     * Runs a call whose arguments were read, giving the read lock away while it runs (so what the call
-     * waits for can still be read) and taking it back after, only if still free: a thread that finds it
-     * taken leaves it to the new holder and stops reading ({@link ReadLeader#holds()}).
-     */
-    private boolean runGivingLockAway(Delivery d, MemorySegment m, Object[] args, long callId, long chain,
-                                      RemoteInterface ri, RemoteInterface.MethodInfo mi, Object impl, boolean details,
-                                      boolean answerMayWait) {
-        ReentrantLock recvLock = leader.lock();
-        boolean reading = recvLock.isHeldByCurrentThread();
-        if (reading) {
-            recvLock.unlock();
-        }
-        Dispatcher dispatcher = endpoint.dispatcher();
-        boolean dispatching = reading && dispatcher.thread() == Thread.currentThread();
-        try {
-            return run(d, m, args, callId, chain, ri, mi, impl, details, answerMayWait);
-        } finally {
-            // take the lock back unless it went to another thread (it reads on, this one stops), or this
-            // thread was the dispatcher and handed its role off during the call (the new dispatcher reads)
-            if (reading && (!dispatching || dispatcher.thread() == Thread.currentThread())) {
-                recvLock.tryLock();
-            }
-        }
     }
 
     /** Answers a {@code LOOKUP}: the export's id, or why not. */
@@ -453,7 +335,7 @@ final class IncomingCalls {
      * was told why and the connection is closed. A reading thread decodes before it gives the read lock
      * away: once another thread reads on, a callback's delivery is gone (its area may be reused).
      */
-    private Object[] arguments(Delivery d, MemorySegment m, long callId, RemoteInterface.MethodInfo mi) {
+    Object[] arguments(Delivery d, MemorySegment m, long callId, RemoteInterface.MethodInfo mi) {
         if (mi.params.length == 0) {
             return NO_ARGS;
         }
@@ -500,12 +382,18 @@ final class IncomingCalls {
      * and replies. Returns true when an asynchronous method still reads its in-place arguments: {@code d}
      * is then released when its future completes, not by the caller.
      */
-    private boolean run(Delivery d, MemorySegment m, Object[] args, long callId, long chain, RemoteInterface ri,
-                        RemoteInterface.MethodInfo mi, Object impl, boolean details, boolean answerMayWait) {
+    boolean run(Delivery d, MemorySegment m, Object[] args, long callId, long chain, RemoteInterface ri,
+                RemoteInterface.MethodInfo mi, Object impl, boolean details, boolean answerMayWait) {
         CallContext c = CallContext.current();
         long outerChain = c.chain;
         CallContext.Frame outerFrame = c.frame;
+        Endpoint outerArrival = c.arrivedOver;
+        ReadLeader.Guest guest = c.guest; // it reads no more while this call runs
+        if (guest != null) {
+            guest.suspend();
+        }
         c.chain = chain;
+        c.arrivedOver = endpoint;
         CallContext.Frame f = mi.inPlace ? new CallContext.Frame(m, args, mi, outerFrame) : null;
         if (f != null) {
             c.frame = f;
@@ -517,6 +405,10 @@ final class IncomingCalls {
         } finally {
             c.chain = outerChain;
             c.frame = outerFrame;
+            c.arrivedOver = outerArrival;
+            if (guest != null) {
+                guest.resume();
+            }
             if (!keep && streams.any()) {
                 streams.endCall(callId, true); // a segment streamed to it was valid for the call
             }
@@ -534,7 +426,7 @@ final class IncomingCalls {
     }
 
     /**
-     * Runs a call and answers it. {@code answerMayWait}: a call a poll read and ran ({@link #runDeferred}), whose
+     * Runs a call and answers it. {@code answerMayWait}: a call a poll read and ran ({@link InlineCalls#runDeferred}), whose
      * answer may wait in the send buffer for the answers of the calls that arrived with it, until the poll ends
      * ({@link Sender#answerMayWait}, {@link Endpoint#poll}): never a call run elsewhere, whose thread might not
      * reach the end of a poll soon.

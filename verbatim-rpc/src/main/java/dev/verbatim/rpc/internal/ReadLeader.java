@@ -20,7 +20,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@linkplain #help helps} the same way.
  *
  * <p>While it waits, a caller also runs its <em>delegate inbox</em>: the calls nested in its chain that
- * another thread read and handed to it ({@link PendingCall#offer}).
+ * another thread read and handed to it ({@link PendingCall#offer}); on a node with node-wide chains, it
+ * reads the connection its own incoming call came by too ({@link Guest}), so that the chain's next return
+ * runs on it without that hand-over.
  *
  * <p>The read lock may change hands while a reader runs an incoming call inline: it gives the lock away
  * for the call's duration and takes it back only if still free ({@link IncomingCalls}). A call read by a
@@ -40,6 +42,11 @@ final class ReadLeader {
         this.endpoint = endpoint;
         this.connection = connection;
         this.calls = calls;
+    }
+
+    /** How the threads of this endpoint spin and park. */
+    WaitPolicy policy() {
+        return policy;
     }
 
     /** The read lock: whoever holds it reads the connection. */
@@ -71,7 +78,7 @@ final class ReadLeader {
         }
         context.waiting++;
         try {
-            return awaitReply(p, Lent.of(context, endpoint));
+            return awaitReply(p, context);
         } finally {
             context.waiting--;
             if (counted) {
@@ -132,62 +139,104 @@ final class ReadLeader {
         }
     }
 
-    private Object awaitReply(PendingCall p, Lent lent) throws RemoteException {
-        int spins = 0;
-        long spinUntil = 0;
-        while (!p.isDone()) {
-            if (Thread.currentThread().isInterrupted()) {
-                endpoint.cancelInterrupted(p);
-                break;
-            }
-            if (p.hasTasks) { // nested calls of this caller's chain, read by another thread: run here
-                runTasks(p, false);
-                continue;
-            }
-            if (lent != null && !lent.serve()) {
-                lent = null;
-                continue;
-            }
-            if (recvLock.tryLock()) {
-                try {
-                    lead(p, lent == null ? 0 : System.nanoTime() + WaitPolicy.LENT_POLL_NANOS);
-                } finally {
-                    unlockIfHeld(); // (the lock may have gone to another reader while this thread ran a nested call)
-                }
-                // it stopped leading (answered, nested calls to run, a lock hand-over, a timeout): another waiting
-                // caller leads now, rather than when its park slice ends
-                calls.wakeAnotherCaller(p);
-                continue;
-            }
-            if (spins == 0 && WaitPolicy.crowded(calls.waitingCallers())) {
-                spins = WaitPolicy.SPIN_POLLS; // more waiting callers than CPUs: spinning would only slow the leader
-                spinUntil = System.nanoTime();
-            }
-            if (++spins < WaitPolicy.SPIN_POLLS) {
-                Thread.onSpinWait();
-                continue;
-            }
-            long now = System.nanoTime();
-            if (spinUntil == 0) {
-                spinUntil = now + WaitPolicy.FOLLOW_SPIN_NANOS;
-            }
-            if (now - p.deadline() >= 0) {
-                endpoint.timeOut(p);
-                break;
-            }
-            if (now - spinUntil < 0) {
-                Thread.onSpinWait();
-            } else {
-                if (lent != null) { // about to park: the lent connection gets its own dispatcher
-                    lent.release();
-                    lent = null;
-                }
-                p.waiter = Thread.currentThread();
-                if (!p.isDone()) {
-                    LockSupport.parkNanos(Math.min(p.deadline() - now, WaitPolicy.parkSlice(calls.waitingCallers())));
-                }
-            }
+    /**
+     * The connection a nested call came back over, read by the thread waiting in its chain (docs/rpc.md §4,
+     * the delegate threads of paper 003): a thread that runs an incoming call and waits for the reply to a
+     * call of its own over another connection of a node with node-wide chains reads the first connection
+     * too, as that call's chain most likely comes back over it again (A calls B, B calls A back over its own
+     * connection, A calls B again: B's call comes back over the connection the previous one came by). The
+     * call then runs on the thread that reads it, with no hand-over between threads (a hand-over costs a
+     * wake-up of the waiting thread, ~50-100 µs on a virtual machine, per hop of a walk).
+     *
+     * <p>The guest is counted by that connection's call table while it reads it ({@link CallTable#guestReads}):
+     * its dispatcher then steps aside, so a walk leaves one spinning thread per base instead of two, and
+     * the chain's calls are not read by the dispatcher first.
+     * It reads while something arrives on either connection at least every {@link WaitPolicy#GUEST_SPIN_NANOS};
+     * then it stops, and the dispatcher reads the connection again (a call of the chain is then handed to the
+     * waiting thread, as before).
+     */
+    static final class Guest {
+        final Endpoint endpoint;
+        private final long spinNanos;
+        private final CallContext context;
+        /** The thread's guest further out, waiting while this thread runs a call of the chain (or null). */
+        private final Guest outer;
+        private long activeAt = System.nanoTime();
+        private boolean woke;
+
+        private Guest(Endpoint endpoint, long spinNanos, CallContext context) {
+            this.endpoint = endpoint;
+            this.spinNanos = spinNanos;
+            this.context = context;
+            this.outer = context.guest;
         }
+
+        /** The connection {@code context}'s thread reads as a guest while it waits on {@code here}, or null. */
+        static Guest of(CallContext context, Endpoint here, long spinNanos) {
+            Endpoint x = context.arrivedOver;
+            if (x == null || x == here || !here.chainsAcrossConnections() || !x.isOpen()) {
+                return null;
+            }
+            x.calls().guestEnters(); // its dispatcher steps aside (undone by end)
+            Guest g = new Guest(x, spinNanos, context);
+            context.guest = g;
+            return g;
+        }
+
+        /**
+         * The thread runs an incoming call (of the chain, or one it read elsewhere) and reads this connection
+         * no more until {@link #resume}: its dispatcher glances at it again meanwhile (the call may wait on
+         * anything, and must not leave the connection unread).
+         */
+        void suspend() {
+            endpoint.calls().guestPauses();
+        }
+
+        /** The call is over: the thread reads this connection again. */
+        void resume() {
+            endpoint.calls().guestResumes();
+            activeAt = System.nanoTime(); // (the chain was busy)
+        }
+
+        /** Reads the connection once; false once nothing came for its spin (then {@link #end}). */
+        boolean serve() {
+            if (!endpoint.isOpen()) {
+                return false;
+            }
+            ReadLeader r = endpoint.leader();
+            if (r.recvLock.tryLock()) {
+                int n = 0;
+                try {
+                    n = endpoint.poll(16);
+                    if (r.holds() && endpoint.sender().outbox().count() != 0) {
+                        endpoint.sender().tryFlush(); // (its dispatcher, which would, does not glance meanwhile)
+                    }
+                } catch (TransportException e) {
+                    endpoint.closeWith(e.getMessage());
+                } finally {
+                    r.unlockIfHeld();
+                }
+                if (n > 0) {
+                    activeAt = System.nanoTime();
+                    return true;
+                }
+            } else if (!woke) { // its dispatcher may sleep in the transport holding the lock: it steps aside once woken
+                woke = true;
+                endpoint.wakeReader();
+            }
+            return System.nanoTime() - activeAt < spinNanos;
+        }
+
+        /** The thread stops reading the connection: its dispatcher reads it again. */
+        void end() {
+            context.guest = outer;
+            endpoint.calls().guestLeaves();
+            endpoint.dispatcher().callEnded(); // (it still steps aside a while: the chain may come back)
+        }
+    }
+
+    private Object awaitReply(PendingCall p, CallContext context) throws RemoteException {
+        waitForReply(p, context);
         if (!p.answered) {
             runTasks(p, true); // stopped waiting for another reason: close the inbox against late hand-overs
         } else if (p.wasOffered()) {
@@ -203,6 +252,89 @@ final class ReadLeader {
             throw sneaky(c);
         } catch (CancellationException e) {
             throw new RemoteException(Reason.CANCELLED, "the call was cancelled");
+        }
+    }
+
+    /**
+     * Waits until {@code p} is done (answered, failed, timed out, interrupted): leads the reading of this
+     * connection or follows, runs the nested calls handed over, and reads the lent or the guest connection
+     * too. While either is read, this thread leads in slices of {@link WaitPolicy#LENT_POLL_NANOS} and never
+     * lets the transport park it (so a nested wait does not shrink the leader's spin); a follower (another
+     * caller leads here) that is about to park stops reading either first, as it would leave it unread.
+     */
+    private void waitForReply(PendingCall p, CallContext context) {
+        Lent lent = Lent.of(context, endpoint);
+        Guest guest = lent == null ? Guest.of(context, endpoint, policy.guestSpinNanos()) : null;
+        int spins = 0;
+        long spinUntil = 0;
+        try {
+            while (!p.isDone()) {
+                if (Thread.currentThread().isInterrupted()) {
+                    endpoint.cancelInterrupted(p);
+                    break;
+                }
+                if (p.hasTasks) { // nested calls of this caller's chain, read by another thread: run here
+                    runTasks(p, false);
+                    continue;
+                }
+                if (lent != null && !lent.serve()) {
+                    lent = null; // handed off: this thread reads its former connection on as a guest
+                    guest = Guest.of(context, endpoint, policy.guestSpinNanos());
+                    continue;
+                }
+                if (guest != null && !guest.serve()) {
+                    guest.end();
+                    guest = null;
+                    continue;
+                }
+                if (recvLock.tryLock()) {
+                    try {
+                        lead(p, lent == null && guest == null ? 0 : System.nanoTime() + WaitPolicy.LENT_POLL_NANOS);
+                    } finally {
+                        unlockIfHeld(); // (the lock may have gone to another reader while this thread ran a nested call)
+                    }
+                    // it stopped leading (answered, nested calls to run, a lock hand-over, a timeout): another waiting
+                    // caller leads now, rather than when its park slice ends
+                    calls.wakeAnotherCaller(p);
+                    continue;
+                }
+                if (spins == 0 && WaitPolicy.crowded(calls.waitingCallers())) {
+                    spins = WaitPolicy.SPIN_POLLS; // more waiting callers than CPUs: spinning would only slow the leader
+                    spinUntil = System.nanoTime();
+                }
+                if (++spins < WaitPolicy.SPIN_POLLS) {
+                    Thread.onSpinWait();
+                    continue;
+                }
+                long now = System.nanoTime();
+                if (spinUntil == 0) {
+                    spinUntil = now + WaitPolicy.FOLLOW_SPIN_NANOS;
+                }
+                if (now - p.deadline() >= 0) {
+                    endpoint.timeOut(p);
+                    break;
+                }
+                if (now - spinUntil < 0) {
+                    Thread.onSpinWait();
+                } else {
+                    if (lent != null) { // about to park: the lent connection gets its own dispatcher
+                        lent.release();
+                        lent = null;
+                    }
+                    if (guest != null) { // about to park (another caller leads here): the dispatcher reads there again
+                        guest.end();
+                        guest = null;
+                    }
+                    p.waiter = Thread.currentThread();
+                    if (!p.isDone()) {
+                        LockSupport.parkNanos(Math.min(p.deadline() - now, WaitPolicy.parkSlice(calls.waitingCallers())));
+                    }
+                }
+            }
+        } finally {
+            if (guest != null) {
+                guest.end();
+            }
         }
     }
 

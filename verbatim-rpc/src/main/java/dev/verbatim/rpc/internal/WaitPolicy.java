@@ -23,6 +23,9 @@ package dev.verbatim.rpc.internal;
  *   <li>A dispatcher running a call that waits for a reply over another connection reads its own
  *       connection too, every {@link #LENT_POLL_NANOS}, for up to {@link #LENT_SPIN_NANOS}; then a new thread
  *       becomes the dispatcher ({@link Dispatcher#handOff}).</li>
+ *   <li>Any thread running an incoming call that waits for a reply over another connection (of a node with
+ *       node-wide chains) reads the connection its call came by too, as a guest, in the same slices, until
+ *       nothing came there for {@link #GUEST_SPIN_NANOS}.</li>
  *   <li>With every virtual call thread busy, the dispatcher waits for one {@link #VIRTUAL_SLOT_WAIT_MILLIS} at a
  *       time; closing waits {@link #CLOSE_JOIN_MILLIS} for the dispatcher's run to end.</li>
  * </ul>
@@ -116,10 +119,27 @@ final class WaitPolicy {
      * see first) would otherwise keep it there for good; {@link HeldAnswers} writes it after this long.
      */
     static final long ANSWER_HOLD_MAX_NANOS = 1_000_000;
+     * How long a thread waiting in a chain reads the connection its chain came back over (as a guest,
+     * {@link ReadLeader}) after anything last arrived there: about a leader's longest spin, renewed by every
+     * hop of the chain; then that connection's dispatcher reads it again.
+     */
+    static final long GUEST_SPIN_NANOS = 1_000_000;
     /** How long the dispatcher waits at a time for a virtual call thread to end (all are busy), looking at close between. */
     static final long VIRTUAL_SLOT_WAIT_MILLIS = 100;
     /** How long {@code close} waits for the dispatcher's run to end. */
     static final long CLOSE_JOIN_MILLIS = 2000;
+
+    /** How long a guest reads after anything last arrived ({@link #GUEST_SPIN_NANOS}; tests make it longer). */
+    private volatile long guestSpinNanos = GUEST_SPIN_NANOS;
+
+    long guestSpinNanos() {
+        return guestSpinNanos;
+    }
+
+    /** For tests that count hand-overs: a guest that never stops early (no timing in their assertions). */
+    void guestSpinNanos(long nanos) {
+        guestSpinNanos = nanos;
+    }
 
     /** The leader's current spin; racy on purpose (a hint). */
     private long leadSpinNanos = LEAD_SPIN_MAX_NANOS;
