@@ -119,6 +119,7 @@ final class WaitPolicy {
      * see first) would otherwise keep it there for good; {@link HeldAnswers} writes it after this long.
      */
     static final long ANSWER_HOLD_MAX_NANOS = 1_000_000;
+    /**
      * How long a thread waiting in a chain reads the connection its chain came back over (as a guest,
      * {@link ReadLeader}) after anything last arrived there: about a leader's longest spin, renewed by every
      * hop of the chain; then that connection's dispatcher reads it again.
