@@ -86,8 +86,8 @@ public final class ScaleIdle {
     /** Runs the case (server, measuring client, load processes); every child is gone when it returns. */
     static Result measure(boolean quick, PrintStream err) {
         int n = connections(quick);
-        long window = quick ? 500 : 2000;
-        long settle = quick ? 2000 : 4000;
+        long window = quick ? 300 : 2000;
+        long settle = quick ? 1000 : 4000;
         err.printf(Locale.ROOT, "verbatim bench rpc: %s with %,d connections%s ...%n", CASE, n,
                 quick ? " (quick: fewer connections, " + window + " ms windows)" : "");
         List<ChildProcess> children = new ArrayList<>();
