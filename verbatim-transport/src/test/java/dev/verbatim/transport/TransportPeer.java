@@ -226,10 +226,13 @@ public final class TransportPeer {
                 echoAll(c);
             }
         });
-        try (Connection self = Transport.connect(l.address(), defaults())) {
-            self.send(new byte[] {1}, 0, 1);
-            self.receive(Duration.ofSeconds(30));
-        }
+        // kept open for the child's life, as a serving node has connections: the process's tcp readiness
+        // thread (TcpReadiness) and its selector stay, instead of being opened again by the first handshake
+        // at a moment when the test has taken every descriptor (its selector could not open: every
+        // handshake failed at once, dropping its socket, and the child never ran out of descriptors)
+        Connection self = Transport.connect(l.address(), defaults());
+        self.send(new byte[] {1}, 0, 1);
+        self.receive(Duration.ofSeconds(30));
         if (l.address().startsWith("tcp://")) {
             java.net.URI u = java.net.URI.create(l.address());
             try { // closed at once: the listener drops it and logs why, which sets up the logger too
