@@ -34,6 +34,7 @@ class SoakCommandTest {
         assertTrue(number(json, "answered") > 100, json);
         assertEquals(0, number(json, "lost"), json);
         assertEquals(0, number(json, "wrong"), json);
+        assertTrue(json.contains("\"wrongSamples\":[]"), "the report names what was wrong, here nothing: " + json);
         for (String fault : new String[] {"KILL", "DROP", "SILENT", "GARBAGE", "MALFORMED"}) {
             assertTrue(number(json, fault) >= 1, fault + " injected: " + json);
         }

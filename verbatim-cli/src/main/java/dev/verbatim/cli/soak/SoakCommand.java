@@ -124,6 +124,7 @@ public final class SoakCommand {
                     s.seconds(), s.heapBytes(), s.offHeapBytes(), s.threads(), s.descriptors(), s.connections()));
         }
         b.append("],\"growth\":").append(strings(growth)).append(",\"leftovers\":").append(strings(r.leftovers()));
+        b.append(",\"wrongSamples\":").append(strings(r.wrongSamples())); // what was wrong (the first few): a wrong answer is a bug to chase
         return b.append(",\"pass\":").append(ok).append('}').toString();
     }
 
