@@ -192,10 +192,7 @@ final class Sender {
                 // nobody queued behind the held message any more (or the thread that was failed before it
                 // committed): it leaves now. A thread queued in lock() always gets the lock, so one of them
                 // comes here in the end.
-                held = false;
-                heldCount = 0;
-                heldSince = 0;
-                connection.flush();
+                writeHeld();
             }
         } catch (TransportException e) {
             endpoint.closeWith(e.getMessage());
@@ -294,10 +291,7 @@ final class Sender {
         if (held && sendLock.tryLock()) {
             try {
                 if (held && endpoint.isOpen()) {
-                    held = false;
-                    heldCount = 0;
-                    heldSince = 0;
-                    connection.flush();
+                    writeHeld();
                 }
             } catch (TransportException e) {
                 endpoint.closeWith(e.getMessage());
@@ -305,6 +299,14 @@ final class Sender {
                 unlockSend();
             }
         }
+    }
+
+    /** Writes what is {@link #held} in the connection's send buffer now (holding the send lock). */
+    private void writeHeld() {
+        held = false;
+        heldCount = 0;
+        heldSince = 0;
+        connection.flush();
     }
 
     /** When answers began to wait for their batch, or 0 ({@link HeldAnswers}). */
@@ -323,10 +325,7 @@ final class Sender {
                 if (!endpoint.isOpen()) {
                     heldSince = 0; // closing wrote them, or they are lost with the connection: nothing to watch
                 } else if (held && heldSince != 0) {
-                    held = false;
-                    heldCount = 0;
-                    heldSince = 0;
-                    connection.flush();
+                    writeHeld();
                 }
             } catch (TransportException e) {
                 heldSince = 0;
