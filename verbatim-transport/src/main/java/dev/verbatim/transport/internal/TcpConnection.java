@@ -1,7 +1,5 @@
 package dev.verbatim.transport.internal;
 
-import dev.verbatim.buffer.Buffer;
-import dev.verbatim.buffer.Buffers;
 import dev.verbatim.transport.ConnectionOptions;
 import dev.verbatim.transport.TransportException;
 import dev.verbatim.transport.TransportException.Reason;
@@ -17,8 +15,6 @@ import java.util.concurrent.locks.ReentrantLock;
 import static dev.verbatim.transport.internal.AreaDescriptor.STATE_FREE;
 import static dev.verbatim.transport.internal.AreaDescriptor.STATE_SENDER;
 import static dev.verbatim.transport.internal.FrameDescriptor.HEADER;
-import static dev.verbatim.transport.internal.FrameDescriptor.NEXT;
-import static dev.verbatim.transport.internal.FrameDescriptor.NEXT_PAYLOAD;
 import static dev.verbatim.transport.internal.FrameDescriptor.NOTICE;
 
 /**
@@ -34,9 +30,8 @@ import static dev.verbatim.transport.internal.FrameDescriptor.NOTICE;
  * liveness (heartbeats, silence) when either side asked for it.
  */
 public final class TcpConnection extends BaseConnection {
-    private static final int NEXT_SPAN = HEADER + NEXT_PAYLOAD;
+    private static final int NEXT_SPAN = TcpSendBuffer.NEXT_SPAN;
     private static final long WAIT_SLICE_MS = 10;
-    private static final int INITIAL_SEND = 64 * 1024;
 
     private final TcpStream stream;
     private final LazyWindow own;
@@ -55,20 +50,9 @@ public final class TcpConnection extends BaseConnection {
     private final Placement placement;
     private final AtomicLong remoteFree;
     private final int peerMax;
-    /** Grows with the largest message sent, up to the peer's maximum: a peer's hello cannot make us allocate. */
-    private Buffer send;
-    private MemorySegment sendWindow;
-    private int pendingNext = -1;
-    /**
-     * Bytes of whole frames at the start of {@link #sendWindow} that held commits left for the next write
-     * ({@link #holdNextCommit}); under sendLock, changed by the sending thread only.
-     */
-    private int held;
-    /** The next commit is held (set by {@link #holdNextCommit}, taken by the commit); the sending thread. */
-    private boolean holdNext;
-    /** The most bytes held back before a write (a claim that would go beyond writes what is held first). */
-    private static final int HOLD_MAX = 64 * 1024;
-    /** A NOTICE frame of its own ({@link #noticeNow}): never in {@link #sendWindow}, which may hold frames. */
+    /** The frames written next, held ones included (under sendLock; placement by the sending thread). */
+    private final TcpSendBuffer out;
+    /** A NOTICE frame of its own ({@link #noticeNow}): never in the send buffer, which may hold frames. */
     private final MemorySegment noticeFrame = java.lang.foreign.Arena.ofAuto().allocate(HEADER, 8);
 
     // receiving (under pumpLock)
@@ -114,8 +98,7 @@ public final class TcpConnection extends BaseConnection {
         long all = peerAreaCount == 64 ? -1L : (1L << peerAreaCount) - 1;
         this.remoteFree = new AtomicLong(all & ~1L);
         this.peerMax = AreaDescriptor.maxPayload(peerAreaSize);
-        this.send = Buffers.offHeap(NEXT_SPAN + HEADER + INITIAL_SEND);
-        this.sendWindow = send.segment();
+        this.out = new TcpSendBuffer(peerMax);
         this.frames = new TcpFrameReader(stream, new FrameEvents(), ownWindow, options.areaCount(), options.areaSize());
         this.watch = TcpReadiness.watch(stream.socket());
         this.noticesRef = notices;
@@ -176,16 +159,16 @@ public final class TcpConnection extends BaseConnection {
             pumpIfFree();
             k = takeRemoteFree();
             if (k < 0) {
-                if (held > 0) {
+                if (out.held() > 0) {
                     writeHeld(); // before waiting for the peer to free an area: it may wait for what is held
                 }
                 return false;
             }
         }
-        if (pendingNext >= 0) {
+        if (out.pendingNext() >= 0) {
             writeFrames(-1, 0); // an aborted claim left a NEXT unsent: it goes first
         }
-        pendingNext = k;
+        out.owe(k);
         placement.moveTo(k);
         return true;
     }
@@ -206,20 +189,24 @@ public final class TcpConnection extends BaseConnection {
 
     @Override
     protected MemorySegment reservedWindow(int length) {
-        long need = NEXT_SPAN + HEADER + ((length + 7L) & ~7L);
-        if (held > 0 && held + need > HOLD_MAX) {
+        if (out.holdFull(length)) {
             writeHeld(); // enough held: it goes now, and this frame starts a new batch
         }
-        if (held + need > sendWindow.byteSize()) {
-            grow(held + need);
+        if (out.tooSmall(length)) {
+            sendLock.lock(); // (a flush or close may write what is held meanwhile)
+            try {
+                out.grow(length);
+            } finally {
+                sendLock.unlock();
+            }
         }
-        return sendWindow;
+        return out.window();
     }
 
     /** After the frames held: a NEXT frame if one is due, then the frame's header, then the payload. */
     @Override
     protected long reservedOffset(int length) {
-        return held + (pendingNext >= 0 ? NEXT_SPAN : 0) + HEADER;
+        return out.payloadOffset();
     }
 
     /**
@@ -234,14 +221,14 @@ public final class TcpConnection extends BaseConnection {
 
     @Override
     public void holdNextCommit() {
-        holdNext = true;
+        out.holdNext();
     }
 
     /** Writes the frames held commits left in the send buffer, in one write; nothing if none. */
     @Override
     public void flush() {
-        holdNext = false;
-        if (held > 0) {
+        out.takeHoldNext(false);
+        if (out.held() > 0) {
             writeHeld();
         }
     }
@@ -250,26 +237,11 @@ public final class TcpConnection extends BaseConnection {
     private void writeHeld() {
         sendLock.lock();
         try {
-            if (held > 0) {
-                writeFully(sendWindow.asSlice(0, held).asByteBuffer());
-                held = 0;
+            if (out.held() > 0) {
+                writeFully(out.window().asSlice(0, out.held()).asByteBuffer());
+                out.written();
                 framesOut++;
             }
-        } finally {
-            sendLock.unlock();
-        }
-    }
-
-    private void grow(long need) {
-        sendLock.lock();
-        try {
-            long size = Math.max(need, Math.min(2 * sendWindow.byteSize(), NEXT_SPAN + HEADER + ((peerMax + 7L) & ~7L)));
-            Buffer bigger = Buffers.offHeap(size);
-            MemorySegment.copy(sendWindow, 0, bigger.segment(), 0, held); // the frames held for the next write
-            Buffer old = send;
-            send = bigger;
-            sendWindow = bigger.segment();
-            old.release();
         } finally {
             sendLock.unlock();
         }
@@ -287,33 +259,18 @@ public final class TcpConnection extends BaseConnection {
      * held there, all in one write; or, if this commit is held ({@link #holdNextCommit}), leaves them held.
      */
     private void writeFrames(int type, int length) {
-        boolean hold = holdNext && type >= 0;
-        holdNext = false;
+        boolean hold = out.takeHoldNext(type >= 0);
         sendLock.lock();
         long notices = 0;
-        int next = pendingNext;
+        int next = out.pendingNext();
         try {
             notices = noticesRef.getAndSet(0);
-            int end = held;
-            long carried = notices;
-            if (pendingNext >= 0) {
-                header(end, NEXT_PAYLOAD, NEXT, notices);
-                sendWindow.set(ValueLayout.JAVA_LONG, end + HEADER, pendingNext);
-                pendingNext = -1;
-                end += NEXT_SPAN;
-                carried = 0;
-            }
-            if (type >= 0) {
-                header(end, length, type, carried);
-                int padded = (length + 7) & ~7;
-                sendWindow.asSlice(end + HEADER + length, padded - length).fill((byte) 0);
-                end += HEADER + padded;
-            }
+            int end = out.assemble(type, length, notices);
             if (hold) {
-                held = end; // leaves with the next write
+                out.hold(end); // leaves with the next write
             } else {
-                writeFully(sendWindow.asSlice(0, end).asByteBuffer());
-                held = 0;
+                writeFully(out.window().asSlice(0, end).asByteBuffer());
+                out.written();
                 framesOut++;
             }
         } catch (TransportException e) {
@@ -325,32 +282,13 @@ public final class TcpConnection extends BaseConnection {
         flushNotices();
     }
 
-    /**
-     * Puts the pending NEXT frame (carrying {@code notices}) in front of the frame at
-     * {@code NEXT_SPAN}; returns where the bytes to write start (0 with a NEXT, else NEXT_SPAN).
-     */
-    private int prefixNext(long notices) {
-        if (pendingNext < 0) {
-            return NEXT_SPAN;
-        }
-        header(0, NEXT_PAYLOAD, NEXT, notices);
-        sendWindow.set(ValueLayout.JAVA_LONG, HEADER, pendingNext);
-        pendingNext = -1;
-        return 0;
-    }
-
     private void restore(long notices, int next) {
         if (notices != 0) {
             noticesRef.getAndUpdate(m -> m | notices);
         }
         if (next >= 0) {
-            pendingNext = next;
+            out.owe(next);
         }
-    }
-
-    private void header(long at, long length, int type, long notices) {
-        sendWindow.set(ValueLayout.JAVA_LONG, at, (length & 0xFFFF_FFFFL) | ((long) type << 32));
-        sendWindow.set(ValueLayout.JAVA_LONG, at + 8, notices);
     }
 
     @Override
@@ -365,21 +303,21 @@ public final class TcpConnection extends BaseConnection {
     private void writeRegionDirect(MemorySegment src, int length) {
         // one-sided write: the region goes from the caller's memory to the socket (gathering write),
         // without a copy into the send buffer
-        if (held > 0) {
+        if (out.held() > 0) {
             writeHeld(); // the frames held go ahead of the region (it belongs to the next message)
         }
         sendLock.lock();
         long notices = 0;
-        int next = pendingNext;
+        int next = out.pendingNext();
         long written = 0;
         try {
             notices = noticesRef.getAndSet(0);
-            int start = prefixNext(notices);
+            int start = out.prefixNext(notices);
             long carried = start == 0 ? 0 : notices;
-            header(NEXT_SPAN, length, FrameDescriptor.REGION, carried);
+            out.header(NEXT_SPAN, length, FrameDescriptor.REGION, carried);
             int padded = (length + 7) & ~7;
             ByteBuffer[] parts = {
-                    sendWindow.asSlice(start, NEXT_SPAN + HEADER - start).asByteBuffer(),
+                    out.window().asSlice(start, NEXT_SPAN + HEADER - start).asByteBuffer(),
                     src.asByteBuffer(),
                     ByteBuffer.allocate(padded - length)
             };
@@ -678,7 +616,7 @@ public final class TcpConnection extends BaseConnection {
             heartbeat.stop();
         }
         if (peerStillThere) {
-            if (held > 0 && !sendLock.isHeldByCurrentThread()) {
+            if (out.held() > 0 && !sendLock.isHeldByCurrentThread()) {
                 try {
                     writeHeld(); // what was committed goes before the close
                 } catch (TransportException ignored) {
@@ -702,7 +640,7 @@ public final class TcpConnection extends BaseConnection {
         }
         sendLock.lock();
         try {
-            send.release();
+            out.release();
         } finally {
             sendLock.unlock();
         }
