@@ -71,14 +71,10 @@ final class ShortStringView implements CharSequence {
     }
 
     @Override public boolean equals(Object o) {
-        if (!(o instanceof CharSequence cs) || cs.length() != length) return false;
-        for (int i = 0; i < length; i++) if (charAt(i) != cs.charAt(i)) return false;
-        return true;
+        return StringView.sameChars(this, o);
     }
 
     @Override public int hashCode() {
-        int h = 0;
-        for (int i = 0; i < length; i++) h = 31 * h + charAt(i);
-        return h;
+        return StringView.hash(this);
     }
 }

@@ -40,14 +40,25 @@ final class StringView implements CharSequence {
     }
 
     @Override public boolean equals(Object o) {
-        if (!(o instanceof CharSequence cs) || cs.length() != length) return false;
-        for (int i = 0; i < length; i++) if (charAt(i) != cs.charAt(i)) return false;
-        return true;
+        return sameChars(this, o);
     }
 
     @Override public int hashCode() {
+        return hash(this);
+    }
+
+    /** A string view's equality (this one's and {@link ShortStringView}'s): the same chars as another char sequence. */
+    static boolean sameChars(CharSequence view, Object o) {
+        int length = view.length();
+        if (!(o instanceof CharSequence cs) || cs.length() != length) return false;
+        for (int i = 0; i < length; i++) if (view.charAt(i) != cs.charAt(i)) return false;
+        return true;
+    }
+
+    /** A string view's hash: {@link String#hashCode}'s, over its chars. */
+    static int hash(CharSequence view) {
         int h = 0;
-        for (int i = 0; i < length; i++) h = 31 * h + charAt(i);
+        for (int i = 0, n = view.length(); i < n; i++) h = 31 * h + view.charAt(i);
         return h;
     }
 }
