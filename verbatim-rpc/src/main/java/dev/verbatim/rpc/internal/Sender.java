@@ -174,7 +174,9 @@ final class Sender {
         heldForBatch = hold && batch;
         heldCount = hold ? heldCount + 1 : 0;
         if (!hold) {
-            heldSince = 0;
+            if (heldSince != 0) { // (a volatile store on every commit would cost the hot path a fence; a read does not)
+                heldSince = 0;
+            }
         } else if (batch && heldSince == 0 && connection.holdsCommits()) {
             heldSince = Math.max(1, System.nanoTime());
             HeldAnswers.watch(this);
