@@ -100,8 +100,9 @@ public final class Base implements AutoCloseable {
     /**
      * A copy of {@code o} on {@code target}: a reference to the copy. The copy is made from the object's
      * state passed by copy (its fields, as the wire format copies a class), so its class must be allowed
-     * on {@code target} and hold no shared object in a field. For a reference, the object's own base
-     * makes the copy.
+     * on {@code target} (and have a no-argument constructor); shared objects in its fields cross as
+     * references, with weight and identity, as in a call. For a reference, the object's own base makes the
+     * copy.
      */
     @SuppressWarnings("unchecked")
     public <T extends Shared> T cloneOn(T o, RemoteBase target) {

@@ -322,6 +322,27 @@ public final class Fixtures {
         }
     }
 
+    /** A counter that doubles what it adds to another, with a no-argument constructor: a copy of it can be materialised. */
+    public static class Pointer implements Counter {
+        private Counter inner;
+
+        public Pointer() {}
+
+        public Pointer(Counter inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public int add(int n) {
+            return inner.add(2 * n);
+        }
+
+        @Override
+        public int value() {
+            return inner.value();
+        }
+    }
+
     /** A counter constructed from a holder: it doubles what it adds into the holder's counter. */
     public static class HolderBox extends Doubler {
         public HolderBox(Holder h) {

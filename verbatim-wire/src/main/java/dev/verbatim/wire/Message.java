@@ -50,6 +50,11 @@ public final class Message {
     private final int runCount;
     private final long runBase;
     /**
+     * {@code runBase - runFirst * align8(runShape.objectSize)}: object r of the run is at {@code runOrigin + r * step},
+     * so the offset of the next node hangs on the reference by a shift and an add (its checks are branches beside it).
+     */
+    private final long runOrigin;
+    /**
      * True if, when the message was validated, every reference named an object after the one holding it: the graph had
      * no cycle then. A cycle met later (a record cycle the materializer cannot build) is then a change made after
      * validation ({@link WireFormatException}), not a property of the sender's graph ({@link WireSchemaException}).
@@ -76,6 +81,7 @@ public final class Message {
         this.runFirst = runFirst;
         this.runCount = runShape == null ? 0 : runCount;
         this.runBase = runBase;
+        this.runOrigin = runShape == null ? 0 : runBase - (long) runFirst * align8(runShape.objectSize);
         this.seg = seg;
         this.objects = objects;
         this.tail = tail;
@@ -208,7 +214,7 @@ public final class Message {
      */
     long structAt(int r, Shape expected, long step) {
         int k = r - runFirst;
-        if (Integer.compareUnsigned(k, runCount) < 0 && expected == runShape) return runBase + k * step;
+        if (Integer.compareUnsigned(k, runCount) < 0 && expected == runShape) return runOrigin + r * step;
         return structAtInTable(r, expected);
     }
 

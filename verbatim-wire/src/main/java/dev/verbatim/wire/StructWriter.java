@@ -41,8 +41,9 @@ abstract class StructWriter {
     /**
      * Writes the chain from {@code head} (of this writer's type) as a whole message's objects, object k being the k-th
      * node, without the identity index or the queue: a chain shares an object only through a cycle, which Brent's
-     * algorithm finds as it walks (a compare per node), and then this gives up. Records each object's entry in
-     * {@code w.entries}.
+     * algorithm finds as it walks (a compare per node), and then this gives up. Records no object-table entry: node
+     * k's is {@code entryType | HEADER_LENGTH + k * A} (A its aligned size), which the writer stores once the count is
+     * known.
      *
      * @return the number of objects, or {@link #NOT_A_CHAIN} if a node is of another class, the chain cycles, or it
      *         does not fit before {@code limit} (the general writer then decides)

@@ -123,7 +123,6 @@ final class StructWriterGenerator {
                     java.lang.classfile.Label sameClass = code.newLabel();
                     java.lang.classfile.Label unseen = code.newLabel();
                     java.lang.classfile.Label keep = code.newLabel();
-                    java.lang.classfile.Label room = code.newLabel();
                     java.lang.classfile.Label giveUp = code.newLabel();
                     code.lload(4).ldc((long) MessageDescriptor.HEADER_LENGTH).ladd().lstore(10);
                     code.iconst_0().istore(12);
@@ -147,11 +146,8 @@ final class StructWriterGenerator {
                     code.labelBinding(keep);
                     code.iload(12).iconst_1().iadd().istore(19);
                     code.labelBinding(write);
-                    code.iload(12).aload(1).getfield(CD_WireWriter, "entries", CD_long_array).arraylength().if_icmplt(room);
-                    code.aload(1).invokevirtual(CD_WireWriter, "growQueue", ConstantDescs.MTD_void);
-                    code.labelBinding(room);
-                    code.aload(1).getfield(CD_WireWriter, "entries", CD_long_array).iload(12)
-                            .lload(8).lload(10).lload(4).lsub().lor().lastore();
+                    // no object-table entry is kept: node k's is (entryType | HEADER + k * A), which the writer's
+                    // finishChain stores into the table once the count is known
                     writeWords(code, t, data, 2, c -> c.aload(1), 19);
                     code.lload(10).ldc(aligned).ladd().lstore(10);
                     code.iinc(12, 1);

@@ -211,10 +211,7 @@ public final class WireWriter {
         try {
             int n = w.writeChain(this, root, seg, base, limit, (long) typeId(t.shape) << 32);
             if (n < 0) return StructWriter.NOT_A_CHAIN;
-            count = n;
-            long length = finish(seg, base, base + HEADER_LENGTH + n * align8(t.shape.objectSize), limit);
-            count = 0; // the queue was not used: nothing in it to clear
-            return length;
+            return finishChain(seg, base, n, align8(t.shape.objectSize), (long) typeId(t.shape) << 32, limit);
         } finally {
             end();
         }
@@ -230,6 +227,22 @@ public final class WireWriter {
         MemorySegment.copy(entries, 0, seg, I64, objTable, count);
         // version (byte 0), flags (byte 1), type count (bytes 2-3), object count (bytes 4-7): one store.
         seg.set(I64, base, VERSION | (long) typeCount << (8 * TYPE_COUNT_OFFSET) | (long) count << (8 * OBJECT_COUNT_OFFSET));
+        return end - base;
+    }
+
+    /**
+     * {@link #finish} for a chain of {@code n} nodes of aligned size {@code a} (the queue unused): node k's object table
+     * entry is {@code entryType | HEADER + k * a}, stored here straight into the table (the chain writer keeps none).
+     */
+    private long finishChain(MemorySegment seg, long base, int n, long a, long entryType, long limit) {
+        long tail = base + HEADER_LENGTH + n * a;
+        long objTable = tail + 8L * typeCount;
+        long end = objTable + 8L * n;
+        if (end > limit) return -1;
+        for (int k = 0; k < typeCount; k++) seg.set(I64, tail + 8L * k, typeTable[k].fingerprint);
+        long entry = entryType | HEADER_LENGTH;
+        for (long at = objTable; at < end; at += 8, entry += a) seg.set(I64, at, entry);
+        seg.set(I64, base, VERSION | (long) typeCount << (8 * TYPE_COUNT_OFFSET) | (long) n << (8 * OBJECT_COUNT_OFFSET));
         return end - base;
     }
 

@@ -36,7 +36,7 @@
  *   <li>Write a class in this package implementing {@link dev.verbatim.bench.rpc.RpcContender}:
  *       {@code name()} is its column and JSON key ({@code verbatim}; {@code jos}, {@code fory},
  *       {@code kryo} for the list sent as a {@code byte[]} serialized by Java serialization, Fory or Kryo;
- *       {@code verbatim-async} for the throughput cases with asynchronous calls), {@code medium()} {@code SHM}, {@code TCP} or {@code TLS} (one
+ *       {@code verbatim-threads} for the throughput cases made by C threads), {@code medium()} {@code SHM}, {@code TCP} or {@code TLS} (one
  *       instance per medium), {@code cases()} what it measures, {@code spins()} true when its client
  *       spins (latency mode). Between its turns it must not spin: its client waits for a command
  *       anyway; a server that spins on its main thread's echo loop says

@@ -70,7 +70,7 @@ class RpcReportTest {
             rs.add(result("jos", Medium.SHM, Set.of(Medium.SHM), Map.of(RpcCase.LIST_128, 200_000L)));
             rs.add(result("fory", Medium.SHM, Set.of(Medium.SHM), Map.of(RpcCase.LIST_128, 8_000L)));
             rs.add(result("kryo", Medium.SHM, Set.of(Medium.SHM), Map.of(RpcCase.LIST_128, 5_000L)));
-            rs.add(result("verbatim-async", Medium.TCP, Set.of(Medium.TCP), Map.of(), Map.of(), rates(30_000, 150_000, 200_000)));
+            rs.add(result("verbatim-threads", Medium.TCP, Set.of(Medium.TCP), Map.of(), Map.of(), rates(30_000, 150_000, 200_000)));
             rs.add(result("verbatim", Medium.TCP, EnumSet.of(Medium.TCP, Medium.TLS), Map.of(Medium.TLS, "verbatim-plain"),
                     Map.of(RpcCase.NULL, 15_000L, RpcCase.BYTES_8192, 20_000L), rates(40_000, 100_000, 90_000)));
             rs.add(result("verbatim", Medium.TLS, Set.of(Medium.TLS), Map.of(RpcCase.NULL, 18_000L, RpcCase.BYTES_8192, 40_000L)));
@@ -130,7 +130,7 @@ class RpcReportTest {
         }
         assertTrue(cases.get(11).contains("\"results\":{\"verbatim\":500000.000,\"rmi\":20000.000,\"grpc\":10000.000}"),
                 cases.get(11));
-        assertTrue(cases.get(15).contains("\"results\":{\"verbatim-async\":150000.000,\"verbatim\":100000.000,"
+        assertTrue(cases.get(15).contains("\"results\":{\"verbatim-threads\":150000.000,\"verbatim\":100000.000,"
                 + "\"rmi\":40000.000,\"grpc\":60000.000}"), cases.get(15));
         List<String> targets = lines.stream().filter(l -> l.contains("\"target\":")).toList();
         assertEquals(17, targets.size());
@@ -151,9 +151,9 @@ class RpcReportTest {
         // issue 18 §3: bandwidth over the stream floor's (p50 time ratio floor/verbatim)
         assertTarget(targets.get(12), "shm/bytes-1MiB MB/s verbatim/floor", "2.000", ">= 0.75x", true);
         assertTarget(targets.get(13), "shm/bytes-64MiB MB/s verbatim/floor", "0.800", ">= 0.75x", true);
-        assertTarget(targets.get(14), "tcp/throughput-1 calls/s verbatim/grpc", "4.000", ">= 2.00x", true);
-        assertTarget(targets.get(15), "tcp/throughput-16 calls/s verbatim/grpc", "1.667", ">= 2.00x", false);
-        assertTarget(targets.get(16), "tcp/throughput-256 calls/s verbatim/grpc", "1.800", ">= 2.00x", false);
+        assertTarget(targets.get(14), "tcp/throughput-1 calls/s verbatim/grpc (both C async calls in flight)", "4.000", ">= 2.00x", true);
+        assertTarget(targets.get(15), "tcp/throughput-16 calls/s verbatim/grpc (both C async calls in flight)", "1.667", ">= 2.00x", false);
+        assertTarget(targets.get(16), "tcp/throughput-256 calls/s verbatim/grpc (both C async calls in flight)", "1.800", ">= 2.00x", false);
     }
 
     @Test
@@ -164,7 +164,7 @@ class RpcReportTest {
         String table = text.substring(text.indexOf("Table 8. throughput"), text.indexOf("Targets"));
         List<String> rows = table.lines().skip(1).filter(l -> !l.isBlank()).toList();
         assertEquals(7, rows.size(), table); // header, shm and tcp at C = 1, 16, 256
-        assertTrue(rows.get(0).matches("\\s*medium, callers\\s+verbatim\\s+rmi\\s+grpc\\s+verbatim-async\\s*"), rows.get(0));
+        assertTrue(rows.get(0).matches("\\s*medium, callers\\s+verbatim\\s+rmi\\s+grpc\\s+verbatim-threads\\s*"), rows.get(0));
         assertTrue(rows.get(1).matches("\\s*shm C=1\\s+500000\\s+20000\\s+10000\\s+-\\s*"), rows.get(1));
         assertTrue(rows.get(6).matches("\\s*tcp C=256\\s+90000\\s+45000\\s+50000\\s+200000\\s*"), rows.get(6));
         // the latency tables have no throughput rows

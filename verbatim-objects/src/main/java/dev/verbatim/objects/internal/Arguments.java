@@ -134,6 +134,45 @@ final class Arguments {
         return new WireReader(limits).validate(state).materialize(type);
     }
 
+    /**
+     * The state of a shared object copied by {@code cloneOn} for base {@code peer}: {@code [u32 tag][u32
+     * length][payload]}, {@link #COPY} or, for a class whose fields may hold shared objects, {@link #COPY_REFS}
+     * (each of them a reference with its weight, as in a call).
+     */
+    static byte[] state(ObjectSpace space, Object o, long peer) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        if (Schema.holdsReferences(o.getClass())) {
+            put(out, COPY_REFS, withReferences(space, o, peer));
+        } else {
+            put(out, COPY, new WireWriter().toByteArray(o));
+        }
+        return out.toByteArray();
+    }
+
+    /** The copy {@link #state} describes, from base {@code peer}, as class {@code c}. */
+    static Object fromState(ObjectSpace space, Class<?> c, byte[] bytes, long peer) {
+        MemorySegment m = MemorySegment.ofArray(bytes);
+        if (m.byteSize() < 8) {
+            throw new IllegalArgumentException("a copied state of " + m.byteSize() + " bytes");
+        }
+        int tag = m.get(ValueLayout.JAVA_INT_UNALIGNED, 0);
+        long n = m.get(ValueLayout.JAVA_INT_UNALIGNED, 4) & 0xFFFF_FFFFL;
+        if (8 + n != m.byteSize()) {
+            throw new IllegalArgumentException("a copied state of " + m.byteSize() + " bytes whose payload says " + n);
+        }
+        MemorySegment p = m.asSlice(8, n);
+        return switch (tag) {
+            case COPY -> copy(p, c, WireLimits.forPeers(space.options().connection().peerRecordsOnly()));
+            case COPY_REFS -> {
+                if (!Schema.holdsReferences(c)) {
+                    throw new IllegalArgumentException("a copy with references of " + c.getName() + ", which holds none");
+                }
+                yield copyWithReferences(space, p, c, peer);
+            }
+            default -> throw new IllegalArgumentException("a copied state tagged " + tag);
+        };
+    }
+
     /** A {@link #COPY_REFS} payload: {@code v} written with a table of the shared objects it holds, each encoded for {@code peer}. */
     private static byte[] withReferences(ObjectSpace space, Object v, long peer) {
         ReferenceTable table = new ReferenceTable();

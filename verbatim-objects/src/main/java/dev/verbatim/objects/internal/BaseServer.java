@@ -72,8 +72,8 @@ final class BaseServer implements BaseService {
     }
 
     @Override
-    public Shared adopt(String type, byte[] state) {
-        return (Shared) space.adopt(space.construction().allowedClass(type, BaseIds.name(space.id())), state);
+    public Shared adopt(long caller, String type, byte[] state) {
+        return (Shared) space.adopt(space.construction().allowedClass(type, BaseIds.name(space.id())), state, caller);
     }
 
     @Override

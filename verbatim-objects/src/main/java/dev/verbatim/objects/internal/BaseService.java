@@ -38,8 +38,11 @@ public interface BaseService extends Remote {
     /** Runs the static method {@code signature} of the allowed class {@code type}; its result ({@link Arguments}). */
     byte[] invokeStatic(long caller, String type, String signature, byte[] arguments);
 
-    /** A copy made here of an object of the allowed class {@code type}, from its state (a wire message). */
-    Shared adopt(String type, byte[] state);
+    /**
+     * A copy made here of an object of the allowed class {@code type}, from its state ({@link Arguments#state}: the
+     * shared objects its fields hold as references from base {@code caller}, with their weight).
+     */
+    Shared adopt(long caller, String type, byte[] state);
 
     /** A copy of {@code object} (one of this base's, coming home) on the base {@code target} at {@code addresses}. */
     Shared cloneTo(Shared object, long target, String addresses);

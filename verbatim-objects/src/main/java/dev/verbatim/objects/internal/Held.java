@@ -27,6 +27,17 @@ final class Held {
     private final Binding[] bindings;
     private long weight;
     private volatile boolean released;
+    /** Whether this hold ever had {@link #LOW_WATER} or more (a small grant never asks ahead: its arithmetic stays exact). */
+    private boolean high;
+    /** A refill asked ahead of need is under way ({@link #wantsRefill}). */
+    private boolean refilling;
+
+    /**
+     * Weight below which a hold that had more asks its owner for another grant ahead of need, on a thread of its
+     * own, so that forwarding the object on and on never waits for the owner ({@link #wantsRefill}): with the
+     * default grant of 2^40, 24 splits in, leaving 16 more before a refill would have to wait.
+     */
+    static final long LOW_WATER = 1L << 16;
 
     Held(Reference r, Class<?>[] types) {
         this.owner = r.owner();
@@ -36,6 +47,7 @@ final class Held {
         this.types = types;
         this.bindings = new Binding[types.length];
         this.weight = r.weight();
+        this.high = weight >= LOW_WATER;
     }
 
     /**
@@ -53,7 +65,25 @@ final class Held {
                     + " whose weight overflows what this base holds");
         }
         weight += w;
+        high |= weight >= LOW_WATER;
         return true;
+    }
+
+    /**
+     * Whether to ask the owner for more weight now, ahead of need: this hold had {@link #LOW_WATER} or more, has
+     * less now, and no such refill is under way (then one is, until {@link #refilled}).
+     */
+    synchronized boolean wantsRefill() {
+        if (!high || refilling || released || weight >= LOW_WATER) {
+            return false;
+        }
+        refilling = true;
+        return true;
+    }
+
+    /** The refill {@link #wantsRefill} started is over (granted or failed). */
+    synchronized void refilled() {
+        refilling = false;
     }
 
     /** Half the weight (rounded down), to send with a reference; 0 if only 1 is left (it must refill first). */

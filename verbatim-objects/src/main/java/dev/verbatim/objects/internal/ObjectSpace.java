@@ -9,7 +9,6 @@ import dev.verbatim.rpc.RemoteException.Reason;
 import dev.verbatim.rpc.internal.Endpoint;
 import dev.verbatim.rpc.internal.NodeAccess;
 import dev.verbatim.rpc.internal.NodeExtension;
-import dev.verbatim.wire.WireWriter;
 
 import java.lang.foreign.MemorySegment;
 import java.security.SecureRandom;
@@ -157,6 +156,9 @@ public final class ObjectSpace implements NodeExtension {
             long w;
             while ((w = split(h, peer)) < 0) {
                 refill(h);
+            }
+            if (h.wantsRefill()) {
+                refillAhead(h);
             }
             return ReferenceDescriptor.encode(new Reference(h.owner, h.id, w, h.addresses, h.interfaces));
         }
@@ -365,6 +367,28 @@ public final class ObjectSpace implements NodeExtension {
         }
     }
 
+    /**
+     * Asks {@code h}'s owner for another grant on a thread of its own, ahead of need ({@link Held#LOW_WATER}): a
+     * holder that forwards the object on and on then never waits for the owner on a call's path (a refill
+     * there costs a round trip to the owner, over a connection that is mostly idle: a wake-up of its reader).
+     * A refill that fails leaves the hold as it was: the one that is needed then is made on the path, as before.
+     */
+    private void refillAhead(Held h) {
+        if (node.isClosed() || peers.isGone(h.owner)) {
+            h.refilled();
+            return;
+        }
+        Thread.ofVirtual().name("verbatim-objects-refill").start(() -> {
+            try {
+                refill(h);
+            } catch (RuntimeException ignored) {
+                // the owner is gone, or the hold was released: a forward that needs weight refills (and fails) itself
+            } finally {
+                h.refilled();
+            }
+        });
+    }
+
     /** Another grant of {@code impl} (one of this base's objects) for base {@code caller}, a holder that ran out. */
     long grantMore(Object impl, long caller) {
         synchronized (owned) {
@@ -465,17 +489,16 @@ public final class ObjectSpace implements NodeExtension {
         if (h != null) {
             return peers.service(h.owner, h.addresses).cloneTo((Shared) o, target, String.join("\n", targetAddresses));
         }
-        SharedTypes.checkCopied(o.getClass(), "cloneOn");
-        byte[] state = new WireWriter().toByteArray(o);
+        byte[] state = Arguments.state(this, o, target); // (shared objects in its fields: references for target)
         if (target == id) {
-            return adopt(o.getClass(), state);
+            return adopt(o.getClass(), state, id);
         }
-        return peers.service(target, targetAddresses).adopt(o.getClass().getName(), state);
+        return peers.service(target, targetAddresses).adopt(id, o.getClass().getName(), state);
     }
 
-    /** A copy of an object of class {@code c} from its state (a wire message). */
-    Object adopt(Class<?> c, byte[] state) {
-        Object copy = Arguments.copy(MemorySegment.ofArray(state), c);
+    /** A copy of an object of class {@code c} from its state ({@link Arguments#state}), sent by base {@code peer}. */
+    Object adopt(Class<?> c, byte[] state, long peer) {
+        Object copy = Arguments.fromState(this, c, state, peer);
         if (!(copy instanceof Shared)) {
             throw new IllegalArgumentException(c.getName() + " is not shared");
         }

@@ -23,9 +23,8 @@ import java.util.Set;
  *       {@code Shared}; any other name is ignored (the proxy does not offer it). No class named in a
  *       message is ever instantiated.</li>
  *   <li>A value by copy that holds shared objects (in a field, an element, a map value) crosses with
- *       them as references in RPC calls and results and in a remote construction's arguments (docs/objects.md
- *       §1). Where no table of references travels (the state {@code cloneOn} copies), such a value is refused
- *       ({@link #checkCopied}).</li>
+ *       them as references in RPC calls and results, in a remote construction's arguments and in the state
+ *       {@code cloneOn} copies (docs/objects.md §1).</li>
  * </ul>
  *
  * Thread-safe (results are cached per class).
@@ -115,24 +114,5 @@ final class SharedTypes {
             out.add(declared);
         }
         return out.toArray(Class<?>[]::new);
-    }
-
-    /**
-     * Refuses {@code type}, passed by copy at {@code where} where no table of references travels (the state
-     * {@code cloneOn} copies), if it may hold a shared object.
-     */
-    static void checkCopied(Class<?> type, String where) {
-        boolean holds;
-        try {
-            holds = !type.isInterface() && !type.isPrimitive() && Schema.holdsReferences(type);
-        } catch (RuntimeException e) {
-            return; // not a wire type at all: writing it says why
-        }
-        if (holds) {
-            throw new RemoteException(RemoteException.Reason.ARGUMENT, where + ": a " + type.getName() + " may hold shared"
-                    + " objects (a field, an element or a map value declared as a shared interface), which cross by"
-                    + " reference in calls, results and construction arguments, but a cloneOn copy carries no"
-                    + " references: construct the copy on the target base with the shared objects as arguments");
-        }
     }
 }

@@ -49,6 +49,13 @@ final class CallTable {
     private final AtomicInteger guests = new AtomicInteger();
     /** Those of {@link #guests} that read now (not running a call). */
     private final AtomicInteger guestsReading = new AtomicInteger();
+    /**
+     * Callers parked (or about to park) waiting for their answer: the only ones {@link #wakeAnotherCaller}
+     * wakes. The other waiting calls are mostly the outer waits of a thread deep in a chain (a walk nests a
+     * wait per hop, all of one thread): looking through them after every slice of reading cost a walk more
+     * than its calls did.
+     */
+    private final AtomicInteger parked = new AtomicInteger();
 
     /** The id of the next call: 1, 2, 3, ... */
     long nextId() {
@@ -154,6 +161,9 @@ final class CallTable {
      * answers keep being read.
      */
     void wakeAnotherCaller(PendingCall p) {
+        if (parked.get() == 0) {
+            return; // nobody parked: a waiting caller that is about to park looks at the lock again within its slice
+        }
         if (callers.get() - (p.inSlot ? 0 : 1) <= 0 && solo == null) {
             return; // nobody else waits (the count may still include this caller)
         }
@@ -168,6 +178,16 @@ final class CallTable {
                 return;
             }
         }
+    }
+
+    /** A caller parks until its answer comes or its slice ends ({@link #wakeAnotherCaller} may wake it). */
+    void parks() {
+        parked.incrementAndGet();
+    }
+
+    /** A caller that {@link #parks} woke. */
+    void unparked() {
+        parked.decrementAndGet();
     }
 
     /** A synchronous caller waiting in {@code chain}, if any (its thread runs the chain's nested calls). */

@@ -53,13 +53,23 @@ final class Dispatcher {
     /**
      * How many spins after a message in a row ended with nothing, up to {@link WaitPolicy#SPIN_MISSES_TO_END}
      * (dispatcher only): a connection whose messages come further apart than a spin ends its run after the
-     * spin instead of waiting on (reset by a message a spin caught).
+     * spin instead of waiting on (reset by a message a spin caught, or one that came within a spin of the one
+     * before: once a connection's run ends after every message, no spin is left to catch one).
      */
     private int spinMisses;
+    /** When the dispatcher last read a message (dispatcher only). */
+    private long lastMessageAt;
     /** The dispatcher's last wait in the transport ended with nothing received (dispatcher only). */
     private boolean lastWaitEmpty;
     /** The dispatcher sleeps up to {@link WaitPolicy#IDLE_WAIT_NANOS}: whoever gives it work sooner calls {@link #rouse}. */
     private volatile boolean napping;
+    /**
+     * The dispatcher sleeps in the transport (any wait): a caller that holds an asynchronous call in the send
+     * buffer wakes it ({@link #rouse}), since the dispatcher writes such calls once their caller stops starting more.
+     */
+    private volatile boolean sleeping;
+    /** The count of held asynchronous calls at the dispatcher's last look ({@link Sender#flushCalls}; dispatcher only). */
+    private int callsHeldSeen;
 
     Dispatcher(Endpoint endpoint, Connection connection, CallTable calls, ReadLeader leader, Sender sender) {
         this.endpoint = endpoint;
@@ -75,6 +85,29 @@ final class Dispatcher {
     private final class Run implements Runnable {
         /** The pool thread running it; null until it starts. */
         volatile Thread thread;
+        /** It holds one of the process's spin slots ({@link DispatchPool#trySpin}; its thread only). */
+        boolean spinSlot;
+        /** The pool counts it as working ({@link DispatchPool#execute}; its thread, or a hand-off under the dispatcher's lock). */
+        boolean working = true;
+        /** It is never counted again: it handed its role off, or keeps a connection that cannot be watched (shm). */
+        boolean doneWorking;
+
+        /** Stops counting as working ({@code forGood}: for the rest of the run). */
+        void stopWorking(boolean forGood) {
+            doneWorking |= forGood;
+            if (working) {
+                working = false;
+                DispatchPool.release();
+            }
+        }
+
+        /** Counts as working again after a sleep, unless it stopped for good. */
+        void workAgain() {
+            if (!working && !doneWorking) {
+                working = true;
+                DispatchPool.resume();
+            }
+        }
         /** Counted down when its loop is over (what close waits for). */
         final java.util.concurrent.CountDownLatch over = new java.util.concurrent.CountDownLatch(1);
 
@@ -87,6 +120,7 @@ final class Dispatcher {
             try {
                 loop(this);
             } finally {
+                stopWorking(true);
                 t.setName(poolName);
                 over.countDown();
             }
@@ -139,7 +173,37 @@ final class Dispatcher {
         if (thread() != Thread.currentThread() || !endpoint.isOpen()) {
             return;
         }
-        startRun();
+        Run old = run;
+        endSpin(old); // (its call waits: its slot is not spinning)
+        Run r = new Run();
+        run = r;
+        old.doneWorking = true;
+        if (old.working) {
+            old.working = false; // (its count goes to the new run: a hop never waits for the pool's bound)
+            DispatchPool.handOver(r);
+        } else {
+            DispatchPool.execute(r);
+        }
+    }
+
+    /**
+     * The dispatcher read a message at {@code now}: a spin caught it ({@code caught}), or would have (it came within
+     * a spin of the one before: a connection that went quiet twice spins again once busy), resets the misses.
+     * Dispatcher only.
+     */
+    private void messageAt(long now, boolean caught) {
+        if (caught || now - lastMessageAt < WaitPolicy.DISPATCH_SPIN_NANOS) {
+            spinMisses = 0;
+        }
+        lastMessageAt = now;
+    }
+
+    /** Gives back the spin slot run {@code r} holds, if it holds one. Its thread only. */
+    private static void endSpin(Run r) {
+        if (r != null && r.spinSlot) {
+            r.spinSlot = false;
+            DispatchPool.endSpin();
+        }
     }
 
     /** Whether incoming calls wait in the dispatcher's queue. */
@@ -158,8 +222,8 @@ final class Dispatcher {
      * Ends the dispatcher's long sleep, if it sleeps: an asynchronous call's deadline or an outbox entry
      * needs it (the caller started a run first if none held the role: {@link #ensureStarted}).
      */
-    void rouse() {
-        if (napping) {
+    void rouse(boolean callHeld) {
+        if (napping || (callHeld && sleeping)) {
             connection.wakeup();
         }
     }
@@ -241,6 +305,9 @@ final class Dispatcher {
         ReentrantLock recvLock = leader.lock();
         Outbox outbox = sender.outbox();
         while (endpoint.isOpen() && mine(me)) {
+            if (!watchable) {
+                me.stopWorking(true); // it keeps its connection for good: the pool's bound is for runs that come and go
+            }
             runQueued(me);
             if (!mine(me)) {
                 return; // a queued call handed the role off: the new dispatcher reads on
@@ -259,6 +326,7 @@ final class Dispatcher {
                     try {
                         endpoint.poll(64);
                         sender.tryFlush();
+                        callsHeldSeen = sender.flushCalls(true, callsHeldSeen); // (it glances only now and then)
                     } catch (TransportException e) {
                         endpoint.closeWith(e.getMessage());
                     } finally {
@@ -279,20 +347,25 @@ final class Dispatcher {
                 // message restarts the spin), then sleep in take until a message comes (long: a short
                 // timeout would restart the spin over and over and burn a core on an idle connection)
                 // (after a wait that timed out with nothing, the connection is idle: straight back to sleep)
+                // A watched run with nothing pending spins only in one of the process's spin slots: runs that cannot
+                // have one end idle (a thousand connections each spinning after its message would take every core
+                // from the calls).
                 long spinUntil = System.nanoTime() + (lastWaitEmpty ? 0 : WaitPolicy.DISPATCH_SPIN_NANOS);
                 int n = 0;
                 boolean spun = false; // an empty poll since the last message: a message now was caught by spinning
+                boolean noSlot = false;
                 while (!calls.callersWait() && queued.isEmpty() && recvLock.isHeldByCurrentThread()) {
                     n = endpoint.poll(64);
                     if (outbox.count() != 0) {
                         sender.tryFlush();
                     }
+                    // asynchronous calls held for their caller's next one: written once it started none since the last look
+                    callsHeldSeen = sender.flushCalls(false, callsHeldSeen);
                     long now = System.nanoTime();
                     if (n > 0) {
-                        if (spun) {
-                            spinMisses = 0;
-                            spun = false;
-                        }
+                        endSpin(me); // (taken again at the next empty poll: a slot is for waiting, not for work)
+                        messageAt(now, spun);
+                        spun = false;
                         spinUntil = now + WaitPolicy.DISPATCH_SPIN_NANOS;
                         if (now - nextExpiry >= 0) {
                             break; // now and then, time out asynchronous calls
@@ -305,10 +378,25 @@ final class Dispatcher {
                         }
                         break;
                     }
+                    // (a run with asynchronous calls pending or answers in the outbox cannot end idle, and would only
+                    // trade its spin for the transport's: it spins without a slot)
+                    if (!me.spinSlot && watchable && calls.mapEmpty() && outbox.count() == 0) {
+                        if (!DispatchPool.trySpin()) {
+                            noSlot = true;
+                            break;
+                        }
+                        me.spinSlot = true;
+                    }
                     spun = true;
-                    Thread.onSpinWait();
+                    if (watchable) {
+                        DispatchPool.emptySpinPoll();
+                    }
+                    WaitPolicy.pause(endpoint.spinsYield());
                 }
-                if (n == 0 && watchable && spinMisses >= WaitPolicy.SPIN_MISSES_TO_END && queued.isEmpty()
+                endSpin(me);
+                sleeping = true; // (before the last look at held calls: a caller that holds one after it wakes us)
+                callsHeldSeen = sender.flushCalls(true, callsHeldSeen);
+                if (n == 0 && watchable && (spinMisses >= WaitPolicy.SPIN_MISSES_TO_END || noSlot) && queued.isEmpty()
                         && calls.mapEmpty() && outbox.count() == 0 && !calls.callersWait()) {
                     // messages come further apart than a spin: waiting on (a spin in the transport, a sleep) would
                     // cost this connection CPU per message and a thread meanwhile; the transport calls when the next comes
@@ -337,9 +425,11 @@ final class Dispatcher {
                         }
                     }
                     Delivery d;
+                    me.stopWorking(false); // (asleep: another run may work meanwhile)
                     try {
                         d = connection.take(Duration.ofNanos(wait));
                     } finally {
+                        me.workAgain();
                         napping = false;
                     }
                     lastWaitEmpty = d == null;
@@ -352,6 +442,7 @@ final class Dispatcher {
                         continue;
                     }
                     if (d != null) {
+                        messageAt(System.nanoTime(), false);
                         if (!endpoint.handle(d, true)) {
                             Endpoint.releaseQuietly(d);
                         }
@@ -364,6 +455,8 @@ final class Dispatcher {
             } catch (TransportException e) {
                 endpoint.closeWith(e.getMessage());
             } finally {
+                endSpin(me);
+                sleeping = false;
                 leader.unlockIfHeld(); // (whoever holds it now, if it went during a call, reads on)
             }
             if (mine(me)) {

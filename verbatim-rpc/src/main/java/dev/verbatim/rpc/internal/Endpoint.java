@@ -36,6 +36,8 @@ import static dev.verbatim.rpc.internal.RpcDescriptor.*;
  */
 public final class Endpoint {
     private final Connection connection;
+    /** Whether the transport holds commits for one write ({@link Connection#holdsCommits}: tcp, not shm). */
+    private final boolean holdsCommits;
     private final Runnable onClose;
     private final String description;
     /**
@@ -80,6 +82,7 @@ public final class Endpoint {
     public Endpoint(Connection connection, Exports exports, boolean server, Runnable onClose, NodeExtension extension,
                     ChainDirectory chains) {
         this.connection = connection;
+        this.holdsCommits = connection.holdsCommits();
         this.extension = extension;
         this.chains = chains;
         this.onClose = onClose;
@@ -131,6 +134,14 @@ public final class Endpoint {
     /** Ends a wait of this endpoint's reader in the transport (a nested call was handed over from elsewhere). */
     void wakeReader() {
         connection.wakeup();
+    }
+
+    /**
+     * Whether a spinner on this connection yields its CPU between empty looks ({@link WaitPolicy#pause}): tcp, where a
+     * look is a system call; not shm, where it is a load from memory.
+     */
+    boolean spinsYield() {
+        return holdsCommits;
     }
 
     Sender sender() {
@@ -231,13 +242,17 @@ public final class Endpoint {
             chain = (chainSalt ^ id) == 0 ? 1 : chainSalt ^ id;
         }
         PendingCall p = new PendingCall(this, id, mi, b.timeoutNanos, chain, mi.async ? null : Thread.currentThread());
-        calls.add(p, !mi.async);
         if (mi.async) {
+            // earlier calls in flight: this one may wait in the send buffer for the next its caller starts, so that
+            // calls started back to back leave in one write (docs/rpc.md §5); a lone call leaves at once
+            p.mayHold = holdsCommits && !calls.mapEmpty();
+            calls.add(p, false);
             sender.sendCall(b, mi, args, p);
             dispatcher.ensureStarted();
-            dispatcher.rouse(); // its timeout is the dispatcher's job
+            dispatcher.rouse(p.mayHold && sender.callsHeld()); // its timeout is the dispatcher's job, held calls too
             return p;
         }
+        calls.add(p, true);
         if (!nested || chains == null) {
             sender.sendCall(b, mi, args, p);
             return leader.await(p, context);
@@ -253,6 +268,7 @@ public final class Endpoint {
 
     /** Reads the connection for an asynchronous call's future until it completes or {@code until} passes. */
     void help(PendingCall p, long until) {
+        sender.flushCalls(true, 0); // the caller waits: the calls it held go now
         leader.help(p, until);
     }
 

@@ -11,7 +11,9 @@ import java.util.concurrent.locks.LockSupport;
  * {@link Endpoint#poll}), so that they leave in one write. A later call of the batch may block, even on something
  * only the caller of an earlier, held answer can do once it has that answer (a latch it counts down): nothing would
  * then ever write that answer. This watcher writes every answer that has waited
- * {@link WaitPolicy#ANSWER_HOLD_MAX_NANOS} ({@link Sender#writeHeldAnswers}).
+ * {@link WaitPolicy#ANSWER_HOLD_MAX_NANOS} ({@link Sender#writeHeldAnswers}). It bounds the asynchronous calls held
+ * for their caller's next one the same way ({@link Sender#flushCalls}), when neither the caller nor the dispatcher
+ * writes them (the dispatcher blocked in a call it runs).
  *
  * <p>One daemon thread per process, started by the first sender that holds answers, looking every half of that
  * bound while any sender holds some; it ends once nothing was held for a second. A sender enters itself (its

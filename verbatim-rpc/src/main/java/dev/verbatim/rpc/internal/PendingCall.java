@@ -33,6 +33,11 @@ final class PendingCall extends CompletableFuture<Object> {
     final long chain;
     /** The thread waiting for the reply (null for an asynchronous call): nested calls of its chain run on it. */
     final Thread caller;
+    /**
+     * Whether the call, asynchronous, may wait in the send buffer for the next calls its caller starts (set
+     * before it is sent: {@link Endpoint#call}, {@link Sender#flushCalls}).
+     */
+    boolean mayHold;
     /** For a lookup: the interface looked up (to name what the server lacks). */
     RemoteInterface lookingUp;
     /** Whether the call waits in the endpoint's solo slot (set by its caller before it waits). */

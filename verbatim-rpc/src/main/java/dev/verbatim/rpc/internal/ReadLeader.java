@@ -37,6 +37,11 @@ final class ReadLeader {
     private final CallTable calls;
     private final WaitPolicy policy = new WaitPolicy();
     private final ReentrantLock recvLock = new ReentrantLock();
+    /**
+     * The most empty polls of this connection in a row that a leader which also reads a guest or lent
+     * connection made before it looked at that one (racy; for tests: {@code ChainHopsTest}).
+     */
+    private int longestTurn;
 
     ReadLeader(Endpoint endpoint, Connection connection, CallTable calls) {
         this.endpoint = endpoint;
@@ -52,6 +57,14 @@ final class ReadLeader {
     /** The read lock: whoever holds it reads the connection. */
     ReentrantLock lock() {
         return recvLock;
+    }
+
+    /**
+     * The most empty polls of this connection in a row that a leader reading a guest or lent connection
+     * too made before it polled that one: 1 when it alternates poll by poll.
+     */
+    int longestTurn() {
+        return longestTurn;
     }
 
     /** Whether the calling thread holds the read lock (it may read on). */
@@ -99,6 +112,8 @@ final class ReadLeader {
     private static final class Lent {
         final Endpoint endpoint;
         private final long since = System.nanoTime();
+        /** Serves since the last clock read. */
+        private int turns;
 
         private Lent(Endpoint endpoint) {
             this.endpoint = endpoint;
@@ -116,7 +131,8 @@ final class ReadLeader {
             if (d.thread() != Thread.currentThread()) {
                 return false;
             }
-            if (d.hasQueued() || System.nanoTime() - since >= WaitPolicy.LENT_SPIN_NANOS || !endpoint.isOpen()) {
+            if (d.hasQueued() || (++turns & (WaitPolicy.QUIET_POLLS - 1)) == 0
+                    && System.nanoTime() - since >= WaitPolicy.LENT_SPIN_NANOS || !endpoint.isOpen()) {
                 d.handOff();
                 return false;
             }
@@ -161,7 +177,10 @@ final class ReadLeader {
         private final CallContext context;
         /** The thread's guest further out, waiting while this thread runs a call of the chain (or null). */
         private final Guest outer;
-        private long activeAt = System.nanoTime();
+        /** When the connection was last found busy; 0: since the last clock read (serves read the clock now and then). */
+        private long activeAt;
+        /** Serves that found nothing since the last clock read. */
+        private int quiet;
         private boolean woke;
 
         private Guest(Endpoint endpoint, long spinNanos, CallContext context) {
@@ -195,7 +214,7 @@ final class ReadLeader {
         /** The call is over: the thread reads this connection again. */
         void resume() {
             endpoint.calls().guestResumes();
-            activeAt = System.nanoTime(); // (the chain was busy)
+            activeAt = 0; // (the chain was busy)
         }
 
         /** Reads the connection once; false once nothing came for its spin (then {@link #end}). */
@@ -217,14 +236,21 @@ final class ReadLeader {
                     r.unlockIfHeld();
                 }
                 if (n > 0) {
-                    activeAt = System.nanoTime();
+                    activeAt = 0;
                     return true;
                 }
             } else if (!woke) { // its dispatcher may sleep in the transport holding the lock: it steps aside once woken
                 woke = true;
                 endpoint.wakeReader();
             }
-            return System.nanoTime() - activeAt < spinNanos;
+            if ((++quiet & (WaitPolicy.QUIET_POLLS - 1)) != 0) {
+                return true; // a clock read costs more than a poll
+            }
+            long now = System.nanoTime();
+            if (activeAt == 0) {
+                activeAt = now;
+            }
+            return now - activeAt < spinNanos;
         }
 
         /** The thread stops reading the connection: its dispatcher reads it again. */
@@ -258,7 +284,7 @@ final class ReadLeader {
     /**
      * Waits until {@code p} is done (answered, failed, timed out, interrupted): leads the reading of this
      * connection or follows, runs the nested calls handed over, and reads the lent or the guest connection
-     * too. While either is read, this thread leads in slices of {@link WaitPolicy#LENT_POLL_NANOS} and never
+     * too. While either is read, this thread polls each in turn (one poll here, one there) and never
      * lets the transport park it (so a nested wait does not shrink the leader's spin); a follower (another
      * caller leads here) that is about to park stops reading either first, as it would leave it unread.
      */
@@ -267,6 +293,7 @@ final class ReadLeader {
         Guest guest = lent == null ? Guest.of(context, endpoint, policy.guestSpinNanos()) : null;
         int spins = 0;
         long spinUntil = 0;
+        int turns = 0;
         try {
             while (!p.isDone()) {
                 if (Thread.currentThread().isInterrupted()) {
@@ -288,14 +315,20 @@ final class ReadLeader {
                     continue;
                 }
                 if (recvLock.tryLock()) {
+                    boolean alternate = lent != null || guest != null;
                     try {
-                        lead(p, lent == null && guest == null ? 0 : System.nanoTime() + WaitPolicy.LENT_POLL_NANOS);
+                        lead(p, 0, alternate);
                     } finally {
                         unlockIfHeld(); // (the lock may have gone to another reader while this thread ran a nested call)
                     }
                     // it stopped leading (answered, nested calls to run, a lock hand-over, a timeout): another waiting
                     // caller leads now, rather than when its park slice ends
                     calls.wakeAnotherCaller(p);
+                    if (alternate && (++turns & (WaitPolicy.QUIET_POLLS - 1)) == 0 && !p.isDone()
+                            && System.nanoTime() - p.deadline() >= 0) {
+                        endpoint.timeOut(p); // (an alternating leader reads no clock itself)
+                        break;
+                    }
                     continue;
                 }
                 if (spins == 0 && WaitPolicy.crowded(calls.waitingCallers())) {
@@ -303,7 +336,7 @@ final class ReadLeader {
                     spinUntil = System.nanoTime();
                 }
                 if (++spins < WaitPolicy.SPIN_POLLS) {
-                    Thread.onSpinWait();
+                    WaitPolicy.pause(endpoint.spinsYield());
                     continue;
                 }
                 long now = System.nanoTime();
@@ -315,7 +348,7 @@ final class ReadLeader {
                     break;
                 }
                 if (now - spinUntil < 0) {
-                    Thread.onSpinWait();
+                    WaitPolicy.pause(endpoint.spinsYield());
                 } else {
                     if (lent != null) { // about to park: the lent connection gets its own dispatcher
                         lent.release();
@@ -326,8 +359,13 @@ final class ReadLeader {
                         guest = null;
                     }
                     p.waiter = Thread.currentThread();
-                    if (!p.isDone()) {
-                        LockSupport.parkNanos(Math.min(p.deadline() - now, WaitPolicy.parkSlice(calls.waitingCallers())));
+                    calls.parks();
+                    try {
+                        if (!p.isDone()) {
+                            LockSupport.parkNanos(Math.min(p.deadline() - now, WaitPolicy.parkSlice(calls.waitingCallers())));
+                        }
+                    } finally {
+                        calls.unparked();
                     }
                 }
             }
@@ -347,7 +385,7 @@ final class ReadLeader {
         while (!p.isDone() && endpoint.isOpen() && System.nanoTime() - until < 0 && !Thread.currentThread().isInterrupted()) {
             if (recvLock.tryLock()) {
                 try {
-                    lead(p, until);
+                    lead(p, until, false);
                 } finally {
                     unlockIfHeld();
                 }
@@ -356,8 +394,13 @@ final class ReadLeader {
             }
             p.waiter = Thread.currentThread();
             long left = until - System.nanoTime();
-            if (!p.isDone() && left > 0) {
-                LockSupport.parkNanos(Math.min(left, WaitPolicy.parkSlice(calls.waitingCallers())));
+            calls.parks();
+            try {
+                if (!p.isDone() && left > 0) {
+                    LockSupport.parkNanos(Math.min(left, WaitPolicy.parkSlice(calls.waitingCallers())));
+                }
+            } finally {
+                calls.unparked();
             }
         }
     }
@@ -381,7 +424,7 @@ final class ReadLeader {
      * an incoming call. The first {@link WaitPolicy#SPIN_POLLS} polls read no clock: most replies come
      * within them.
      */
-    private void lead(PendingCall p, long until) {
+    private void lead(PendingCall p, long until, boolean alternate) {
         int spins = 0;
         long spinUntil = 0;
         boolean spunOut = false;
@@ -407,8 +450,15 @@ final class ReadLeader {
             if (outbox.count() != 0) {
                 endpoint.sender().tryFlush();
             }
-            if (++spins < WaitPolicy.SPIN_POLLS) {
-                Thread.onSpinWait();
+            ++spins;
+            if (alternate) { // one empty poll, then the other connection's turn
+                if (longestTurn < spins) {
+                    longestTurn = spins;
+                }
+                return;
+            }
+            if (spins < WaitPolicy.SPIN_POLLS) {
+                WaitPolicy.pause(endpoint.spinsYield());
                 continue;
             }
             long now = System.nanoTime();
@@ -427,7 +477,7 @@ final class ReadLeader {
                 return;
             }
             if (now - spinUntil < 0) {
-                Thread.onSpinWait();
+                WaitPolicy.pause(endpoint.spinsYield());
                 continue;
             }
             if (!spunOut) { // the peer is slow to answer (busy, or asleep): spin less next time

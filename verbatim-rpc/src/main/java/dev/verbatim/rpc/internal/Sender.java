@@ -61,6 +61,19 @@ final class Sender {
     /** Whether what is {@link #held} waits for the end of a batch ({@link #endAnswers}), not for a queued thread. */
     private boolean heldForBatch;
     /**
+     * Whether the message being sent is an asynchronous call that may wait for the next ones its caller starts
+     * ({@link #sendCall}, {@link PendingCall#mayHold}); set and cleared under {@link #sendLock}.
+     */
+    private boolean callMayWait;
+    /**
+     * Whether what is {@link #held} ends with an asynchronous call waiting for its caller's next one ({@link
+     * #flushCalls}): the caller, not a queued thread or a batch, decides when it leaves. Written under {@link
+     * #sendLock}, read by the dispatcher without it.
+     */
+    private volatile boolean heldForCaller;
+    /** How many asynchronous calls were held so far (the dispatcher sees whether their caller goes on: {@link #flushCalls}). */
+    private volatile int callsHeld;
+    /**
      * The most messages held for one write ({@link #commit}): a bound on how long the first of them waits for
      * the others (the transport also writes at 64 KiB).
      */
@@ -106,6 +119,7 @@ final class Sender {
             if (outbox.count() != 0 && sendLock.getHoldCount() == 1) { // (held more: regions of this message are out)
                 flushOutbox(true); // answers waiting for room go first
             }
+            callMayWait = kindOf(head) == CALL && failIfNotSent != null && failIfNotSent.mayHold;
             fill(connection.claim((int) total), head, callId, method, chain, body, what, writer);
         } catch (TransportException e) {
             throw sendFailed(e, failIfNotSent);
@@ -161,7 +175,9 @@ final class Sender {
     private void commit(Claim c, int length, boolean answer) {
         boolean queued = sendLock.hasQueuedThreads();
         boolean batch = !queued && answer && mayWait == Thread.currentThread();
-        boolean hold = heldCount < HOLD_MAX_MESSAGES && (queued || batch);
+        boolean forCaller = !queued && !answer && callMayWait;
+        callMayWait = false;
+        boolean hold = heldCount < HOLD_MAX_MESSAGES && (queued || batch || forCaller);
         if (hold) {
             connection.holdNextCommit();
         }
@@ -172,12 +188,18 @@ final class Sender {
         }
         held = hold; // a commit not held wrote what was held before it
         heldForBatch = hold && batch;
+        if (heldForCaller != (hold && forCaller)) { // (no volatile store on the hot path unless it changes)
+            heldForCaller = hold && forCaller;
+        }
+        if (hold && forCaller) {
+            callsHeld++; // (under the send lock)
+        }
         heldCount = hold ? heldCount + 1 : 0;
         if (!hold) {
             if (heldSince != 0) { // (a volatile store on every commit would cost the hot path a fence; a read does not)
                 heldSince = 0;
             }
-        } else if (batch && heldSince == 0 && connection.holdsCommits()) {
+        } else if ((batch || forCaller) && heldSince == 0 && connection.holdsCommits()) {
             heldSince = Math.max(1, System.nanoTime());
             HeldAnswers.watch(this);
         }
@@ -186,14 +208,17 @@ final class Sender {
     /** Unlocks the send lock; the last holder first sends what the outbox holds, if the window has room. */
     private void unlockSend() {
         boolean last = sendLock.getHoldCount() == 1;
+        callMayWait = false; // (a send that failed before its commit)
         try {
             if (outbox.count() != 0 && last && endpoint.isOpen()) {
                 flushOutbox(false);
             }
-            if (held && last && !sendLock.hasQueuedThreads() && !(heldForBatch && mayWait == Thread.currentThread())) {
+            if (held && last && !sendLock.hasQueuedThreads() && !(heldForBatch && mayWait == Thread.currentThread())
+                    && !heldForCaller) {
                 // nobody queued behind the held message any more (or the thread that was failed before it
                 // committed): it leaves now. A thread queued in lock() always gets the lock, so one of them
-                // comes here in the end.
+                // comes here in the end. (Asynchronous calls held for their caller's next one leave by
+                // flushCalls, the next message not held, or the watcher.)
                 writeHeld();
             }
         } catch (TransportException e) {
@@ -238,7 +263,7 @@ final class Sender {
             endpoint.dispatcher().ensureStarted(); // someone must send it if nobody else does
             tryFlush();
             if (outbox.count() != 0) {
-                endpoint.dispatcher().rouse(); // the peer's window is full: the dispatcher retries
+                endpoint.dispatcher().rouse(false); // the peer's window is full: the dispatcher retries
             }
             return;
         }
@@ -290,9 +315,9 @@ final class Sender {
      * thread holds the send lock, by that thread as it unlocks (its answer may not wait) or with its message.
      */
     void endAnswers() {
-        if (held && sendLock.tryLock()) {
+        if (held && !heldForCaller && sendLock.tryLock()) {
             try {
-                if (held && endpoint.isOpen()) {
+                if (held && !heldForCaller && endpoint.isOpen()) {
                     writeHeld();
                 }
             } catch (TransportException e) {
@@ -308,7 +333,42 @@ final class Sender {
         held = false;
         heldCount = 0;
         heldSince = 0;
+        if (heldForCaller) {
+            heldForCaller = false;
+        }
         connection.flush();
+    }
+
+    /**
+     * Writes the asynchronous calls held for their caller's next one ({@link #commit}) once the caller stopped
+     * starting calls: when {@code now} is true (the dispatcher is about to sleep, or a thread is about to wait
+     * for a future), or when no call was held since {@code seen}, the count this returned last time (the
+     * dispatcher's previous look: two looks in a row that saw no new call). Returns the count to pass next time.
+     * A thread holding the send lock sends them itself (with its message, or as it unlocks, if it is not one of
+     * those calls' caller) or the next look does.
+     */
+    int flushCalls(boolean now, int seen) {
+        if (!heldForCaller) {
+            return seen;
+        }
+        int n = callsHeld;
+        if ((now || n == seen) && sendLock.tryLock()) {
+            try {
+                if (held && heldForCaller && endpoint.isOpen()) {
+                    writeHeld();
+                }
+            } catch (TransportException e) {
+                endpoint.closeWith(e.getMessage());
+            } finally {
+                unlockSend();
+            }
+        }
+        return n;
+    }
+
+    /** Whether asynchronous calls wait in the send buffer for their caller's next one (a hint, read without the lock). */
+    boolean callsHeld() {
+        return heldForCaller;
     }
 
     /** When answers began to wait for their batch, or 0 ({@link HeldAnswers}). */
@@ -555,6 +615,7 @@ final class Sender {
                 at = end;
             }
             committed = true;
+            callMayWait = p.mayHold;
             commit(c, (int) at, false);
             mi.graphBytes = (int) graphs; // the latest size, not the largest: one big call does not inflate every later claim
             return true;

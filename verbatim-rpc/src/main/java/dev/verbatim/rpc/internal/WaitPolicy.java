@@ -21,10 +21,10 @@ package dev.verbatim.rpc.internal;
  *       after {@link #RUN_IDLE_NANOS}, or right after its spin once {@link #SPIN_MISSES_TO_END} spins in a
  *       row caught nothing.</li>
  *   <li>A dispatcher running a call that waits for a reply over another connection reads its own
- *       connection too, every {@link #LENT_POLL_NANOS}, for up to {@link #LENT_SPIN_NANOS}; then a new thread
+ *       connection too, a poll of each in turn, for up to {@link #LENT_SPIN_NANOS}; then a new thread
  *       becomes the dispatcher ({@link Dispatcher#handOff}).</li>
  *   <li>Any thread running an incoming call that waits for a reply over another connection (of a node with
- *       node-wide chains) reads the connection its call came by too, as a guest, in the same slices, until
+ *       node-wide chains) reads the connection its call came by too, as a guest, in the same turns, until
  *       nothing came there for {@link #GUEST_SPIN_NANOS}.</li>
  *   <li>With every virtual call thread busy, the dispatcher waits for one {@link #VIRTUAL_SLOT_WAIT_MILLIS} at a
  *       time; closing waits {@link #CLOSE_JOIN_MILLIS} for the dispatcher's run to end.</li>
@@ -104,10 +104,13 @@ final class WaitPolicy {
     /** How often a reader retries sending the outbox (nothing tells it when the peer's window has room). */
     static final long OUTBOX_RETRY_NANOS = 50_000;
     /**
-     * How long a dispatcher whose call waits for a reply over another connection leads that one between
-     * two looks at its own ({@link ReadLeader}: a call nested in its chain may come back over it).
+     * A thread that reads two connections in turn (a dispatcher whose call waits for a reply over another
+     * connection, or a guest: {@link ReadLeader}) polls each once per turn, and reads the clock (its
+     * deadline, how long the other connection has been quiet) once every this many turns: a clock read
+     * costs more than an empty poll. Slices of 2 µs on one connection before a look at the other made a
+     * walk over two bases wait most of a slice per hop.
      */
-    static final long LENT_POLL_NANOS = 2_000;
+    static final int QUIET_POLLS = 32;
     /**
      * How long such a dispatcher reads both before it hands its own connection to a new dispatcher thread
      * and waits only for its reply (at once when an unrelated call waits for the dispatcher).
@@ -159,6 +162,24 @@ final class WaitPolicy {
     void answeredWithinSpin() {
         if (leadSpinNanos != LEAD_SPIN_MAX_NANOS) {
             leadSpinNanos = LEAD_SPIN_MAX_NANOS;
+        }
+    }
+
+    /**
+     * What a spinning reader or follower does between two looks that found nothing. Over tcp ({@code yield}: each
+     * look is a {@code read} system call anyway) {@link Thread#yield()}, not a busy-wait hint: when more threads want
+     * a CPU than there are CPUs (many callers, the peer on the same host, other processes), a spinner otherwise keeps
+     * its CPU for its whole time slice and takes it from the threads that would do the work it waits for (the peer
+     * answering, the caller starting the next call): at 16 callers on 2 CPUs each side made 20-40 empty reads per
+     * call. With nothing else runnable the yield returns at once (a short system call, about what the next look's
+     * read costs), so one caller's latency does not change. Over shm a look is a load from memory and a yield would
+     * cost more than it (a null call's p50 rose from ~270 to ~690 ns): there the busy-wait hint stays.
+     */
+    static void pause(boolean yield) {
+        if (yield) {
+            Thread.yield();
+        } else {
+            Thread.onSpinWait();
         }
     }
 

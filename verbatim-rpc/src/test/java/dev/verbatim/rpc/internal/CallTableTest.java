@@ -139,6 +139,7 @@ class CallTableTest {
             PendingCall mine = sync(2, 2);
             t.add(mine, true);
             t.callerWaits();
+            t.parks(); // (counted as parked: only a parked caller is woken; before its waiter shows, which the test waits for)
             mine.waiter = Thread.currentThread();
             while (!mine.isDone() && !Thread.currentThread().isInterrupted()) {
                 java.util.concurrent.locks.LockSupport.park();
@@ -180,6 +181,7 @@ class CallTableTest {
             PendingCall mine = sync(2, 2);
             t.add(mine, true);
             t.callerWaits();
+            t.parks(); // (counted as parked: only a parked caller is woken; before its waiter shows, which the test waits for)
             mine.waiter = Thread.currentThread();
             while (!mine.isDone() && !Thread.currentThread().isInterrupted()) {
                 java.util.concurrent.locks.LockSupport.park();

@@ -10,6 +10,11 @@ public final class Parts {
         int add(int x);
     }
 
+    /** {@link Counter}'s method, asynchronous (the same method on the wire). */
+    public interface AsyncCounter extends Remote {
+        java.util.concurrent.CompletableFuture<Integer> add(int x);
+    }
+
     /** A server that calls back (a nested call in the caller's chain) and one that answers plainly. */
     public interface Service extends Remote {
         int callBack(Callback cb, int x);

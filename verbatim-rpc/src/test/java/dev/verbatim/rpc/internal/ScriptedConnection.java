@@ -183,9 +183,16 @@ final class ScriptedConnection implements Connection {
         throw new UnsupportedOperationException();
     }
 
+    /** Whether {@link #take} waits (up to 1 ms of its timeout) and returns nothing, as for a dispatcher, instead of failing. */
+    volatile boolean takeWaits;
+
     @Override
     public Delivery take(Duration timeout) {
-        throw new UnsupportedOperationException();
+        if (!takeWaits) {
+            throw new UnsupportedOperationException();
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos(Math.min(timeout.toNanos(), 1_000_000));
+        return null;
     }
 
     @Override

@@ -1,10 +1,10 @@
 package dev.verbatim.transport.internal;
 
+import dev.verbatim.buffer.internal.ArenaCloser;
 import dev.verbatim.buffer.internal.LazyMemory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * A tcp connection's receive window: zeroed memory whose pages the operating system provides only
@@ -17,8 +17,8 @@ import java.util.concurrent.locks.LockSupport;
  * downcall would print the JDK's warning), an ordinary off-heap allocation, which the JDK zeroes at
  * once. A file mapping in {@code /dev/shm} would need no native access, but touching its pages past
  * the size of that file system (64 MiB in a default container) is a SIGBUS. Both start all zero, which the record
- * protocol needs (docs/transport.md §2). The memory belongs to a shared arena: after
- * {@link #release()} every access throws instead of touching unmapped memory.
+ * protocol needs (docs/transport.md §2). The memory belongs to a shared arena: once the closing thread
+ * closed it after {@link #release()}, every access throws instead of touching unmapped memory.
  */
 final class LazyWindow {
     private final Arena arena = Arena.ofShared();
@@ -53,17 +53,14 @@ final class LazyWindow {
     }
 
     /**
-     * Frees the window. Waits while a native operation (a socket read into it) holds it, which the
-     * connection's pump lock already rules out; idempotent.
+     * Frees the window: its arena is closed on the process's closing thread ({@link ArenaCloser}: closing a
+     * shared arena is a handshake with every thread, and a thousand connections closing at once must not
+     * each pay it on a thread of their own). The caller guarantees nothing writes it any more (the
+     * connection's pump lock: no socket read into it); idempotent.
      */
     void release() {
-        while (arena.scope().isAlive()) {
-            try {
-                arena.close();
-                return;
-            } catch (IllegalStateException busy) {
-                LockSupport.parkNanos(100_000L);
-            }
+        if (arena.scope().isAlive()) {
+            ArenaCloser.closeLater(arena);
         }
     }
 }

@@ -1,0 +1,104 @@
+package dev.verbatim.rpc;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.*;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Spinners give their CPU away between empty looks (docs/rpc.md §4, {@code WaitPolicy.pause}): in a process
+ * confined to one CPU ({@code taskset -c 0}), a server and a client node over loopback tcp, 16 asynchronous calls
+ * in flight. A reader that spun with a busy-wait hint kept the only CPU for its time slice while the threads that
+ * would answer or start the next calls waited, polling the socket 25-66 times per call; one that yields lets them
+ * run and finds something nearly every time it looks. Counted, not timed: the process's {@code read} system
+ * calls ({@code /proc/self/io}, {@code syscr}) per call, client and server together.
+ */
+@Timeout(120)
+class OneCpuSpinTest {
+    /** The calls counted, after as many to warm up. */
+    private static final int CALLS = 20_000;
+    private static final int IN_FLIGHT = 16;
+
+    /** The null call, synchronous on the server, asynchronous on the client (the same method on the wire). */
+    public interface Null extends Remote {
+        void nothing();
+    }
+
+    /** The client's view. */
+    public interface AsyncNull extends Remote {
+        CompletableFuture<Void> nothing();
+    }
+
+    @Test
+    void readersOnOneCpuMakeFewEmptyReadsPerCall() throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/taskset")) && Files.isReadable(Path.of("/proc/self/io")),
+                "needs taskset and /proc/self/io (Linux)");
+        String java = ProcessHandle.current().info().command().orElse("java");
+        Process child = new ProcessBuilder(List.of("/usr/bin/taskset", "-c", "0", java, "--enable-native-access=ALL-UNNAMED",
+                "-Xmx256m", "-cp", System.getProperty("java.class.path"), OneCpuSpinTest.class.getName()))
+                .redirectErrorStream(true).start();
+        try {
+            String line = RpcProcessTest.line(child, "READS ");
+            double perCall = Double.parseDouble(line.substring("READS ".length()));
+            System.out.println("one CPU, " + IN_FLIGHT + " asynchronous calls in flight: " + perCall + " reads per call");
+            assertTrue(perCall < 8, perCall + " reads per call on one CPU: spinners keep the CPU from the threads they wait for");
+            assertTrue(child.waitFor(60, TimeUnit.SECONDS), "the child ended");
+            assertEquals(0, child.exitValue());
+        } finally {
+            RpcProcessTest.kill(child);
+        }
+    }
+
+    private static long reads() throws Exception {
+        for (String l : Files.readAllLines(Path.of("/proc/self/io"))) {
+            if (l.startsWith("syscr:")) {
+                return Long.parseLong(l.substring(6).trim());
+            }
+        }
+        throw new IllegalStateException("no syscr in /proc/self/io");
+    }
+
+    /** The child: both nodes in one process on one CPU; prints the reads per call. */
+    public static void main(String[] args) throws Exception {
+        try (Node server = Node.listen("tcp://127.0.0.1:0"); Node client = Node.create()) {
+            server.export("null", Null.class, () -> { });
+            AsyncNull n = client.lookup(server.addresses().getFirst(), "null", AsyncNull.class);
+            run(n, CALLS); // warm-up
+            long r0 = reads();
+            run(n, CALLS);
+            long r1 = reads();
+            System.out.println("READS " + (double) (r1 - r0) / CALLS);
+            System.out.flush();
+        }
+        System.exit(0);
+    }
+
+    /** {@code calls} calls with {@link #IN_FLIGHT} in flight, all completed when it returns. */
+    private static void run(AsyncNull n, int calls) throws Exception {
+        Semaphore permits = new Semaphore(IN_FLIGHT);
+        AtomicInteger failed = new AtomicInteger();
+        for (int i = 0; i < calls; i++) {
+            if (!permits.tryAcquire(30, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("no reply within 30 s");
+            }
+            n.nothing().whenComplete((v, e) -> {
+                if (e != null) {
+                    failed.incrementAndGet();
+                }
+                permits.release();
+            });
+        }
+        if (!permits.tryAcquire(IN_FLIGHT, 30, TimeUnit.SECONDS) || failed.get() != 0) {
+            throw new IllegalStateException("calls failed or did not come back: " + failed.get());
+        }
+    }
+}
