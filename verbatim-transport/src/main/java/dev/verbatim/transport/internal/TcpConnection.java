@@ -8,47 +8,38 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
-import java.util.concurrent.atomic.AtomicIntegerArray;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
-import static dev.verbatim.transport.internal.AreaDescriptor.STATE_FREE;
-import static dev.verbatim.transport.internal.AreaDescriptor.STATE_SENDER;
 import static dev.verbatim.transport.internal.FrameDescriptor.HEADER;
 import static dev.verbatim.transport.internal.FrameDescriptor.NOTICE;
 
 /**
  * A connection over TCP (Java NIO, non-blocking, {@code TCP_NODELAY}), plaintext or TLS: the bytes
  * go through a {@link TcpStream}. The sender mirrors the peer's receive window with a
- * {@link Placement} and spends the areas the peer announced free; the receiver's
+ * {@link Placement} and spends the areas the peer announced free ({@link TcpAreas}); the receiver's
  * {@link TcpFrameReader} files frames into its own off-heap window (large payloads straight from
  * the stream into place) and records are read from it exactly as on {@code shm}. No
  * thread of its own: the receiving thread reads the socket when it polls; a sender short of areas
  * reads it too, for the notices. Two locks: {@code pumpLock} (reading the socket) is always taken
- * before {@code sendLock} (writing it), never the other way round. The window is a {@link LazyWindow}:
- * pages cost memory only once a message reaches them. A {@link TcpHeartbeat} keeps the peer's
- * liveness (heartbeats, silence) when either side asked for it.
+ * before {@code sendLock} (writing it), never the other way round. Which areas of either window are
+ * free, what each side must tell the other of them, and the pages the window gives back when idle are
+ * {@link TcpAreas}'. A {@link TcpHeartbeat} keeps the peer's liveness (heartbeats, silence) when
+ * either side asked for it.
  */
 public final class TcpConnection extends BaseConnection {
     private static final int NEXT_SPAN = TcpSendBuffer.NEXT_SPAN;
     private static final long WAIT_SLICE_MS = 10;
 
     private final TcpStream stream;
-    private final LazyWindow own;
+    /** The areas of both windows: our freed ones the next frame announces (piggy-back), the peer's it announced. */
+    private final TcpAreas areas;
     private final TcpHeartbeat heartbeat;
     /** Frames written (under sendLock): the heartbeat sends only when this stands still. */
     private long framesOut;
-    private final AtomicIntegerArray ownState;
-    /** Areas of our window the peer entered since their pages were last given back (bit per area; area 0 at the start). */
-    private final AtomicLong touched = new AtomicLong(1);
-    private final int ownAreaSize;
-    /** Areas of our window freed since our last frame: the next frame carries them (piggy-back). */
-    private final AtomicLong noticesRef;
 
     // sending (under sendLock for the socket; placement by the sending thread)
     private final ReentrantLock sendLock = new ReentrantLock();
     private final Placement placement;
-    private final AtomicLong remoteFree;
     private final int peerMax;
     /** The frames written next, held ones included (under sendLock; placement by the sending thread). */
     private final TcpSendBuffer out;
@@ -67,41 +58,27 @@ public final class TcpConnection extends BaseConnection {
      */
     public TcpConnection(ConnectionOptions options, String description, TcpStream stream,
                          int peerAreaCount, int peerAreaSize, int peerTimeoutMs) throws IOException {
-        this(options, description, stream, new LazyWindow(AreaDescriptor.windowSize(options.areaCount(),
-                options.areaSize())), peerAreaCount, peerAreaSize, peerTimeoutMs);
+        this(options, description, stream, new TcpAreas(options.areaCount(), options.areaSize(), peerAreaCount),
+                new TcpConnection[1], peerAreaCount, peerAreaSize, peerTimeoutMs);
     }
 
-    private TcpConnection(ConnectionOptions options, String description, TcpStream stream, LazyWindow own,
-                          int peerAreaCount, int peerAreaSize, int peerTimeoutMs) throws IOException {
-        this(options, description, stream, own, own.segment(), new AtomicIntegerArray(options.areaCount()),
-                new AtomicLong(), new TcpConnection[1], peerAreaCount, peerAreaSize, peerTimeoutMs);
-    }
-
-    private TcpConnection(ConnectionOptions options, String description, TcpStream stream, LazyWindow own,
-                          MemorySegment ownWindow, AtomicIntegerArray ownState, AtomicLong notices,
+    private TcpConnection(ConnectionOptions options, String description, TcpStream stream, TcpAreas areas,
                           TcpConnection[] self, int peerAreaCount, int peerAreaSize, int peerTimeoutMs)
             throws IOException {
-        super(options, description, new AreaReader(ownWindow, options.areaCount(), options.areaSize(), area -> {
-            ownState.set(area, STATE_FREE);
-            notices.getAndUpdate(m -> m | (1L << area));
+        super(options, description, new AreaReader(areas.segment(), options.areaCount(), options.areaSize(), area -> {
+            areas.freed(area);
             if (self[0] != null) {
                 self[0].flushNotices(); // a frame going out carries it; else a NOTICE of its own
             }
         }));
         self[0] = this;
-        this.ownAreaSize = options.areaSize();
         this.stream = stream;
-        this.own = own;
-        this.ownState = ownState;
-        ownState.set(0, STATE_SENDER);
+        this.areas = areas;
         this.placement = new Placement(peerAreaCount, peerAreaSize);
-        long all = peerAreaCount == 64 ? -1L : (1L << peerAreaCount) - 1;
-        this.remoteFree = new AtomicLong(all & ~1L);
         this.peerMax = AreaDescriptor.maxPayload(peerAreaSize);
         this.out = new TcpSendBuffer(peerMax);
-        this.frames = new TcpFrameReader(stream, new FrameEvents(), ownWindow, options.areaCount(), options.areaSize());
+        this.frames = new TcpFrameReader(stream, new FrameEvents(), areas.segment(), options.areaCount(), options.areaSize());
         this.watch = TcpReadiness.watch(stream.socket());
-        this.noticesRef = notices;
         this.heartbeat = TcpHeartbeat.watch(new Liveness(), options.peerTimeout().toMillis(), peerTimeoutMs);
     }
 
@@ -154,10 +131,10 @@ public final class TcpConnection extends BaseConnection {
         if (placement.fits(payload)) {
             return true;
         }
-        int k = takeRemoteFree();
+        int k = areas.takePeerFree(placement.area());
         if (k < 0) {
             pumpIfFree();
-            k = takeRemoteFree();
+            k = areas.takePeerFree(placement.area());
             if (k < 0) {
                 if (out.held() > 0) {
                     writeHeld(); // before waiting for the peer to free an area: it may wait for what is held
@@ -171,20 +148,6 @@ public final class TcpConnection extends BaseConnection {
         out.owe(k);
         placement.moveTo(k);
         return true;
-    }
-
-    private int takeRemoteFree() {
-        while (true) {
-            long all = remoteFree.get();
-            long m = all & ~(1L << placement.area());
-            if (m == 0) {
-                return -1;
-            }
-            long bit = Long.lowestOneBit(m);
-            if (remoteFree.compareAndSet(all, all & ~bit)) {
-                return Long.numberOfTrailingZeros(bit);
-            }
-        }
     }
 
     @Override
@@ -264,7 +227,7 @@ public final class TcpConnection extends BaseConnection {
         long notices = 0;
         int next = out.pendingNext();
         try {
-            notices = noticesRef.getAndSet(0);
+            notices = areas.takeNotices();
             int end = out.assemble(type, length, notices);
             if (hold) {
                 out.hold(end); // leaves with the next write
@@ -284,7 +247,7 @@ public final class TcpConnection extends BaseConnection {
 
     private void restore(long notices, int next) {
         if (notices != 0) {
-            noticesRef.getAndUpdate(m -> m | notices);
+            areas.restoreNotices(notices);
         }
         if (next >= 0) {
             out.owe(next);
@@ -311,7 +274,7 @@ public final class TcpConnection extends BaseConnection {
         int next = out.pendingNext();
         long written = 0;
         try {
-            notices = noticesRef.getAndSet(0);
+            notices = areas.takeNotices();
             int start = out.prefixNext(notices);
             long carried = start == 0 ? 0 : notices;
             out.header(NEXT_SPAN, length, FrameDescriptor.REGION, carried);
@@ -405,7 +368,7 @@ public final class TcpConnection extends BaseConnection {
      */
     private void flushNotices() {
         // never from inside a frame this thread is writing (a pump while waiting to write)
-        while (noticesRef.get() != 0 && !isClosed() && !sendLock.isHeldByCurrentThread() && sendLock.tryLock()) {
+        while (areas.noticesDue() && !isClosed() && !sendLock.isHeldByCurrentThread() && sendLock.tryLock()) {
             try {
                 if (!noticeNow(false)) {
                     return;
@@ -422,7 +385,7 @@ public final class TcpConnection extends BaseConnection {
      * bits ride on a later frame) or the connection failed (its next operation reports it).
      */
     private boolean noticeNow(boolean evenEmpty) {
-        long m = noticesRef.getAndSet(0);
+        long m = areas.takeNotices();
         if (m == 0 && !evenEmpty) {
             return false;
         }
@@ -509,22 +472,18 @@ public final class TcpConnection extends BaseConnection {
     private final class FrameEvents implements TcpFrameReader.Events {
         @Override
         public void notices(long notices) throws ProtocolViolation {
-            if (placement.areaCount < 64 && (notices >>> placement.areaCount) != 0) {
-                throw TcpFrameReader.violation("a notice for areas it does not have (0x" + Long.toHexString(notices) + ")");
-            }
-            remoteFree.getAndUpdate(m -> m | notices);
+            areas.peerFreed(notices);
             watch.wakeSenders(); // a sender waiting for areas may be asleep
         }
 
         @Override
         public boolean mayEnter(int area) {
-            return ownState.get(area) == STATE_FREE && reader.isClear(area);
+            return areas.mayEnter(area, reader);
         }
 
         @Override
         public void entered(int area) {
-            ownState.set(area, STATE_SENDER);
-            touched.getAndUpdate(m -> m | (1L << area));
+            areas.entered(area);
         }
 
         @Override
@@ -571,27 +530,16 @@ public final class TcpConnection extends BaseConnection {
     }
 
     /**
-     * Gives the operating system back the pages of the window's areas that the peer entered since the last
-     * time and that are free now (read, released, not the peer's current area): after a burst, an idle
-     * connection costs again what it did before. Under the pump lock (no frame is filed meanwhile; a
-     * free area is entered only by a frame); skipped if another thread pumps. Pages given back read as
-     * zero, as a fresh window does. Costs a system call per area given back, and the next message in
-     * such an area a page fault per page: done when the receiver goes idle, not as areas free.
+     * Gives back the pages of the free areas a burst filled ({@link TcpAreas#giveBackFree}), when the
+     * receiver goes idle; under the pump lock, skipped if another thread pumps.
      */
     void giveBackFreeAreas() {
-        if (touched.get() == 0 || !LazyWindow.lazy() || !pumpLock.tryLock()) {
+        if (!areas.anyTouched() || !LazyWindow.lazy() || !pumpLock.tryLock()) {
             return;
         }
         try {
-            if (isClosed()) {
-                return;
-            }
-            for (long m = touched.get(); m != 0; m &= m - 1) {
-                int a = Long.numberOfTrailingZeros(m);
-                if (ownState.get(a) == STATE_FREE && reader.isClear(a) && reader.currentArea() != a) {
-                    own.giveBack(AreaDescriptor.areaBase(a, ownAreaSize), ownAreaSize);
-                    touched.getAndUpdate(x -> x & ~(1L << a));
-                }
+            if (!isClosed()) {
+                areas.giveBackFree(reader);
             }
         } finally {
             pumpLock.unlock();
@@ -600,7 +548,7 @@ public final class TcpConnection extends BaseConnection {
 
     /** The resident bytes of this side's receive window (tests); -1 if it cannot tell. */
     public long residentWindowBytes() {
-        return own.resident(0, own.segment().byteSize());
+        return areas.residentBytes();
     }
 
     // ------------------------------------------------------------------ life
@@ -634,7 +582,7 @@ public final class TcpConnection extends BaseConnection {
         watch.cancel(); // the selector lets go of the socket: its descriptor is freed
         pumpLock.lock();
         try {
-            own.release();
+            areas.release();
         } finally {
             pumpLock.unlock();
         }
