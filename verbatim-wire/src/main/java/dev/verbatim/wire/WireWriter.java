@@ -67,7 +67,7 @@ public final class WireWriter {
 
     /** {@link #tryWrite(Object, MemorySegment, long)} writing {@code root} as the given type. */
     public <T> long tryWrite(T root, Class<? super T> as, MemorySegment dst, long offset) {
-        return write(root, rootAs(as), dst, offset);
+        return write(root, WrittenTypes.rootAs(as), dst, offset);
     }
 
     /**
@@ -104,7 +104,7 @@ public final class WireWriter {
     private JType rootTypeCached(Object root) {
         Class<?> c = root.getClass();
         if (c == lastRootClass) return lastRootType;
-        JType t = rootType(root);
+        JType t = WrittenTypes.rootType(root);
         lastRootClass = c;
         lastRootType = t;
         return t;
@@ -112,7 +112,7 @@ public final class WireWriter {
 
     /** Writes {@code root} as the given type (an accessor interface, say, for an object of another class). */
     public <T> long write(T root, Class<? super T> as, MemorySegment dst, long offset) {
-        return fitted(write(root, rootAs(as), dst, offset), dst, offset);
+        return fitted(write(root, WrittenTypes.rootAs(as), dst, offset), dst, offset);
     }
 
     /** The exact number of bytes {@link #write} produces for this graph. */
@@ -124,14 +124,7 @@ public final class WireWriter {
     /** The exact number of bytes {@link #write(Object, Class, MemorySegment, long)} produces writing {@code root} as {@code as}. */
     public <T> long sizeOf(T root, Class<? super T> as) {
         if (root == null) return HEADER_LENGTH;
-        return layout(root, rootAs(as));
-    }
-
-    /** The Java type of a root written as class {@code as}: anything but a reference slot's interface (not an object). */
-    private static JType rootAs(Class<?> as) {
-        JType t = Schema.of(as);
-        if (t.jkind == JType.REF) throw new WireSchemaException("a " + as.getName() + " is passed by reference: it cannot be a message root");
-        return t;
+        return layout(root, WrittenTypes.rootAs(as));
     }
 
     /** Writes the graph into a new array of exactly its size. */
@@ -528,7 +521,7 @@ public final class WireWriter {
         int i = index.enter(value, objects, count);
         if (i >= 0) return again(i, value, declared);
         // The exact declared class (records, final classes, strings, boxes, arrays) needs no further look.
-        return append(value, value.getClass() == declared.raw ? declared : actualType(value, declared));
+        return append(value, value.getClass() == declared.raw ? declared : WrittenTypes.actualType(value, declared));
     }
 
     /** Called by generated writers for an {@code Optional<T>} field: the reference to its value, -1 when empty (or null). */
@@ -545,7 +538,7 @@ public final class WireWriter {
         JType t = JType.bySerial(typeSerials[i]);
         if (t.shape != declared.shape && !declared.shape.accepts(t.shape)) {
             if (value instanceof java.util.Collection<?> c && c.isEmpty() || value instanceof java.util.Map<?, ?> m && m.isEmpty()) {
-                return append(value, actualType(value, declared));
+                return append(value, WrittenTypes.actualType(value, declared));
             }
             throw new IllegalArgumentException("one object is referenced as " + t + " and as " + declared
                     + ", which have different structures: " + value.getClass().getName());
@@ -575,67 +568,5 @@ public final class WireWriter {
     private int add(Object value, JType t) {
         index.enter(value, objects, count);
         return append(value, t);
-    }
-
-    /** The Java type to write {@code value} as, where a reference of type {@code declared} holds it. */
-    private JType actualType(Object value, JType declared) {
-        Class<?> c = value.getClass();
-        switch (declared.jkind) {
-            case JType.RECORD, JType.CLASS -> {
-                if (c == declared.raw || declared.factory != null && declared.raw.isInstance(value)) return declared;
-                throw new IllegalArgumentException("a reference declared " + declared.raw.getName() + " holds a "
-                        + c.getName() + ": only sealed hierarchies are polymorphic on the wire");
-            }
-            case JType.IFACE -> {
-                if (declared.raw.isInstance(value)) {
-                    JType own = ownType(c);
-                    return own != null && own.shape == declared.shape ? own : declared;
-                }
-            }
-            case JType.SEALED -> {
-                for (JType v : declared.variants) {
-                    if (v.raw.isInstance(value)) {
-                        if (v.jkind == JType.IFACE) {
-                            JType own = ownType(c);
-                            if (own != null && own.shape == v.shape) return own;
-                        }
-                        return v;
-                    }
-                }
-            }
-            case JType.STRING -> { if (value instanceof String) return declared; }
-            case JType.CHARSEQ -> { if (value instanceof CharSequence) return declared; }
-            case JType.BOXED, JType.PRIM_ARRAY -> { if (c == declared.raw) return declared; }
-            case JType.ARRAY_VIEW -> { if (declared.raw.isInstance(value)) return declared; }
-            case JType.REF_ARRAY -> { if (value instanceof Object[] && declared.raw.isInstance(value)) return declared; }
-            case JType.LIST, JType.SET, JType.MAP -> { if (declared.raw.isInstance(value)) return declared; }
-            default -> { }
-        }
-        throw new IllegalArgumentException("a reference declared " + declared + " holds a " + c.getName());
-    }
-
-    /** The type a root object is written as: its class, or the interface of a view. */
-    private static JType rootType(Object root) {
-        if (root instanceof ViewBase v) return v.viewType();
-        if (root instanceof ArrayView) {
-            for (Class<?> i : root.getClass().getInterfaces()) {
-                if (i.getEnclosingClass() == ArrayView.class) return Schema.of(i);
-            }
-        }
-        JType t = Schema.of(root.getClass());
-        if (t.jkind == JType.ENUM || t.jkind == JType.PRIM || t.jkind == JType.REF) {
-            throw new WireSchemaException("a " + root.getClass().getName() + " cannot be a message root: wrap it in a record");
-        }
-        return t;
-    }
-
-    private static JType ownType(Class<?> c) {
-        if (c.isHidden() || c.isInterface() || c.isArray() || c.isSynthetic()) return null;
-        try {
-            JType t = Schema.of(c);
-            return (t.jkind == JType.RECORD || t.jkind == JType.CLASS) ? t : null;
-        } catch (WireSchemaException e) {
-            return null;
-        }
     }
 }
