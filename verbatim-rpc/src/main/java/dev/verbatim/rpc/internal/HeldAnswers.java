@@ -7,7 +7,7 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Watches the answers that wait in a send buffer for the rest of their batch (docs/rpc.md §5): a reader that
- * runs the calls that arrived together holds each answer until the batch ends ({@link Sender#commit},
+ * runs the calls that arrived together holds each answer until the batch ends ({@link HeldMessages#commit},
  * {@link Endpoint#poll}), so that they leave in one write. A later call of the batch may block, even on something
  * only the caller of an earlier, held answer can do once it has that answer (a latch it counts down): nothing would
  * then ever write that answer. This watcher writes every answer that has waited

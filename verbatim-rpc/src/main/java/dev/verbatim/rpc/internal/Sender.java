@@ -21,9 +21,10 @@ import static dev.verbatim.rpc.internal.RpcDescriptor.*;
  * never waits for the lock or for room: when either is missing the answer goes to the {@link Outbox},
  * sent in order by the next thread that can (a caller before its call, the last holder of the lock as it
  * unlocks, a reader that {@linkplain #tryFlush tries}). Beyond the outbox's limit an answering thread
- * waits for room as a caller does.
+ * waits for room as a caller does. Messages that leave together in one write wait in the connection's send
+ * buffer; which are held, and why, is {@link HeldMessages}'; who writes them when is decided here.
  *
- * <p>Thread-safe: {@link #writer} is guarded by the send lock, the outbox by its own.
+ * <p>Thread-safe: {@link #writer} and the held messages are guarded by the send lock, the outbox by its own.
  */
 final class Sender {
     /**
@@ -46,46 +47,8 @@ final class Sender {
     private final ReentrantLock sendLock = new ReentrantLock();
     /** Marshals what is written in place; guarded by {@link #sendLock}. */
     private final WireWriter writer = new WireWriter();
-    /**
-     * Whether the last message committed was held in the connection's send buffer ({@link #commit}): the next
-     * holder of the send lock sends it with its own, or the last one {@linkplain #unlockSend flushes} it.
-     * Guarded by {@link #sendLock}.
-     */
-    private boolean held;
-    /**
-     * The thread answering a call that a poll read and ran ({@link #answerMayWait}): its answer may wait in the
-     * send buffer for the answers of the calls that arrived with it, until the poll ends ({@link #endAnswers});
-     * null when none.
-     */
-    private volatile Thread mayWait;
-    /** Whether what is {@link #held} waits for the end of a batch ({@link #endAnswers}), not for a queued thread. */
-    private boolean heldForBatch;
-    /**
-     * Whether the message being sent is an asynchronous call that may wait for the next ones its caller starts
-     * ({@link #sendCall}, {@link PendingCall#mayHold}); set and cleared under {@link #sendLock}.
-     */
-    private boolean callMayWait;
-    /**
-     * Whether what is {@link #held} ends with an asynchronous call waiting for its caller's next one ({@link
-     * #flushCalls}): the caller, not a queued thread or a batch, decides when it leaves. Written under {@link
-     * #sendLock}, read by the dispatcher without it.
-     */
-    private volatile boolean heldForCaller;
-    /** How many asynchronous calls were held so far (the dispatcher sees whether their caller goes on: {@link #flushCalls}). */
-    private volatile int callsHeld;
-    /**
-     * The most messages held for one write ({@link #commit}): a bound on how long the first of them waits for
-     * the others (the transport also writes at 64 KiB).
-     */
-    static final int HOLD_MAX_MESSAGES = 16;
-    /** How many messages are {@link #held} (guarded by {@link #sendLock}). */
-    private int heldCount;
-    /**
-     * {@link System#nanoTime()} when answers began to wait for a batch in a connection that {@linkplain
-     * Connection#holdsCommits really holds} them, or 0: {@link HeldAnswers} writes them if a later call of the
-     * batch takes too long. Written under {@link #sendLock}, read by the watcher.
-     */
-    private volatile long heldSince;
+    /** The messages committed and left in the connection's send buffer, and why; guarded by {@link #sendLock}. */
+    private final HeldMessages held;
 
     Sender(Endpoint endpoint, Connection connection, CallEncoder encoder, Outbox outbox) {
         this.endpoint = endpoint;
@@ -93,6 +56,7 @@ final class Sender {
         this.encoder = encoder;
         this.outbox = outbox;
         this.maxMessage = connection.maxMessageLength();
+        this.held = new HeldMessages(connection);
     }
 
     Outbox outbox() {
@@ -119,7 +83,7 @@ final class Sender {
             if (outbox.count() != 0 && sendLock.getHoldCount() == 1) { // (held more: regions of this message are out)
                 flushOutbox(true); // answers waiting for room go first
             }
-            callMayWait = kindOf(head) == CALL && failIfNotSent != null && failIfNotSent.mayHold;
+            held.callMayWait(kindOf(head) == CALL && failIfNotSent != null && failIfNotSent.mayHold);
             fill(connection.claim((int) total), head, callId, method, chain, body, what, writer);
         } catch (TransportException e) {
             throw sendFailed(e, failIfNotSent);
@@ -162,59 +126,25 @@ final class Sender {
 
     /**
      * Commits a message (all of its claim, or {@code length} bytes), holding it in the connection's send
-     * buffer ({@link Connection#holdNextCommit}) when another message follows at once, so that they leave in
-     * one write (over tcp one system call, one segment, for many messages instead of one each; issue 18 §2):
-     * <ul>
-     *   <li>another thread waits for the send lock: the last holder of the lock {@linkplain #unlockSend flushes}
-     *       what is held, so a held message waits at most for the threads queued behind it;</li>
-     *   <li>the answer of a call a poll read and ran ({@link #answerMayWait}): {@link Endpoint#poll} runs the
-     *       calls that have arrived already, then {@linkplain #endAnswers flushes} their answers together.</li>
-     * </ul>
-     * At most {@link #HOLD_MAX_MESSAGES} in a row. Holding the send lock.
+     * buffer when another message follows at once ({@link HeldMessages#commit}: a thread queued for the send
+     * lock, the answers of a poll's batch, an asynchronous call's caller's next call), so that they leave in
+     * one write (issue 18 §2). Holding the send lock.
      */
     private void commit(Claim c, int length, boolean answer) {
-        boolean queued = sendLock.hasQueuedThreads();
-        boolean batch = !queued && answer && mayWait == Thread.currentThread();
-        boolean forCaller = !queued && !answer && callMayWait;
-        callMayWait = false;
-        boolean hold = heldCount < HOLD_MAX_MESSAGES && (queued || batch || forCaller);
-        if (hold) {
-            connection.holdNextCommit();
-        }
-        if (length < 0) {
-            c.commit();
-        } else {
-            c.commit(length);
-        }
-        held = hold; // a commit not held wrote what was held before it
-        heldForBatch = hold && batch;
-        if (heldForCaller != (hold && forCaller)) { // (no volatile store on the hot path unless it changes)
-            heldForCaller = hold && forCaller;
-        }
-        if (hold && forCaller) {
-            callsHeld++; // (under the send lock)
-        }
-        heldCount = hold ? heldCount + 1 : 0;
-        if (!hold) {
-            if (heldSince != 0) { // (a volatile store on every commit would cost the hot path a fence; a read does not)
-                heldSince = 0;
-            }
-        } else if ((batch || forCaller) && heldSince == 0 && connection.holdsCommits()) {
-            heldSince = Math.max(1, System.nanoTime());
-            HeldAnswers.watch(this);
+        if (held.commit(c, length, answer, sendLock.hasQueuedThreads())) {
+            HeldAnswers.watch(this); // they may wait for what never comes: the watcher bounds it
         }
     }
 
     /** Unlocks the send lock; the last holder first sends what the outbox holds, if the window has room. */
     private void unlockSend() {
         boolean last = sendLock.getHoldCount() == 1;
-        callMayWait = false; // (a send that failed before its commit)
+        held.callMayWait(false); // (a send that failed before its commit)
         try {
             if (outbox.count() != 0 && last && endpoint.isOpen()) {
                 flushOutbox(false);
             }
-            if (held && last && !sendLock.hasQueuedThreads() && !(heldForBatch && mayWait == Thread.currentThread())
-                    && !heldForCaller) {
+            if (last && !sendLock.hasQueuedThreads() && held.leavesOnUnlock()) {
                 // nobody queued behind the held message any more (or the thread that was failed before it
                 // committed): it leaves now. A thread queued in lock() always gets the lock, so one of them
                 // comes here in the end. (Asynchronous calls held for their caller's next one leave by
@@ -302,12 +232,12 @@ final class Sender {
      * while the call runs: what the call itself does (nested calls, nested polls) is not held.
      */
     void answerMayWait(boolean on) {
-        mayWait = on ? Thread.currentThread() : null;
+        held.answerMayWait(on);
     }
 
     /** Whether answers wait in the send buffer (a hint: read without the send lock). */
     boolean answersHeld() {
-        return held;
+        return held.any();
     }
 
     /**
@@ -315,9 +245,9 @@ final class Sender {
      * thread holds the send lock, by that thread as it unlocks (its answer may not wait) or with its message.
      */
     void endAnswers() {
-        if (held && !heldForCaller && sendLock.tryLock()) {
+        if (held.any() && !held.forCaller() && sendLock.tryLock()) {
             try {
-                if (held && !heldForCaller && endpoint.isOpen()) {
+                if (held.any() && !held.forCaller() && endpoint.isOpen()) {
                     writeHeld();
                 }
             } catch (TransportException e) {
@@ -328,15 +258,9 @@ final class Sender {
         }
     }
 
-    /** Writes what is {@link #held} in the connection's send buffer now (holding the send lock). */
+    /** Writes what is held in the connection's send buffer now (holding the send lock). */
     private void writeHeld() {
-        held = false;
-        heldCount = 0;
-        heldSince = 0;
-        if (heldForCaller) {
-            heldForCaller = false;
-        }
-        connection.flush();
+        held.write();
     }
 
     /**
@@ -348,13 +272,13 @@ final class Sender {
      * those calls' caller) or the next look does.
      */
     int flushCalls(boolean now, int seen) {
-        if (!heldForCaller) {
+        if (!held.forCaller()) {
             return seen;
         }
-        int n = callsHeld;
+        int n = held.callsHeld();
         if ((now || n == seen) && sendLock.tryLock()) {
             try {
-                if (held && heldForCaller && endpoint.isOpen()) {
+                if (held.any() && held.forCaller() && endpoint.isOpen()) {
                     writeHeld();
                 }
             } catch (TransportException e) {
@@ -368,12 +292,12 @@ final class Sender {
 
     /** Whether asynchronous calls wait in the send buffer for their caller's next one (a hint, read without the lock). */
     boolean callsHeld() {
-        return heldForCaller;
+        return held.forCaller();
     }
 
     /** When answers began to wait for their batch, or 0 ({@link HeldAnswers}). */
     long heldSince() {
-        return heldSince;
+        return held.since();
     }
 
     /**
@@ -382,15 +306,15 @@ final class Sender {
      * sends them itself.
      */
     void writeHeldAnswers(long since) {
-        if (heldSince != 0 && heldSince - since <= 0 && sendLock.tryLock()) {
+        if (held.since() != 0 && held.since() - since <= 0 && sendLock.tryLock()) {
             try {
                 if (!endpoint.isOpen()) {
-                    heldSince = 0; // closing wrote them, or they are lost with the connection: nothing to watch
-                } else if (held && heldSince != 0) {
+                    held.unwatch(); // closing wrote them, or they are lost with the connection: nothing to watch
+                } else if (held.any() && held.since() != 0) {
                     writeHeld();
                 }
             } catch (TransportException e) {
-                heldSince = 0;
+                held.unwatch();
                 endpoint.closeWith(e.getMessage());
             } finally {
                 unlockSend();
@@ -615,7 +539,7 @@ final class Sender {
                 at = end;
             }
             committed = true;
-            callMayWait = p.mayHold;
+            held.callMayWait(p.mayHold);
             commit(c, (int) at, false);
             mi.graphBytes = (int) graphs; // the latest size, not the largest: one big call does not inflate every later claim
             return true;

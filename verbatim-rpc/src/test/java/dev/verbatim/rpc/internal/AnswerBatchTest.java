@@ -96,7 +96,7 @@ class AnswerBatchTest {
             assertEquals(40, n);
             int total = 0;
             for (int w : connection.writes.subList(1, connection.writes.size())) {
-                assertTrue(w <= Sender.HOLD_MAX_MESSAGES + 1, "a write of " + w + " answers: above the bound");
+                assertTrue(w <= HeldMessages.HOLD_MAX_MESSAGES + 1, "a write of " + w + " answers: above the bound");
                 total += w;
             }
             assertEquals(40, total, "every answer written once");
