@@ -19,8 +19,9 @@ import static dev.verbatim.transport.internal.AreaDescriptor.TYPE_REGION;
 
 /**
  * What both transports share: the two API levels on top of four primitives (reserve space, the
- * segment to write, publish, read the next record), bounded waiting (spin, then park), failure
- * states and counters; the claim flyweight is {@link ClaimFlyweight}. Fields are grouped by the thread that writes them.
+ * segment to write, publish, read the next record), bounded waiting (spin, then park), the mapping of
+ * failures to exceptions, and counters; the claim flyweight is {@link ClaimFlyweight}, whether and why the
+ * connection ended is {@link ConnectionEnd}'s. Fields are grouped by the thread that writes them.
  */
 public abstract class BaseConnection implements Connection {
     /** The longest a waiting sender sleeps before it looks again (a freed area wakes it sooner). */
@@ -37,25 +38,14 @@ public abstract class BaseConnection implements Connection {
     private boolean receiverIdle;
     /** {@link #wakeup()} was called and no {@link #take} has returned for it yet. */
     private volatile boolean wakeupPending;
-    static final int PEER_OPEN = 0;
-    static final int PEER_CLOSED = 1;
-    static final int PEER_GONE = 2;
 
     protected final ConnectionOptions options;
     protected final String description;
     protected final AreaReader reader;
 
     // any thread
-    private volatile boolean closed;
-    private volatile int peerState = PEER_OPEN;
-    private volatile String peerReason;
-    private volatile String protocolFailure;
-    /**
-     * Zero while the connection is usable; set once (after the field that says why) when this side
-     * closes, the peer ends or the protocol fails. The per-message paths read only this word and
-     * take the slow paths that read the others when it is set.
-     */
-    private volatile int ended;
+    /** Whether the connection ended and why: the per-message paths read only its {@link ConnectionEnd#ended()}. */
+    private final ConnectionEnd end;
     /** Parks of the sending and of the receiving thread: one writer each. */
     protected volatile long sendParks;
     protected volatile long receiveParks;
@@ -72,6 +62,7 @@ public abstract class BaseConnection implements Connection {
         this.options = options;
         this.description = description;
         this.reader = reader;
+        this.end = new ConnectionEnd(description);
     }
 
     // ------------------------------------------------------------------ what a transport provides
@@ -164,57 +155,30 @@ public abstract class BaseConnection implements Connection {
 
     @Override
     public boolean isOpen() {
-        return !closed && peerState == PEER_OPEN && protocolFailure == null;
+        return end.open();
     }
 
     /** The peer closed cleanly ({@code clean}) or vanished; wakes waiters so they see it. */
     public void peerEnded(boolean clean, String reason) {
-        if (peerState == PEER_OPEN) {
-            peerReason = reason;
-            peerState = clean ? PEER_CLOSED : PEER_GONE;
-            ended = 1;
-        }
+        end.peerEnded(clean, reason);
         wakeLocalWaiters();
     }
 
     protected boolean isClosed() {
-        return closed;
+        return end.closed();
     }
 
+    /** The protocol failed: the connection is closed; returns the exception that says why. */
     protected TransportException protocolFailed(ProtocolViolation v) {
-        protocolFailure = v.getMessage();
-        ended = 1;
-        TransportException e = new TransportException(Reason.PROTOCOL, description + ": " + v.getMessage()
-                + "; the connection was closed");
+        TransportException e = end.protocolFailed(v);
         close();
         return e;
     }
 
     final void checkSendable() {
-        if (ended != 0) {
-            throwIfUnsendable();
+        if (end.ended()) {
+            end.throwIfUnsendable();
         }
-    }
-
-    private void throwIfUnsendable() {
-        if (protocolFailure != null) { // the cause of the close, rather than the close
-            throw new TransportException(Reason.PROTOCOL, description + ": " + protocolFailure);
-        }
-        if (closed) {
-            throw new TransportException(Reason.CLOSED, description + " is closed");
-        }
-        int p = peerState;
-        if (p != PEER_OPEN) {
-            throw peerFailure(p);
-        }
-    }
-
-    private TransportException peerFailure(int p) {
-        return p == PEER_CLOSED
-                ? new TransportException(Reason.PEER_CLOSED, description + ": the peer closed the connection"
-                        + (peerReason == null ? "" : " (" + peerReason + ")"))
-                : new TransportException(Reason.PEER_GONE, description + ": the peer is gone"
-                        + (peerReason == null ? "" : " (" + peerReason + ")"));
     }
 
     @Override
@@ -316,7 +280,7 @@ public abstract class BaseConnection implements Connection {
      * What a failure of a transport primitive means to the caller, as the exception to throw: a
      * {@link ProtocolViolation} fails the connection ({@link #protocolFailed}), an
      * {@link IllegalStateException} from memory unmapped by a concurrent close becomes
-     * {@code CLOSED} ({@link #closedOr}), an {@link InternalError} from a truncated mapping fails the
+     * {@code CLOSED} ({@link ConnectionEnd#closedOr}), an {@link InternalError} from a truncated mapping fails the
      * connection ({@link #truncated}). The one mapping that every send, receive and wait path applies.
      */
     final RuntimeException failed(Throwable e) {
@@ -324,20 +288,12 @@ public abstract class BaseConnection implements Connection {
             return protocolFailed(v);
         }
         if (e instanceof IllegalStateException s) {
-            return closedOr(s);
+            return end.closedOr(s);
         }
         if (e instanceof InternalError i) {
             return truncated(i);
         }
         throw new AssertionError("not a transport failure", e);
-    }
-
-    /** An {@link IllegalStateException} from memory unmapped by a concurrent close becomes {@code CLOSED}. */
-    private RuntimeException closedOr(IllegalStateException e) {
-        if (closed) {
-            return new TransportException(Reason.CLOSED, description + " is closed");
-        }
-        return e;
     }
 
     /**
@@ -393,7 +349,7 @@ public abstract class BaseConnection implements Connection {
     // ------------------------------------------------------------------ receive
 
     private int next() {
-        if (ended == 0) {
+        if (!end.ended()) {
             try {
                 return readNext();
             } catch (ProtocolViolation | IllegalStateException | InternalError e) {
@@ -405,19 +361,14 @@ public abstract class BaseConnection implements Connection {
 
     /** {@link #next()} once the connection ended: what the peer committed before it went is still delivered. */
     private int nextAfterEnd() {
-        if (protocolFailure != null) { // the cause of the close, rather than the close
-            throw new TransportException(Reason.PROTOCOL, description + ": " + protocolFailure);
-        }
-        if (closed) {
-            throw new TransportException(Reason.CLOSED, description + " is closed");
-        }
+        end.throwIfClosedOrFailed();
         int r;
         try {
             r = readNext();
-            if (r == AreaReader.NONE && peerState != PEER_OPEN) {
+            if (r == AreaReader.NONE && !end.peerOpen()) {
                 r = readNext(); // what the peer committed before it closed or died is still delivered
                 if (r == AreaReader.NONE) {
-                    throw peerFailure(peerState);
+                    throw end.peerFailure();
                 }
             }
         } catch (ProtocolViolation | IllegalStateException | InternalError e) {
@@ -435,7 +386,7 @@ public abstract class BaseConnection implements Connection {
      * allocated), slower each time a message does come.
      */
     private boolean idle() {
-        if (ended != 0) {
+        if (end.ended()) {
             return false;
         }
         try {
@@ -577,16 +528,12 @@ public abstract class BaseConnection implements Connection {
 
     @Override
     public void close() {
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            ended = 1;
+        if (!end.close()) {
+            return;
         }
         wakeLocalWaiters();
         try {
-            closeTransport(peerState == PEER_OPEN);
+            closeTransport(end.peerOpen());
         } finally {
             Runnable r = onClose;
             if (r != null) {
