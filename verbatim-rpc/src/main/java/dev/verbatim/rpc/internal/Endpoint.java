@@ -175,7 +175,7 @@ public final class Endpoint {
                 }
                 total += n;
                 // answers held while more calls have arrived already: run those too, so the answers leave in one
-                // write (Sender.commit); hasArrived only once this thread reads again (it costs no system call)
+                // write (HeldMessages.commit); hasArrived only once this thread reads again (it costs no system call)
                 if (n == 0 || total >= limit || !sender.answersHeld() || !leader.holds() || !connection.hasArrived()) {
                     return total;
                 }

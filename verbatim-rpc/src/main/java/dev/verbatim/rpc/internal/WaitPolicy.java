@@ -118,7 +118,7 @@ final class WaitPolicy {
     static final long LENT_SPIN_NANOS = 200_000;
     /**
      * The longest an answer waits in the send buffer for the answers of the calls that arrived with it
-     * ({@link Sender#commit}): a later call of the batch that blocks (on something the first answer's caller must
+     * ({@link HeldMessages#commit}): a later call of the batch that blocks (on something the first answer's caller must
      * see first) would otherwise keep it there for good; {@link HeldAnswers} writes it after this long.
      */
     static final long ANSWER_HOLD_MAX_NANOS = 1_000_000;
