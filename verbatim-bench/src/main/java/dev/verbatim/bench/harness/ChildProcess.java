@@ -84,9 +84,15 @@ public final class ChildProcess implements AutoCloseable {
      */
     public static ChildProcess start(String label, List<String> jvmFlags, String mainClass, List<String> args)
             throws IOException {
+        return start(label, jvmFlags, System.getProperty("java.class.path"), mainClass, args);
+    }
+
+    /** {@link #start(String, List, String, List)} with class path {@code classPath} (the same jars, in another order). */
+    public static ChildProcess start(String label, List<String> jvmFlags, String classPath, String mainClass,
+                                     List<String> args) throws IOException {
         List<String> flags = new ArrayList<>(BASE_FLAGS);
         flags.addAll(jvmFlags);
-        return launch(label, flags, mainClass, args, false);
+        return launch(label, flags, classPath, mainClass, args, false);
     }
 
     /**
@@ -102,7 +108,7 @@ public final class ChildProcess implements AutoCloseable {
                                                 List<String> args) throws IOException {
         List<String> flags = new ArrayList<>(defaults);
         flags.addAll(inheritedJvmFlags());
-        return launch(label, flags, mainClass, args, true);
+        return launch(label, flags, System.getProperty("java.class.path"), mainClass, args, true);
     }
 
     /**
@@ -120,13 +126,13 @@ public final class ChildProcess implements AutoCloseable {
         return flags;
     }
 
-    private static ChildProcess launch(String label, List<String> flags, String mainClass, List<String> args,
-                                       boolean dropJavaOptionVariables) throws IOException {
+    private static ChildProcess launch(String label, List<String> flags, String classPath, String mainClass,
+                                       List<String> args, boolean dropJavaOptionVariables) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(javaBinary());
         cmd.addAll(flags);
         cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(classPath);
         cmd.add(mainClass);
         cmd.addAll(args);
         ProcessBuilder pb = new ProcessBuilder(cmd);

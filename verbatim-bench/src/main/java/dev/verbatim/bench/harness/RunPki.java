@@ -4,7 +4,10 @@ import dev.verbatim.transport.ThrowawayPki;
 
 import java.nio.file.Path;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The certificates of a run's {@link Medium#TLS} contenders: one throwaway CA with a listener and a
@@ -31,9 +34,45 @@ public record RunPki(Path dir, RuntimeException failure) {
             return new RunPki(null, null);
         }
         try {
-            return new RunPki(ThrowawayPki.create(base.resolve(KEY)).dir(), null);
+            return new RunPki(withCheapKeyStores(() -> ThrowawayPki.create(base.resolve(KEY))).dir(), null);
         } catch (RuntimeException e) {
             return new RunPki(null, e);
+        }
+    }
+
+    /**
+     * The JDK's PKCS#12 properties that set how many PBKDF2 iterations protect a key store this JVM writes
+     * (its MAC, its keys, its certificates): 10,000 each by default, which a child JVM pays in interpreted
+     * code for every store it loads (~1 s of CPU per store when the JVM has just started: a TLS contender's
+     * process loads two, and 6 of a run's 34 children are TLS ones). The run's throwaway CA lives in its
+     * private scratch directory for the run only, so one iteration protects it enough.
+     */
+    static final List<String> ITERATION_PROPERTIES = List.of("keystore.pkcs12.macIterationCount",
+            "keystore.pkcs12.keyPbeIterationCount", "keystore.pkcs12.certPbeIterationCount");
+
+    /**
+     * Runs {@code make} with {@link #ITERATION_PROPERTIES} set to 1 (the key stores it writes in this JVM
+     * load cheaply in the children), then puts the properties back as they were. The key stores the CA's
+     * {@code keytool} processes write keep the default (only this JVM reads them).
+     */
+    static <T> T withCheapKeyStores(Supplier<T> make) {
+        synchronized (ITERATION_PROPERTIES) {
+            Map<String, String> before = new HashMap<>();
+            for (String p : ITERATION_PROPERTIES) {
+                before.put(p, System.getProperty(p));
+                System.setProperty(p, "1");
+            }
+            try {
+                return make.get();
+            } finally {
+                before.forEach((p, v) -> {
+                    if (v == null) {
+                        System.clearProperty(p);
+                    } else {
+                        System.setProperty(p, v);
+                    }
+                });
+            }
         }
     }
 

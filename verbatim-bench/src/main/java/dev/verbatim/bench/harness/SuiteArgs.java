@@ -46,6 +46,15 @@ public record SuiteArgs(boolean quick, boolean json, Path plot) {
         return only == null || only.isBlank() || List.of(only.split(",")).contains(id);
     }
 
+    /** Whether every contender and every case runs: neither {@value #ONLY} nor {@value #CASES} names any. */
+    public static boolean everything() {
+        return isBlank(System.getProperty(ONLY)) && isBlank(System.getProperty(CASES));
+    }
+
+    private static boolean isBlank(String s) {
+        return s == null || s.isBlank();
+    }
+
     /** {@code quick} or {@code full}: the mode every report and JSON line names. */
     public String mode() {
         return quick ? "quick" : "full";

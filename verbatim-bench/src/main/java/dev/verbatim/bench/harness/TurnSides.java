@@ -36,13 +36,25 @@ public class TurnSides {
      */
     public void start(Contender contender, Class<?> main, String firstRole, String secondRole, Map<String, String> common,
                       Duration ready) throws Exception {
-        first = ChildProcess.start(firstRole + " " + id, contender.jvmFlags(), main.getName(),
+        String firstLabel = firstRole + " " + id;
+        first = ChildProcess.start(firstLabel, flags(contender, firstLabel), classPath(), main.getName(),
                 ChildMain.args(firstRole, id, common));
         Map<String, String> secondArgs = new LinkedHashMap<>(common);
         secondArgs.putAll(ChildMain.props(first.awaitLine("READY", ready).getLast()));
-        second = ChildProcess.start(secondRole + " " + id, contender.jvmFlags(), main.getName(),
+        String secondLabel = secondRole + " " + id;
+        second = ChildProcess.start(secondLabel, flags(contender, secondLabel), classPath(), main.getName(),
                 ChildMain.args(secondRole, id, secondArgs));
         second.awaitLine("READY", ready);
+    }
+
+    /** The JVM flags of {@code contender}'s process labelled {@code label}: the contender's own by default. */
+    protected List<String> flags(Contender contender, String label) {
+        return contender.jvmFlags();
+    }
+
+    /** The class path of its processes: this JVM's by default. */
+    protected String classPath() {
+        return System.getProperty("java.class.path");
     }
 
     public boolean ok() {

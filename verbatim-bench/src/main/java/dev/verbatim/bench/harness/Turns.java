@@ -54,7 +54,7 @@ public final class Turns {
     }
 
     /** The CPU time of {@code processes} so far (ns; clock-tick resolution; a process gone or null counts 0). */
-    static long cpuNanos(List<ChildProcess> processes) {
+    public static long cpuNanos(List<ChildProcess> processes) {
         long sum = 0;
         for (ChildProcess p : processes) {
             if (p != null) {

@@ -2,6 +2,7 @@ package dev.verbatim.bench.rpc;
 
 import dev.verbatim.bench.harness.ChildMain;
 import dev.verbatim.bench.harness.ChildProcess;
+import dev.verbatim.bench.harness.ClassArchive;
 import dev.verbatim.bench.harness.Host;
 import dev.verbatim.bench.harness.LatencyHistogram;
 import dev.verbatim.bench.harness.Medium;
@@ -10,22 +11,18 @@ import dev.verbatim.bench.harness.ScratchDir;
 import dev.verbatim.bench.harness.Session;
 import dev.verbatim.bench.harness.Stats;
 import dev.verbatim.bench.harness.SuiteArgs;
-import dev.verbatim.bench.harness.TurnSides;
 import dev.verbatim.bench.harness.Turns;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -38,7 +35,9 @@ import java.util.function.ToDoubleFunction;
  * <p>The machinery is the harness's ({@link ChildProcess}, {@link Session}, {@link LatencyHistogram},
  * {@link dev.verbatim.bench.harness.ChildMain#host}, and {@link Turns}: the pause of a spinning pong
  * and the rotation of turns). Contenders take turns: every contender's server process
- * ({@link RpcPeer} {@code server}) and client process are started once, for the whole run, and wait
+ * ({@link RpcPeer} {@code server}) and client process are started once, for the whole run
+ * ({@link RpcProcesses}: two contenders at a time, the run's CA made meanwhile, the processes starting
+ * from the {@linkplain ClassArchive class archive}), and wait
  * without spinning while one at a time measures; for each case, round after round, every contender
  * that has the case takes one short turn (its client warms up briefly, then times every call for the
  * turn), in an order that rotates from round to round. On a shared virtual machine the host changes
@@ -58,14 +57,16 @@ import java.util.function.ToDoubleFunction;
  * gone when {@link #run} returns, whatever happened. A contender that fails is reported and left out
  * of the figures; the others go on and the run exits with code 1.
  * {@code -Dverbatim.bench.only=shm/floor,tcp/rmi} runs only those contenders ({@code scale}: case
- * {@code scale/idle-1000}, {@link ScaleIdle}, which runs after the turns),
+ * {@code scale/idle-1000}, {@link ScaleIdle}, which runs after the turns, its processes started with the
+ * contenders'),
  * {@code -Dverbatim.bench.cases=throughput-16,null} only those cases;
- * {@code -Dverbatim.bench.trace=true} prints every turn on stderr.
+ * {@code -Dverbatim.bench.trace=true} prints every start and every turn on stderr (a turn with its wall
+ * time and the CPU its two processes took meanwhile, in cores).
  */
 public final class RpcBench {
     private RpcBench() {}
 
-    private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration READY_TIMEOUT = RpcProcesses.READY_TIMEOUT;
     /** {@code -Dverbatim.bench.trace=true}: every turn (contender, case, round, warm-up, p50) on stderr. */
     private static final boolean TRACE = Boolean.getBoolean("verbatim.bench.trace");
 
@@ -238,12 +239,25 @@ public final class RpcBench {
         Plan plan = plan(quick);
         Run run;
         ScaleIdle.Result scale;
+        AtomicReference<ScaleIdle.Setup> setup = new AtomicReference<>();
         try (ScratchDir scratch = ScratchDir.create()) {
             double before = Host.loadAverage();
             List<RpcContender> cs = RpcContenders.all().stream()
                     .filter(c -> SuiteArgs.selected(RpcContenders.id(c))).toList();
-            List<Result> results = runTurns(cs, plan, scratch.path(), err, new ArrayList<>());
-            scale = SuiteArgs.selected(SCALE_ID) ? ScaleIdle.measure(quick, err) : null;
+            // the scale case's processes start with the contenders' and wait, idle, for the case after the turns
+            List<Runnable> more = SuiteArgs.selected(SCALE_ID) ? List.of(() -> setup.set(ScaleIdle.start(quick))) : List.of();
+            // the children start from the class archive; a whole run without one lists their classes to make it
+            Optional<ClassArchive> archive = ClassArchive.forThisJvm().filter(a -> a.made() || SuiteArgs.everything());
+            List<Result> results;
+            try {
+                results = runTurns(cs, plan, scratch.path(), err, new ArrayList<>(), archive, more);
+                scale = setup.get() != null ? ScaleIdle.measure(setup.get(), err) : null;
+            } finally {
+                if (setup.get() != null) {
+                    setup.get().close();
+                }
+            }
+            archive.ifPresent(a -> a.make(ChildProcess.BASE_FLAGS, err)); // once: the first run on these jars
             run = new Run(args.mode(), plan.rounds(), plan.warmMillis(), plan.measureMillis(), results,
                     (System.nanoTime() - start) / 1e9, before, Host.loadAverage());
         }
@@ -300,69 +314,42 @@ public final class RpcBench {
     }
 
     /**
-     * A contender's two processes, up for the whole run, and what it measured: the server is the
-     * {@code first} side, the client the {@code second}.
+     * Every contender of {@code contenders}, taking turns: all servers and clients are started once
+     * ({@link RpcProcesses#startAll}, a spinning server paused at once); for each case, {@code plan.rounds()}
+     * rounds, each giving every live contender that has the case one turn (resume its server if paused, one
+     * {@code CALLS} command to its client, pause again), in the order {@link Turns#rotation} gives for the
+     * round; last every contender is stopped ({@link RpcProcesses#stopAll}). {@code log} gets every turn taken,
+     * in order. No class-data archives, nothing else started.
      */
-    private static final class Live extends TurnSides {
-        final RpcContender c;
-        final Map<RpcCase, List<LatencyHistogram>> byCase = new EnumMap<>(RpcCase.class);
-        final Map<RpcCase, List<Double>> cpu = new EnumMap<>(RpcCase.class);
-        final Map<RpcCase, List<Double>> rates = new EnumMap<>(RpcCase.class);
-
-        Live(RpcContender c) {
-            super(RpcContenders.id(c));
-            this.c = c;
-        }
-
-        /** Puts a spinning server to sleep between turns (the others wait without spinning anyway). */
-        void pause() throws Exception {
-            if (c.pausedBetweenTurns()) {
-                trips = Turns.pause(first, second, trips);
-            }
-        }
-
-        void resume() throws Exception {
-            if (c.pausedBetweenTurns()) {
-                first.send("RESUME");
-            }
-        }
-
-        Result result() {
-            Map<Medium, String> names = new EnumMap<>(Medium.class);
-            c.shownIn().forEach(m -> names.put(m, c.nameIn(m)));
-            return new Result(id, c.name(), c.medium(), c.shownIn(), c.spins(), byCase,
-                    meanShares(cpu, new EnumMap<>(RpcCase.class)), error, names, rates);
-        }
+    static List<Result> runTurns(List<RpcContender> contenders, Plan plan, Path base, PrintStream err, List<Turn> log) {
+        return runTurns(contenders, plan, base, err, log, Optional.empty(), List.of());
     }
 
     /**
-     * Every contender of {@code contenders}, taking turns: all servers and clients are started once
-     * (a spinning server paused at once); for each case, {@code plan.rounds()} rounds, each giving
-     * every live contender that has the case one turn (resume its server if paused, one {@code CALLS}
-     * command to its client, pause again), in the order {@link Turns#rotation} gives for the
-     * round; last every contender is stopped. {@code log} gets every turn taken, in order.
+     * {@link #runTurns(List, Plan, Path, PrintStream, List)}, the processes starting from {@code archive}, and
+     * {@code more} run by the starters with the contenders' starts (the scale case's processes).
      */
-    static List<Result> runTurns(List<RpcContender> contenders, Plan plan, Path base, PrintStream err, List<Turn> log) {
+    static List<Result> runTurns(List<RpcContender> contenders, Plan plan, Path base, PrintStream err, List<Turn> log,
+                                 Optional<ClassArchive> archive, List<Runnable> more) {
         long perCase = Math.max(warmMillis(plan.quick()) + firstWarmExtraMillis(plan.quick()),
                 maxWarmMillis(plan.quick(), true)) + plan.rounds() * (plan.warmMillis() + plan.measureMillis() + 200);
         long deadline = perCase * RpcCase.values().length * Math.max(1, contenders.size())
                 + 2 * READY_TIMEOUT.toMillis() * contenders.size() + 120_000;
-        RunPki pki = RunPki.forRun(contenders, base); // the tls contenders' certificates, once per run
-        List<Live> all = new ArrayList<>();
+        List<LiveContender> all = new ArrayList<>();
         for (RpcContender c : contenders) {
-            all.add(new Live(c));
+            all.add(new LiveContender(c, archive));
         }
         try {
-            startAll(all, base, deadline, pki, err);
-            Live previous = null;
+            RpcProcesses.startAll(all, more, () -> RunPki.forRun(contenders, base), base, deadline, TRACE, err);
+            LiveContender previous = null;
             for (RpcCase rc : RpcCase.values()) {
-                List<Live> having = all.stream().filter(l -> l.c.cases().contains(rc)).toList();
+                List<LiveContender> having = all.stream().filter(l -> l.c.cases().contains(rc)).toList();
                 if (having.isEmpty() || !SuiteArgs.caseSelected(rc.key())) {
                     continue;
                 }
                 err.printf(Locale.ROOT, "verbatim bench rpc: %s calls, %d rounds ...%n", rc.key(), plan.rounds());
                 for (int round = 0; round < plan.rounds(); round++) {
-                    for (Live l : Turns.rotation(having.stream().filter(Live::ok).toList(), round)) {
+                    for (LiveContender l : Turns.rotation(having.stream().filter(LiveContender::ok).toList(), round)) {
                         RpcPeer.Step step = plan.step(rc, round, l.byCase.isEmpty()); // first: its first case
                         log.add(new Turn(rc, round, l.id));
                         try {
@@ -371,86 +358,48 @@ public final class RpcBench {
                                             plan.quick() ? QUICK_SETTLE_MAX_MILLIS : SETTLE_MAX_MILLIS)
                                     : 0;
                             previous = l;
-                            l.resume();
-                            l.second.send(step.command());
-                            Map<String, String> m = ChildMain.props(l.second.awaitLine("CALLS", Duration.ofMillis(
-                                    Math.max(step.warmMillis(), step.maxWarmMillis()) + step.measureMillis() + 30_000)).getLast());
-                            l.trips = Long.parseLong(m.get("trips"));
-                            LatencyHistogram h = LatencyHistogram.decode(m.get("hist"));
-                            if (h.count() == 0 && !rc.isThroughput()) { // a throughput window may see none complete (rate 0)
-                                throw new IllegalStateException(rc.key() + ": a turn without calls");
-                            }
-                            l.byCase.computeIfAbsent(rc, k -> new ArrayList<>()).add(h);
-                            l.cpu.computeIfAbsent(rc, k -> new ArrayList<>()).add(Double.parseDouble(m.get("cpu")));
-                            if (rc.isThroughput()) {
-                                l.rates.computeIfAbsent(rc, k -> new ArrayList<>()).add(Double.parseDouble(m.get("rate")));
-                            }
-                            if (TRACE) {
-                                err.printf(Locale.ROOT, "  %-13s %-10s round %2d  settle %4d ms  warm %6s calls in %5s ms"
-                                                + "  %7d calls  p50 %9.0f ns  p99 %9.0f ns  cpu or calls/s %s%n", l.id, rc.key(), round,
-                                        settled, m.get("warm"), m.get("warmMs"), h.count(), h.quantile(0.5),
-                                        h.quantile(0.99), m.getOrDefault("rate", m.get("cpu")));
-                            }
-                            l.pause();
+                            turn(l, rc, round, step, settled, err);
                         } catch (Exception e) {
                             l.fail(e, err);
                         }
                     }
                 }
             }
-            for (Live l : all) {
-                if (l.ok()) {
-                    try {
-                        l.resume();
-                        l.second.send("STOP"); // the client closes, which ends an echo loop's serve()
-                        l.second.awaitLine("DONE", Duration.ofSeconds(10));
-                        stopServer(l.first);
-                    } catch (Exception e) {
-                        l.fail(e, err);
-                    }
-                }
-            }
+            RpcProcesses.stopAll(all, err);
         } finally {
-            all.forEach(Live::close);
+            all.forEach(LiveContender::close);
         }
-        return all.stream().map(Live::result).toList();
+        return all.stream().map(LiveContender::result).toList();
     }
 
-    /** How many contenders start at once (a JVM's start is mostly one thread: two overlap on this 2-CPU host). */
-    static final int STARTERS = 2;
-
-    /**
-     * Starts every contender's server and client, {@value #STARTERS} contenders at a time (a spinning server
-     * paused at once); a contender that fails to start is marked failed. Returns when all are up or failed.
-     */
-    private static void startAll(List<Live> all, Path base, long deadline, RunPki pki, PrintStream err) {
-        try (ExecutorService starters = Executors.newFixedThreadPool(STARTERS)) {
-            List<Future<?>> started = new ArrayList<>();
-            for (Live l : all) {
-                started.add(starters.submit(() -> {
-                    err.printf(Locale.ROOT, "verbatim bench rpc: %s: starting ...%n", l.id);
-                    try {
-                        l.dir = ScratchDir.sessionDir(base, l.id);
-                        Map<String, String> common = common(l.dir, deadline);
-                        pki.addTo(l.c, common);
-                        l.start(l.c, RpcPeer.class, "server", "client", common, READY_TIMEOUT);
-                        l.pause();
-                    } catch (Exception e) {
-                        l.fail(e, err);
-                    }
-                }));
-            }
-            for (Future<?> f : started) {
-                try {
-                    f.get();
-                } catch (ExecutionException e) {
-                    throw new IllegalStateException(e.getCause()); // start catches what a contender throws
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException("interrupted while the contenders started", e);
-                }
-            }
+    /** One turn of {@code l}: resume its server if paused, the step's {@code CALLS} to its client, its figures kept, pause. */
+    private static void turn(LiveContender l, RpcCase rc, int round, RpcPeer.Step step, long settled, PrintStream err)
+            throws Exception {
+        long cpu0 = TRACE ? Turns.cpuNanos(List.of(l.first, l.second)) : 0;
+        long t0 = System.nanoTime();
+        l.resume();
+        l.second.send(step.command());
+        Map<String, String> m = ChildMain.props(l.second.awaitLine("CALLS", Duration.ofMillis(
+                Math.max(step.warmMillis(), step.maxWarmMillis()) + step.measureMillis() + 30_000)).getLast());
+        l.trips = Long.parseLong(m.get("trips"));
+        LatencyHistogram h = LatencyHistogram.decode(m.get("hist"));
+        if (h.count() == 0 && !rc.isThroughput()) { // a throughput window may see none complete (rate 0)
+            throw new IllegalStateException(rc.key() + ": a turn without calls");
         }
+        l.byCase.computeIfAbsent(rc, k -> new ArrayList<>()).add(h);
+        l.cpu.computeIfAbsent(rc, k -> new ArrayList<>()).add(Double.parseDouble(m.get("cpu")));
+        if (rc.isThroughput()) {
+            l.rates.computeIfAbsent(rc, k -> new ArrayList<>()).add(Double.parseDouble(m.get("rate")));
+        }
+        if (TRACE) { // turn: its wall time, and the CPU its two processes took meanwhile (in cores)
+            long wall = System.nanoTime() - t0;
+            err.printf(Locale.ROOT, "  %-13s %-10s round %2d  settle %4d ms  warm %6s calls in %5s ms"
+                            + "  %7d calls  p50 %9.0f ns  p99 %9.0f ns  cpu or calls/s %s  turn %5d ms, %.2f cores%n", l.id,
+                    rc.key(), round, settled, m.get("warm"), m.get("warmMs"), h.count(), h.quantile(0.5),
+                    h.quantile(0.99), m.getOrDefault("rate", m.get("cpu")), wall / 1_000_000,
+                    (Turns.cpuNanos(List.of(l.first, l.second)) - cpu0) / (double) wall);
+        }
+        l.pause();
     }
 
     /** For running the suite without the CLI: {@code [--quick] [--json] [--plot PATH]}. */

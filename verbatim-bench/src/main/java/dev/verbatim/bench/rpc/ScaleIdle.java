@@ -33,6 +33,9 @@ import java.util.stream.Stream;
  * closed: the lower of the two, as the other processes on a shared host only ever make it higher). Targets: at most 256 KiB and no thread per idle connection (at most
  * 0.1), p50 at most 1.2 times the unloaded one. {@code --quick}: 200 connections and shorter windows (the
  * report says so). {@code -Dverbatim.bench.scale.connections=N} changes the count (how far it goes).
+ * In {@code bench rpc} the processes are started ahead ({@link #start}, with the contenders', which took 2-3 s
+ * off a quick run) and wait idle for the case after the turns ({@link #measure(Setup, PrintStream)}): the load
+ * processes open their connections only then.
  */
 public final class ScaleIdle {
     private ScaleIdle() {}
@@ -83,36 +86,95 @@ public final class ScaleIdle {
         return Integer.getInteger("verbatim.bench.scale.connections", quick ? 200 : 1000);
     }
 
-    /** Runs the case (server, measuring client, load processes); every child is gone when it returns. */
-    static Result measure(boolean quick, PrintStream err) {
-        int n = connections(quick);
+    /**
+     * The case's processes, started ahead of it ({@link #start}, while {@code bench rpc}'s contenders start)
+     * and idle until {@link #measure}: the node (a server process), the measuring connection's process
+     * (warmed up), and the load processes, up but not yet connected (they connect on {@code CONNECT}).
+     * Idle they cost nothing: the node and the meter wait in the kernel, the loads on their stdin.
+     * {@link #close()} ends every one of them. Used by one thread at a time.
+     */
+    static final class Setup implements AutoCloseable {
+        final int connections;
+        final boolean quick;
+        final List<ChildProcess> children = new ArrayList<>();
+        ChildProcess server;
+        ChildProcess meter;
+        final List<ChildProcess> loads = new ArrayList<>();
+        /** Why the processes could not be started, or null. */
+        String error;
+        /** When {@link #start} began (nanoTime), for the case's time. */
+        final long startNanos = System.nanoTime();
+
+        Setup(int connections, boolean quick) {
+            this.connections = connections;
+            this.quick = quick;
+        }
+
+        @Override
+        public void close() {
+            children.forEach(ChildProcess::close);
+            children.clear();
+        }
+    }
+
+    /**
+     * Starts the case's processes (see {@link Setup}); returns once all are up, or with {@link Setup#error}
+     * set (and every child that did start closed).
+     */
+    static Setup start(boolean quick) {
+        Setup s = new Setup(connections(quick), quick);
+        try {
+            s.server = start(s.children, "scale server", List.of("server", Integer.toString(s.connections)));
+            String address = ChildMain.props(s.server.awaitLine("READY", READY).getLast()).get("address");
+            s.meter = start(s.children, "scale meter", List.of("meter", address, quick ? "5000" : "20000"));
+            for (int left = s.connections; left > 0; left -= PER_PROCESS) {
+                s.loads.add(start(s.children, "scale load " + s.loads.size(), List.of("load", address,
+                        Integer.toString(Math.min(PER_PROCESS, left)), Long.toString(PERIOD_MILLIS))));
+            }
+            s.meter.awaitLine("READY", READY);
+            for (ChildProcess l : s.loads) {
+                l.awaitLine("STARTED", READY);
+            }
+        } catch (Exception e) {
+            s.error = String.valueOf(e);
+            s.close();
+        }
+        return s;
+    }
+
+    /**
+     * Runs the case with the processes of {@code s} (started by {@link #start}); the loads are gone when it
+     * returns, the node and the meter when {@code s} is closed.
+     */
+    static Result measure(Setup s, PrintStream err) {
+        int n = s.connections;
+        boolean quick = s.quick;
         long window = quick ? 300 : 2000;
         long settle = quick ? 1000 : 4000;
         err.printf(Locale.ROOT, "verbatim bench rpc: %s with %,d connections%s ...%n", CASE, n,
                 quick ? " (quick: fewer connections, " + window + " ms windows)" : "");
-        List<ChildProcess> children = new ArrayList<>();
         long t0 = System.nanoTime();
+        if (s.error != null) {
+            err.println("verbatim bench rpc: " + CASE + " failed: " + s.error);
+            return Result.failed(n, quick, s.error);
+        }
         try {
-            ChildProcess server = start(children, "scale server", List.of("server", Integer.toString(n)));
-            String address = ChildMain.props(server.awaitLine("READY", READY).getLast()).get("address");
-            ChildProcess meter = start(children, "scale meter", List.of("meter", address, quick ? "5000" : "20000"));
-            meter.awaitLine("READY", READY);
+            ChildProcess server = s.server;
+            ChildProcess meter = s.meter;
             double before = p50(meter, window);
             Map<String, String> s0 = stats(server);
-            List<ChildProcess> loads = new ArrayList<>();
-            for (int left = n; left > 0; left -= PER_PROCESS) {
-                loads.add(start(children, "scale load " + loads.size(), List.of("load", address,
-                        Integer.toString(Math.min(PER_PROCESS, left)), Long.toString(PERIOD_MILLIS))));
+            for (ChildProcess l : s.loads) {
+                l.send("CONNECT");
             }
-            for (ChildProcess l : loads) {
+            for (ChildProcess l : s.loads) {
                 l.awaitLine("READY", READY);
             }
             Thread.sleep(settle); // every connection made its calls of a second or more, and went idle between
             Map<String, String> s1 = stats(server);
             double loaded = p50(meter, window);
-            for (ChildProcess l : loads) {
+            for (ChildProcess l : s.loads) {
                 l.close();
-                children.remove(l);
+                s.children.remove(l);
             }
             long until = System.nanoTime() + 30_000_000_000L; // until the node dropped them (closing a thousand takes a while)
             while (Long.parseLong(stats(server).get("fds")) > Long.parseLong(s0.get("fds")) + 8 && System.nanoTime() < until) {
@@ -120,16 +182,15 @@ public final class ScaleIdle {
             }
             Thread.sleep(settle / 4);
             double after = p50(meter, window);
-            err.printf(Locale.ROOT, "verbatim bench rpc: %s done in %.1f s (null call p50 %.0f ns before the connections,"
-                    + " %.0f with them, %.0f after)%n", CASE, (System.nanoTime() - t0) / 1e9, before, loaded, after);
+            err.printf(Locale.ROOT, "verbatim bench rpc: %s done in %.1f s, its processes started %.1f s before"
+                            + " (null call p50 %.0f ns before the connections, %.0f with them, %.0f after)%n", CASE,
+                    (System.nanoTime() - t0) / 1e9, (t0 - s.startNanos) / 1e9, before, loaded, after);
             return new Result(n, quick, Long.parseLong(s0.get("rss")), Long.parseLong(s1.get("rss")),
                     Integer.parseInt(s0.get("threads")), Integer.parseInt(s1.get("threads")),
                     Integer.parseInt(s0.get("fds")), Integer.parseInt(s1.get("fds")), loaded, Math.min(before, after), null);
         } catch (Exception e) {
             err.println("verbatim bench rpc: " + CASE + " failed: " + e);
             return Result.failed(n, quick, String.valueOf(e));
-        } finally {
-            children.forEach(ChildProcess::close);
         }
     }
 
@@ -227,8 +288,15 @@ public final class ScaleIdle {
         }
     }
 
-    /** {@code n} connections (a node each), each calling once every {@code periodMillis}, spread evenly over it. */
+    /**
+     * {@code n} connections (a node each), each calling once every {@code periodMillis}, spread evenly over it,
+     * from the parent's {@code CONNECT} on (until then the process waits on its stdin: it is started ahead).
+     */
     private static void load(String address, int n, long periodMillis, BufferedReader in) throws IOException {
+        ChildMain.say("STARTED");
+        if (!"CONNECT".equals(in.readLine())) {
+            return; // STOP, or the parent is gone
+        }
         List<Node> nodes = new ArrayList<>();
         Ping[] pings = new Ping[n];
         try {

@@ -31,6 +31,22 @@ class SuiteArgsTest {
     }
 
     @Test
+    void aRunOfEverythingNamesNoContenderAndNoCase() {
+        assertTrue(SuiteArgs.everything());
+        try {
+            System.setProperty(SuiteArgs.CASES, "null");
+            assertFalse(SuiteArgs.everything());
+            System.setProperty(SuiteArgs.CASES, " ");
+            System.setProperty(SuiteArgs.ONLY, "tcp/rmi");
+            assertFalse(SuiteArgs.everything());
+        } finally {
+            System.clearProperty(SuiteArgs.CASES);
+            System.clearProperty(SuiteArgs.ONLY);
+        }
+        assertTrue(SuiteArgs.everything());
+    }
+
+    @Test
     void theRunEndsWithTheAskedFormThePlotAndAnExitCodeThatSaysAFailure(@TempDir Path dir) throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();

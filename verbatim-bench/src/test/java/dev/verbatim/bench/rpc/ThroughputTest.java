@@ -18,8 +18,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A throughput turn ({@link Throughput}) with made-up calls, no processes: C callers really are in calls at
- * once (a latch that opens only when C are inside), never more than C asynchronous calls are in flight, every
- * call has its own sequence number, the figure counts the window's calls, and a wrong result fails the turn.
+ * once (a latch that opens only when C are inside) and all exist before the first call, never more than C
+ * asynchronous calls are in flight, every call has its own sequence number, the figure counts the window's
+ * calls, and a wrong result fails the turn.
  * No timing in the assertions.
  */
 @Timeout(60)
@@ -47,6 +48,23 @@ class ThroughputTest {
         assertTrue(load.calls() > 0 && load.calls() <= made.get(), load + " of " + made.get());
         assertEquals(load.calls(), load.h().count(), "a round trip recorded per counted call");
         assertTrue(load.nanos() > 0 && load.perSecond() > 0, load.toString());
+    }
+
+    @Test
+    void twoHundredFiftySixCallerThreadsAllExistBeforeTheFirstCall() throws Exception {
+        // started one by one while the first ones already called, the last ones started seconds late on 2 CPUs
+        RpcCase c256 = RpcCase.THROUGHPUT_256;
+        AtomicInteger atFirstCall = new AtomicInteger(-1);
+        RpcContender.Call call = seq -> {
+            if (atFirstCall.get() < 0) {
+                int callers = (int) Thread.getAllStackTraces().keySet().stream()
+                        .filter(t -> t.getName().startsWith("caller-") && t.isAlive()).count();
+                atFirstCall.compareAndSet(-1, callers);
+            }
+            return 0;
+        };
+        Throughput.threads(call, c256, c256.callers(), 20, 20, new AtomicLong());
+        assertEquals(c256.callers(), atFirstCall.get(), "caller threads alive at the first call");
     }
 
     @Test
