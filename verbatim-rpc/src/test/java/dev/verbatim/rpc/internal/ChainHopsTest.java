@@ -102,14 +102,10 @@ class ChainHopsTest {
         return n;
     }
 
-    @AfterEach
-    void close() {
-        nodes.forEach(Node::close);
-    }
+    /** Two nodes, each exporting a ball that bounces to the other's, and the connections between them. */
+    private record Rally(Ball atA, Endpoint aToB, Endpoint bToA) {}
 
-    @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"shm", "tcp"})
-    void fromItsSecondReturnOnAChainIsReadByTheThreadWaitingInIt(String transport) {
+    private Rally rally(String transport) {
         Node a = node(transport);
         Node b = node(transport);
         Ball atA = new Ball();
@@ -118,8 +114,22 @@ class ChainHopsTest {
         b.export("ball", Bouncer.class, atB);
         atA.other = a.lookup(b.addresses().getFirst(), "ball", Bouncer.class);
         atB.other = b.lookup(a.addresses().getFirst(), "ball", Bouncer.class);
-        Endpoint aToB = NodeAccess.nodes().connect(a, b.addresses().getFirst())[0];
-        Endpoint bToA = NodeAccess.nodes().connect(b, a.addresses().getFirst())[0];
+        return new Rally(atA, NodeAccess.nodes().connect(a, b.addresses().getFirst())[0],
+                NodeAccess.nodes().connect(b, a.addresses().getFirst())[0]);
+    }
+
+    @AfterEach
+    void close() {
+        nodes.forEach(Node::close);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"shm", "tcp"})
+    void fromItsSecondReturnOnAChainIsReadByTheThreadWaitingInIt(String transport) {
+        Rally r = rally(transport);
+        Ball atA = r.atA();
+        Endpoint aToB = r.aToB();
+        Endpoint bToA = r.bToA();
         ChainDirectory chainsOfA = aToB.chains();
         ChainDirectory chainsOfB = bToA.chains();
         assertNotSame(chainsOfA, chainsOfB);
@@ -180,16 +190,10 @@ class ChainHopsTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"shm", "tcp"})
     void aThreadWaitingInAChainReadsItsTwoConnectionsPollByPoll(String transport) {
-        Node a = node(transport);
-        Node b = node(transport);
-        Ball atA = new Ball();
-        Ball atB = new Ball();
-        a.export("ball", Bouncer.class, atA);
-        b.export("ball", Bouncer.class, atB);
-        atA.other = a.lookup(b.addresses().getFirst(), "ball", Bouncer.class);
-        atB.other = b.lookup(a.addresses().getFirst(), "ball", Bouncer.class);
-        Endpoint aToB = NodeAccess.nodes().connect(a, b.addresses().getFirst())[0];
-        Endpoint bToA = NodeAccess.nodes().connect(b, a.addresses().getFirst())[0];
+        Rally r = rally(transport);
+        Ball atA = r.atA();
+        Endpoint aToB = r.aToB();
+        Endpoint bToA = r.bToA();
         aToB.leader().policy().guestSpinNanos(TimeUnit.SECONDS.toNanos(30));
         bToA.leader().policy().guestSpinNanos(TimeUnit.SECONDS.toNanos(30));
 
