@@ -326,9 +326,8 @@ final class ReadLeader {
                     // caller leads now, rather than when its park slice ends
                     calls.wakeAnotherCaller(p);
                     if (alternate && (++turns & (WaitPolicy.QUIET_POLLS - 1)) == 0 && !p.isDone()
-                            && System.nanoTime() - p.deadline() >= 0) {
-                        endpoint.timeOut(p); // (an alternating leader reads no clock itself)
-                        break;
+                            && overdue(p, 0)) {
+                        break; // (an alternating leader reads no clock itself)
                     }
                     continue;
                 }
