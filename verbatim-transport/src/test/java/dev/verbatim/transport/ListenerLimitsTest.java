@@ -198,7 +198,13 @@ class ListenerLimitsTest extends TcpTestBase {
                 while (descriptors(server) < limit - 2 && System.nanoTime() < deadline) {
                     Thread.sleep(20);
                 }
-                assertTrue(descriptors(server) >= limit - 2, "the child never ran out of descriptors: " + descriptors(server));
+                long held = descriptors(server);
+                if (held < limit - 2) { // what its threads were doing goes with the failure (SIGQUIT: a thread dump)
+                    new ProcessBuilder("kill", "-QUIT", Long.toString(server.process.pid())).start().waitFor();
+                    Thread.sleep(1000);
+                    throw new AssertionError("the child never ran out of descriptors: it holds " + held
+                            + "\nchild output:\n" + server.output());
+                }
                 Thread.sleep(300); // accept() fails meanwhile, more than once
             } finally {
                 closeAll(silent);

@@ -89,6 +89,8 @@ class RpcContendersTest {
                     if (c.cases().stream().anyMatch(RpcCase::isThroughput)) {
                         manyCallersAtOnce(c, client);
                     }
+                } catch (Exception | AssertionError e) { // what the server said (why it closed a connection) with it
+                    throw new AssertionError(id + " failed: " + e + "\nthe server's log:\n" + server.logTail(), e);
                 }
                 then.check(new Session(session));
                 RpcBench.stopServer(server); // the server said DONE: it closed cleanly

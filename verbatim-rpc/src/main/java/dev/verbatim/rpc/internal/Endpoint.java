@@ -545,7 +545,12 @@ public final class Endpoint {
         return r == null ? "" : " (" + r + ")";
     }
 
-    /** Closes the endpoint: pending calls fail, objects exported on it are dropped. */
+    /**
+     * Closes the endpoint: pending calls fail, objects exported on it are dropped. A close that ends a connection
+     * its peer still holds open for a reason other than {@link #close()} (the peer broke the protocol, a send
+     * failed, the dispatcher failed) is logged at {@code WARNING} (logger {@code dev.verbatim.rpc}): the peer only
+     * learns that the connection closed.
+     */
     public void closeWith(String why) {
         synchronized (this) {
             if (closed) {
@@ -553,6 +558,9 @@ public final class Endpoint {
             }
             closeReason = why;
             closed = true;
+        }
+        if (connection.isOpen() && !BY_THIS_SIDE.equals(why)) {
+            logClose(why);
         }
         connection.close();
         if (chains != null) {
@@ -569,8 +577,19 @@ public final class Endpoint {
         }
     }
 
+    private static final String BY_THIS_SIDE = "closed by this side";
+    private static final System.Logger LOG = System.getLogger("dev.verbatim.rpc");
+
+    private void logClose(String why) {
+        try {
+            LOG.log(System.Logger.Level.WARNING, "closing {0}: {1}", description, why);
+        } catch (RuntimeException | Error ignored) {
+            // a logger that cannot log (no descriptor for its file) must not stop the close
+        }
+    }
+
     public void close() {
-        closeWith("closed by this side");
+        closeWith(BY_THIS_SIDE);
         try {
             dispatcher.awaitEnd(WaitPolicy.CLOSE_JOIN_MILLIS);
         } catch (InterruptedException e) {
