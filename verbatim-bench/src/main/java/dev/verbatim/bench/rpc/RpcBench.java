@@ -145,7 +145,11 @@ public final class RpcBench {
         RpcPeer.Step step(RpcCase c, int round, boolean first) {
             if (c.isThroughput()) { // at C = 256 a call takes 256 round trips' time: longer windows than one call's
                 long warm = Math.max(warmMillis, throughputWarmMillis(quick)) + (round == 0 && longFirstTurn ? RpcBench.warmMillis(quick) : 0);
-                return new RpcPeer.Step(c, warm, 0, warm, Math.max(measureMillis, throughputMeasureMillis(quick)));
+                long measure = Math.max(measureMillis, throughputMeasureMillis(quick));
+                if (round == 0 && longFirstTurn) { // also by calls: a contender's first case may be a throughput one
+                    return new RpcPeer.Step(c, warm, warmCalls(quick, first), Math.max(warm, maxWarmMillis(quick, first)), measure);
+                }
+                return new RpcPeer.Step(c, warm, 0, warm, measure);
             }
             if (c.isBulk()) { // a call of milliseconds: a few calls warm it up, the window holds a handful
                 long warm = Math.max(warmMillis, bulkWarmMillis(quick)) + (round == 0 && longFirstTurn ? bulkWarmMillis(quick) : 0);

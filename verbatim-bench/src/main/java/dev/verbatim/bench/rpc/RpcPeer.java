@@ -117,15 +117,15 @@ public final class RpcPeer {
                                         Step step, long[] seq) throws Exception {
         RpcCase rc = step.rpcCase();
         AtomicLong sq = new AtomicLong(seq[0]);
+        Throughput.Warm warm = new Throughput.Warm(step.warmMillis(), step.warmCalls(), step.maxWarmMillis());
         try {
             if (c.callers() == RpcContender.Callers.ASYNC) {
                 if (asyncCall == null) {
                     asyncCall = client.asyncCall(rc.call());
                 }
-                return Throughput.async(asyncCall, rc, rc.callers(), step.warmMillis(), step.measureMillis(), sq);
+                return Throughput.async(asyncCall, rc, rc.callers(), warm, step.measureMillis(), sq);
             }
-            return Throughput.threads(prepared(calls, client, rc.call()), rc, rc.callers(), step.warmMillis(),
-                    step.measureMillis(), sq);
+            return Throughput.threads(prepared(calls, client, rc.call()), rc, rc.callers(), warm, step.measureMillis(), sq);
         } finally {
             seq[0] = sq.get();
         }

@@ -51,6 +51,30 @@ class ThroughputTest {
     }
 
     @Test
+    void aTurnWarmsUpUntilItMadeItsWarmUpCallsNotOnlyForItsTime() throws Exception {
+        // a contender whose first case is a throughput one warms its paths up here: 1 ms of calls of ~50 µs is a
+        // few dozen calls, and the turn must go on warming until 2,000 were made before its window opens
+        RpcCase c1 = RpcCase.THROUGHPUT_1;
+        Throughput.Warm warm = new Throughput.Warm(1, 2_000, 30_000);
+        AtomicLong made = new AtomicLong();
+        RpcContender.Call slow = seq -> {
+            java.util.concurrent.locks.LockSupport.parkNanos(50_000);
+            made.incrementAndGet();
+            return 0;
+        };
+        Throughput.Load load = Throughput.threads(slow, c1, c1.callers(), warm, 20, new AtomicLong());
+        assertTrue(made.get() - load.calls() >= warm.calls(), "made " + made.get() + ", " + load.calls() + " in the window");
+        made.set(0);
+        RpcContender.AsyncCall async = seq -> CompletableFuture.supplyAsync(() -> {
+            java.util.concurrent.locks.LockSupport.parkNanos(50_000);
+            made.incrementAndGet();
+            return 0L;
+        });
+        load = Throughput.async(async, c1, c1.callers(), warm, 20, new AtomicLong());
+        assertTrue(made.get() - load.calls() >= warm.calls(), "async: made " + made.get() + ", " + load.calls() + " in the window");
+    }
+
+    @Test
     void twoHundredFiftySixCallerThreadsAllExistBeforeTheFirstCall() throws Exception {
         // started one by one while the first ones already called, the last ones started seconds late on 2 CPUs
         RpcCase c256 = RpcCase.THROUGHPUT_256;

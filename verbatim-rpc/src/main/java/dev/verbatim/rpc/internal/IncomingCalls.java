@@ -367,7 +367,7 @@ final class IncomingCalls {
             } catch (RuntimeException ignored) {
                 // the connection failed first
             } finally {
-                endpoint.closeWith("the peer sent " + why);
+                endpoint.closeWith("the peer sent a call whose " + why);
             }
             return null;
         } catch (InternalError e) { // a shm peer truncated the window under the call (see Endpoint.truncated)
