@@ -22,6 +22,8 @@ final class Held {
     final int id;
     final List<String> addresses;
     final List<String> interfaces;
+    /** The addresses and interfaces as they travel: encoded once, copied into every reference sent, matched on arrival. */
+    final ReferenceDescriptor.Strings strings;
     /** The interfaces of the proxy, in the proxy class's order; their bindings, made on the first call. */
     final Class<?>[] types;
     private final Binding[] bindings;
@@ -44,6 +46,7 @@ final class Held {
         this.id = r.id();
         this.addresses = r.addresses();
         this.interfaces = r.interfaces();
+        this.strings = ReferenceDescriptor.Strings.of(addresses, interfaces);
         this.types = types;
         this.bindings = new Binding[types.length];
         this.weight = r.weight();

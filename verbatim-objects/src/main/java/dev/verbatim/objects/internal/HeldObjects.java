@@ -20,7 +20,17 @@ final class HeldObjects {
 
     private record Key(long owner, int id) {}
 
-    private final Map<Key, WeakReference<Object>> proxies = new HashMap<>();
+    /** A proxy, weakly, and its hold (so that finding the hold needs no look-up of the proxy's handler). */
+    private static final class Entry extends WeakReference<Object> {
+        final Held held;
+
+        Entry(Object proxy, Held held) {
+            super(proxy);
+            this.held = held;
+        }
+    }
+
+    private final Map<Key, Entry> proxies = new HashMap<>();
     private final ObjectSpace space;
 
     HeldObjects(ObjectSpace space) {
@@ -37,14 +47,14 @@ final class HeldObjects {
     Object resolve(Reference r, Class<?> declared) {
         Key k = new Key(r.owner(), r.id());
         synchronized (this) {
-            WeakReference<Object> ref = proxies.get(k);
+            Entry ref = proxies.get(k);
             Object p = ref == null ? null : ref.get();
             if (p != null) {
                 if (!declared.isInstance(p)) {
-                    throw new IllegalArgumentException("a reference to " + SharedHandler.heldBy(p) + " as "
+                    throw new IllegalArgumentException("a reference to " + ref.held + " as "
                             + declared.getName() + ", which it does not implement");
                 }
-                if (SharedHandler.heldBy(p).add(r.weight())) {
+                if (ref.held.add(r.weight())) {
                     return p;
                 }
             }
@@ -52,10 +62,23 @@ final class HeldObjects {
             Held h = new Held(r, types);
             ClassLoader loader = types[0].getClassLoader();
             p = Proxy.newProxyInstance(loader == null ? space.loader() : loader, types, new SharedHandler(h, space));
-            proxies.put(k, new WeakReference<>(p));
+            proxies.put(k, new Entry(p, h));
             CLEANER.register(p, () -> drop(k, h));
             return p;
         }
+    }
+
+    /**
+     * The strings of the hold this base has of object {@code id} of {@code owner}, or null: what a reference to it
+     * arriving again most likely carries ({@link ReferenceDescriptor#decode(java.lang.foreign.MemorySegment,
+     * ReferenceDescriptor.Strings)}).
+     */
+    ReferenceDescriptor.Strings strings(long owner, int id) {
+        Entry ref;
+        synchronized (this) {
+            ref = proxies.get(new Key(owner, id));
+        }
+        return ref == null ? null : ref.held.strings; // (its proxy may be gone: the strings are still the object's)
     }
 
     /** Releases {@code h} (its proxy was released, or died): its entry goes if it is still the one, its weight home. */
@@ -67,9 +90,8 @@ final class HeldObjects {
     private void drop(Key k, Held h) {
         long w = space.takeAll(h);
         synchronized (this) {
-            WeakReference<Object> ref = proxies.get(k);
-            Object live = ref == null ? null : ref.get();
-            if (ref != null && (live == null || SharedHandler.heldBy(live) == h)) {
+            Entry ref = proxies.get(k);
+            if (ref != null && (ref.get() == null || ref.held == h)) {
                 proxies.remove(k);
             }
         }

@@ -44,9 +44,16 @@ final class Ledger {
         long hold;
         /** Per peer base: [0] the weight sent to it, [1] the weight received from it. */
         final Map<Long, long[]> edges = new HashMap<>();
+        /** The edge {@link #edge} found last, and its peer (an edge is never removed): a hold mostly talks to one base. */
+        private long lastPeer;
+        private long[] lastEdge;
 
         long[] edge(long peer) {
-            return edges.computeIfAbsent(peer, p -> new long[2]);
+            if (lastEdge == null || lastPeer != peer) {
+                lastEdge = edges.computeIfAbsent(peer, p -> new long[2]);
+                lastPeer = peer;
+            }
+            return lastEdge;
         }
 
         long total(int which) {
@@ -63,15 +70,50 @@ final class Ledger {
         final Map<Integer, Account> accounts = new HashMap<>();
         /** Per peer base: [0] the weight sent to it, [1] the weight received from it, of all this owner's objects. */
         final Map<Long, long[]> totals = new HashMap<>();
+        /** What {@link #totals(long)} and {@link #account(int)} found last (totals never go; an account going clears it). */
+        private long lastPeer;
+        private long[] lastTotals;
+        private int lastId;
+        private Account lastAccount;
+
+        long[] totals(long peer) {
+            if (lastTotals == null || lastPeer != peer) {
+                lastTotals = totals.computeIfAbsent(peer, p -> new long[2]);
+                lastPeer = peer;
+            }
+            return lastTotals;
+        }
+
+        Account account(int id) {
+            if (lastAccount == null || lastId != id) {
+                lastAccount = accounts.computeIfAbsent(id, i -> new Account());
+                lastId = id;
+            }
+            return lastAccount;
+        }
+
+        void remove(int id) {
+            accounts.remove(id);
+            if (lastId == id) {
+                lastAccount = null;
+            }
+        }
     }
 
     static final int SENT = 0;
     static final int RECEIVED = 1;
 
     private final Map<Long, Owner> byOwner = new HashMap<>();
+    /** The owner {@link #owner} found last (cleared when it goes): most references are to one owner's objects. */
+    private long lastOwnerId;
+    private Owner lastOwner;
 
     private Owner owner(long owner) {
-        return byOwner.computeIfAbsent(owner, o -> new Owner());
+        if (lastOwner == null || lastOwnerId != owner) {
+            lastOwner = byOwner.computeIfAbsent(owner, o -> new Owner());
+            lastOwnerId = owner;
+        }
+        return lastOwner;
     }
 
     /** Weight {@code w} of {@code (owner, id)} left this base's holds for {@code peer}. */
@@ -80,13 +122,13 @@ final class Ledger {
             return;
         }
         Owner o = owner(owner);
-        o.totals.computeIfAbsent(peer, p -> new long[2])[SENT] += w;
-        Account a = o.accounts.computeIfAbsent(id, i -> new Account());
+        o.totals(peer)[SENT] += w;
+        Account a = o.account(id);
         a.edge(peer)[SENT] += w;
         if (fromHold) {
             a.hold -= w;
             if (a.hold == 0 && sentOnlyTo(a, owner)) { // (the totals keep what it sent)
-                o.accounts.remove(id);
+                o.remove(id);
             }
         }
     }
@@ -107,8 +149,8 @@ final class Ledger {
             return;
         }
         Owner o = owner(owner);
-        o.totals.computeIfAbsent(peer, p -> new long[2])[RECEIVED] += w;
-        Account a = o.accounts.computeIfAbsent(id, i -> new Account());
+        o.totals(peer)[RECEIVED] += w;
+        Account a = o.account(id);
         a.edge(peer)[RECEIVED] += w;
         if (toHold) {
             a.hold += w;
@@ -125,13 +167,16 @@ final class Ledger {
     synchronized void forget(long owner, int id) {
         Owner o = byOwner.get(owner);
         if (o != null) {
-            o.accounts.remove(id);
+            o.remove(id);
         }
     }
 
     /** Forgets every object of {@code owner}, and its totals (declared dead: its objects are gone). */
     synchronized void forgetOwner(long owner) {
         byOwner.remove(owner);
+        if (lastOwnerId == owner) {
+            lastOwner = null;
+        }
     }
 
     /** How many objects this ledger keeps an account of (what it holds or owns now). */

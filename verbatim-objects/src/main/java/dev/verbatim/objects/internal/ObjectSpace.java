@@ -146,9 +146,10 @@ public final class ObjectSpace implements NodeExtension {
                     + " introduced itself as a base: only a base can hold a reference, and weight sent there could never"
                     + " come back nor be written off (docs/objects.md §7)");
         }
-        Held h = SharedHandler.heldBy(value);
-        if (h != null) {
-            if (SharedHandler.spaceOf(value) != this) {
+        SharedHandler handler = SharedHandler.of(value);
+        if (handler != null) {
+            Held h = handler.held;
+            if (handler.space() != this) {
                 throw new RemoteException(Reason.ARGUMENT, h + " is held by another base of this process: pass it"
                         + " through that base");
             }
@@ -160,7 +161,7 @@ public final class ObjectSpace implements NodeExtension {
             if (h.wantsRefill()) {
                 refillAhead(h);
             }
-            return ReferenceDescriptor.encode(new Reference(h.owner, h.id, w, h.addresses, h.interfaces));
+            return ReferenceDescriptor.encode(h.owner, h.id, w, h.strings);
         }
         SharedTypes.Offer offer = SharedTypes.offer(value.getClass());
         OwnedObjects.Entry e;
@@ -199,7 +200,7 @@ public final class ObjectSpace implements NodeExtension {
 
     @Override
     public Object decode(MemorySegment payload, Class<?> declared, Endpoint over) {
-        Reference r = ReferenceDescriptor.decode(payload);
+        Reference r = read(payload);
         if (r.id() == 0) { // a base introducing itself over a connection it made
             if (r.weight() != 0 || over == null || r.addresses().isEmpty()) {
                 throw new IllegalArgumentException("a reference to object #0, which no base hands out");
@@ -216,11 +217,21 @@ public final class ObjectSpace implements NodeExtension {
 
     /** The object the reference in {@code payload}, from base {@code peer} (0: not known), names, as {@code declared}. */
     Object decode(MemorySegment payload, Class<?> declared, long peer) {
-        Reference r = ReferenceDescriptor.decode(payload);
+        Reference r = read(payload);
         if (r.id() == 0) {
             throw new IllegalArgumentException("a reference to object #0, which no base hands out");
         }
         return decode(r, declared, peer);
+    }
+
+    /**
+     * The reference in {@code payload}, checked ({@link ReferenceDescriptor#decode(MemorySegment)}); one to an object
+     * this base holds already, carrying the strings its hold has, makes no string.
+     */
+    private Reference read(MemorySegment payload) {
+        long owner = ReferenceDescriptor.owner(payload);
+        return ReferenceDescriptor.decode(payload, owner == 0 || owner == id ? null
+                : held.strings(owner, ReferenceDescriptor.id(payload)));
     }
 
     private Object decode(Reference r, Class<?> declared, long peer) {

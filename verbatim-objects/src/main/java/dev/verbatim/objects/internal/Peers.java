@@ -128,7 +128,8 @@ final class Peers {
 
     /** The peer {@code id} (found at {@code addresses}), entered if it is new: a base a reference named. */
     Peer know(long id, List<String> addresses) {
-        return byId.computeIfAbsent(id, i -> new Peer(i, addresses));
+        Peer p = byId.get(id); // (every reference read asks: most name a base known already)
+        return p != null ? p : byId.computeIfAbsent(id, i -> new Peer(i, addresses));
     }
 
     /** The addresses base {@code id} (known here) listens at. */
@@ -221,7 +222,7 @@ final class Peers {
 
     /** Whether base {@code id} was declared dead here. */
     boolean isDead(long id) {
-        return dead.contains(id);
+        return !dead.isEmpty() && dead.contains(id); // (no box, no hash while no base died: every reference asks)
     }
 
     /** The bases declared dead here. */

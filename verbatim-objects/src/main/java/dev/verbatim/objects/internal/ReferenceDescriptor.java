@@ -39,34 +39,68 @@ public final class ReferenceDescriptor {
     public static final int MAX_INTERFACES = 32;
     public static final int MAX_STRING = 1024;
 
+    /**
+     * A reference's strings as they travel (its addresses, then its interfaces, each {@code [u16 n][n bytes UTF-8]}),
+     * encoded once: a hold keeps them, so that sending its object on copies them instead of encoding them, and
+     * reading another reference to it that carries the same bytes makes no string ({@link #decode(MemorySegment,
+     * Strings)}).
+     *
+     * @param bytes    the encoded strings
+     * @param readable whether {@code bytes} pass the checks of {@link #decode(MemorySegment)} (counts and lengths
+     *                 within the limits): only then may a payload's bytes be matched against them
+     */
+    record Strings(byte[] bytes, List<String> addresses, List<String> interfaces, boolean readable) {
+        static Strings of(List<String> addresses, List<String> interfaces) {
+            int n = 0;
+            boolean readable = addresses.size() <= MAX_ADDRESSES && interfaces.size() <= MAX_INTERFACES;
+            byte[][] each = new byte[addresses.size() + interfaces.size()][];
+            int i = 0;
+            for (List<String> l : List.of(addresses, interfaces)) {
+                for (String s : l) {
+                    byte[] b = s.getBytes(StandardCharsets.UTF_8);
+                    readable &= b.length <= MAX_STRING;
+                    each[i++] = b;
+                    n += 2 + b.length;
+                }
+            }
+            byte[] out = new byte[n];
+            MemorySegment m = MemorySegment.ofArray(out);
+            long at = 0;
+            for (byte[] b : each) {
+                m.set(ValueLayout.JAVA_SHORT_UNALIGNED, at, (short) b.length);
+                MemorySegment.copy(MemorySegment.ofArray(b), 0, m, at + 2, b.length);
+                at += 2 + b.length;
+            }
+            return new Strings(out, addresses, interfaces, readable);
+        }
+    }
+
     /** The payload of {@code r}. */
     public static byte[] encode(Reference r) {
-        List<byte[]> strings = new ArrayList<>();
-        int n = FIXED;
-        for (String s : r.addresses()) {
-            byte[] b = s.getBytes(StandardCharsets.UTF_8);
-            strings.add(b);
-            n += 2 + b.length;
-        }
-        for (String s : r.interfaces()) {
-            byte[] b = s.getBytes(StandardCharsets.UTF_8);
-            strings.add(b);
-            n += 2 + b.length;
-        }
-        byte[] out = new byte[n];
+        return encode(r.owner(), r.id(), r.weight(), Strings.of(r.addresses(), r.interfaces()));
+    }
+
+    /** The payload of a reference to object {@code id} of {@code owner} carrying {@code weight}, with {@code strings}. */
+    static byte[] encode(long owner, int id, long weight, Strings strings) {
+        byte[] out = new byte[FIXED + strings.bytes().length];
         MemorySegment m = MemorySegment.ofArray(out);
-        m.set(ValueLayout.JAVA_LONG_UNALIGNED, OWNER, r.owner());
-        m.set(ValueLayout.JAVA_INT_UNALIGNED, ID, r.id());
-        m.set(ValueLayout.JAVA_LONG_UNALIGNED, WEIGHT, r.weight());
-        m.set(ValueLayout.JAVA_SHORT_UNALIGNED, ADDRESSES, (short) r.addresses().size());
-        m.set(ValueLayout.JAVA_SHORT_UNALIGNED, INTERFACES, (short) r.interfaces().size());
-        long at = FIXED;
-        for (byte[] b : strings) {
-            m.set(ValueLayout.JAVA_SHORT_UNALIGNED, at, (short) b.length);
-            MemorySegment.copy(MemorySegment.ofArray(b), 0, m, at + 2, b.length);
-            at += 2 + b.length;
-        }
+        m.set(ValueLayout.JAVA_LONG_UNALIGNED, OWNER, owner);
+        m.set(ValueLayout.JAVA_INT_UNALIGNED, ID, id);
+        m.set(ValueLayout.JAVA_LONG_UNALIGNED, WEIGHT, weight);
+        m.set(ValueLayout.JAVA_SHORT_UNALIGNED, ADDRESSES, (short) strings.addresses().size());
+        m.set(ValueLayout.JAVA_SHORT_UNALIGNED, INTERFACES, (short) strings.interfaces().size());
+        System.arraycopy(strings.bytes(), 0, out, FIXED, strings.bytes().length);
         return out;
+    }
+
+    /** The owner field of {@code m}, read raw (unchecked: to find what {@link #decode(MemorySegment, Strings)} may match); 0 if too short. */
+    static long owner(MemorySegment m) {
+        return m.byteSize() < FIXED ? 0 : m.get(ValueLayout.JAVA_LONG_UNALIGNED, OWNER);
+    }
+
+    /** The id field of {@code m}, read raw as {@link #owner} is; 0 if too short. */
+    static int id(MemorySegment m) {
+        return m.byteSize() < FIXED ? 0 : m.get(ValueLayout.JAVA_INT_UNALIGNED, ID);
     }
 
     /**
@@ -75,6 +109,18 @@ public final class ReferenceDescriptor {
      * @throws IllegalArgumentException naming what is wrong
      */
     public static Reference decode(MemorySegment m) {
+        return decode(m, null);
+    }
+
+    /**
+     * The reference in {@code m}, checked as {@link #decode(MemorySegment)} checks it; if its strings are exactly
+     * the bytes of {@code known} (a {@link Strings#readable} one; may be null), its lists are {@code known}'s and no
+     * string is made. The result is the same either way: {@code known}'s bytes pass the same checks, and they are
+     * the encoding of its lists, which decode to themselves (a decoded string is well-formed UTF-16).
+     *
+     * @throws IllegalArgumentException naming what is wrong
+     */
+    static Reference decode(MemorySegment m, Strings known) {
         if (m.byteSize() < FIXED) {
             throw new IllegalArgumentException("a shared reference of " + m.byteSize() + " bytes");
         }
@@ -94,6 +140,12 @@ public final class ReferenceDescriptor {
         int ni = m.get(ValueLayout.JAVA_SHORT_UNALIGNED, INTERFACES) & 0xFFFF;
         if (na > MAX_ADDRESSES || ni > MAX_INTERFACES) {
             throw new IllegalArgumentException("a shared reference with " + na + " addresses and " + ni + " interfaces");
+        }
+        if (known != null && known.readable() && na == known.addresses().size() && ni == known.interfaces().size()
+                && m.byteSize() - FIXED == known.bytes().length
+                && MemorySegment.mismatch(m, FIXED, m.byteSize(), MemorySegment.ofArray(known.bytes()), 0,
+                        known.bytes().length) == -1) {
+            return new Reference(owner, id, weight, known.addresses(), known.interfaces());
         }
         long[] at = {FIXED};
         List<String> addresses = strings(m, at, na);

@@ -49,20 +49,36 @@ final class SharedHandler implements InvocationHandler {
         this.space = space;
     }
 
-    /** The hold behind {@code o}, if it is a proxy of another base's object; else null. */
-    static Held heldBy(Object o) {
-        if (o != null && Proxy.isProxyClass(o.getClass()) && Proxy.getInvocationHandler(o) instanceof SharedHandler h) {
-            return h.held;
+    /** Whether a class is a dynamic proxy class ({@link Proxy#isProxyClass}, a look-up in the JDK's tables): once per class. */
+    private static final ClassValue<Boolean> PROXY_CLASSES = new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> c) {
+            return Proxy.isProxyClass(c);
+        }
+    };
+
+    /** The handler of {@code o}, if it is a proxy of another base's object; else null. */
+    static SharedHandler of(Object o) {
+        if (o != null && PROXY_CLASSES.get(o.getClass()) && Proxy.getInvocationHandler(o) instanceof SharedHandler h) {
+            return h;
         }
         return null;
     }
 
+    /** The hold behind {@code o}, if it is a proxy of another base's object; else null. */
+    static Held heldBy(Object o) {
+        SharedHandler h = of(o);
+        return h == null ? null : h.held;
+    }
+
     /** The space of the base holding {@code o}, if it is a proxy; else null. */
     static ObjectSpace spaceOf(Object o) {
-        if (o != null && Proxy.isProxyClass(o.getClass()) && Proxy.getInvocationHandler(o) instanceof SharedHandler h) {
-            return h.space;
-        }
-        return null;
+        SharedHandler h = of(o);
+        return h == null ? null : h.space;
+    }
+
+    ObjectSpace space() {
+        return space;
     }
 
     @Override

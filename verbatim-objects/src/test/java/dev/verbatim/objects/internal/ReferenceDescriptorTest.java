@@ -43,4 +43,43 @@ class ReferenceDescriptorTest {
         byte[] c = encode(new Reference(1, 1, 1, List.of(), List.of("x".repeat(MAX_STRING + 1))));
         assertThrows(IllegalArgumentException.class, () -> decode(MemorySegment.ofArray(c)));
     }
+
+    @Test
+    void aReferenceCarryingTheStringsOfOneHeldAlreadyReadsAsItsOwnBytesWouldAndMakesNoString() {
+        List<String> at = List.of("shm:a", "tcp://h:1");
+        List<String> iface = List.of("x.Counter");
+        Strings known = Strings.of(new java.util.ArrayList<>(at), new java.util.ArrayList<>(iface));
+        assertTrue(known.readable());
+        Reference r = new Reference(9, 4, 1L << 39, at, iface);
+        MemorySegment m = MemorySegment.ofArray(encode(r));
+        Reference fast = decode(m, known);
+        assertEquals(r, fast);
+        assertSame(known.addresses(), fast.addresses(), "the hold's lists, no string made");
+        assertSame(known.interfaces(), fast.interfaces());
+        assertArrayEquals(encode(r), encode(9, 4, 1L << 39, known), "sending with the kept strings writes the same bytes");
+
+        Reference other = new Reference(9, 4, 1, List.of("shm:b", "tcp://h:1"), iface); // same lengths, other bytes
+        Reference slow = decode(MemorySegment.ofArray(encode(other)), known);
+        assertEquals(other, slow);
+        assertNotSame(known.addresses(), slow.addresses());
+        Reference fewer = new Reference(9, 4, 1, List.of("shm:a"), List.of("tcp://h:1", "x.Counter")); // same bytes, other counts
+        assertEquals(fewer, decode(MemorySegment.ofArray(encode(fewer)), known));
+    }
+
+    @Test
+    void stringsThatWouldNotPassTheChecksAreNeverMatchedSoEveryCheckStays() {
+        // a string decoded from 1,024 malformed bytes is 1,024 replacement characters: 3,072 bytes when encoded again
+        Strings grown = Strings.of(List.of("\uFFFD".repeat(MAX_STRING)), List.of());
+        assertFalse(grown.readable());
+        byte[] b = encode(7, 1, 1, grown);
+        assertThrows(IllegalArgumentException.class, () -> decode(MemorySegment.ofArray(b), grown));
+        MemorySegment flags = MemorySegment.ofArray(encode(7, 1, 1, Strings.of(List.of("shm:a"), List.of())));
+        flags.set(ValueLayout.JAVA_INT_UNALIGNED, FLAGS, 1);
+        assertThrows(IllegalArgumentException.class, () -> decode(flags, Strings.of(List.of("shm:a"), List.of())),
+                "the fixed part is checked whatever the strings");
+        MemorySegment longer = MemorySegment.ofArray(java.util.Arrays.copyOf(encode(7, 1, 1, Strings.of(List.of("shm:a"),
+                List.of())), FIXED + 7 + 8));
+        assertThrows(IllegalArgumentException.class, () -> decode(longer, Strings.of(List.of("shm:a"), List.of())),
+                "bytes after the last string");
+    }
 }
