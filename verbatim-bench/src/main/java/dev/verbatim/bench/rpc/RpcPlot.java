@@ -39,7 +39,8 @@ final class RpcPlot {
     private static final Color[] COLORS = {
         new Color(0x7f7f7f), new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c),
         new Color(0xff7f0e), new Color(0x9467bd), new Color(0x8c564b), new Color(0x17becf),
-        new Color(0xe377c2), new Color(0xbcbd22), new Color(0x393b79), new Color(0x000000)}; // 12: every contender its own
+        new Color(0xe377c2), new Color(0xbcbd22), new Color(0x393b79), new Color(0x000000),
+        new Color(0xff9896)}; // 13: every contender its own (the 13th, verbatim-plain, drew in the floor's grey)
 
     /** One bar of a latency panel: a contender, under its name in the panel's medium, and its p50 in ns. */
     record Bar(String name, double p50) {}
