@@ -80,9 +80,14 @@ public final class ObjectsBench {
         }
     }
 
-    /** Quick: 3 rounds, a 100-element list, turns of 40 ms after 15; full: 9 rounds, 1,000 elements, 120 ms after 30. */
+    /**
+     * Quick: 3 rounds, a 100-element list, turns of 40 ms after 15; full: 9 rounds, 1,000 elements, 120 ms after 30.
+     * Before a turn the bases get up to 300 ms (quick) or 600 ms (full) to fall quiet: with 50 ms in quick runs the
+     * four bases' JIT compilers were still taking ~14 s of CPU in the run's first 20 s (2 CPUs), and the shm null
+     * call measured 1.6-22 us from run to run (0.7 us warm and alone).
+     */
     static Plan plan(boolean quick) {
-        Plan p = quick ? new Plan(true, 3, 100, 15, 40, 150, 5_000, 50)
+        Plan p = quick ? new Plan(true, 3, 100, 15, 40, 150, 5_000, 300)
                 : new Plan(false, 9, 1000, 30, 120, 600, 20_000, 600);
         int n = Integer.getInteger(ELEMENTS, p.elements());
         return new Plan(p.quick(), p.rounds(), n, p.warmMillis(), p.measureMillis(), p.firstWarm(), p.firstWarmCalls(),
