@@ -137,6 +137,18 @@ class WireForkTest {
     }
 
     @Test
+    void theTablesCasesAndThePayloadsAreMeasuredInJvmsOfTheirOwn() {
+        // in one JVM the payloads ran on the JIT profile the bytes and list cases left (batch-100 marshal 1.6x slower)
+        List<List<WireCase>> verbatim = WireBench.groups(WireBench.casesOf("verbatim", WireCase.all()));
+        assertEquals(2, verbatim.size(), verbatim.toString());
+        assertTrue(verbatim.get(0).stream().noneMatch(c -> c.kind().payload()), verbatim.get(0).toString());
+        assertEquals(WireCase.payloads(), verbatim.get(1));
+        assertEquals(WireBench.casesOf("verbatim", WireCase.all()).size(), verbatim.get(0).size() + verbatim.get(1).size());
+        // a library measured on the payloads only gets one JVM
+        assertEquals(List.of(WireCase.payloads()), WireBench.groups(WireBench.casesOf("fory-noref", WireCase.all())));
+    }
+
+    @Test
     void childArgumentsRoundTrip() {
         List<WireCase> cases = List.of(WireCase.bytes(10), WireCase.list(100));
         List<String> args = WireChild.args("fory", cases, WireBench.Method.quick(), Duration.ofSeconds(90));
