@@ -523,7 +523,9 @@ public final class TcpConnection extends BaseConnection {
     public boolean notifyWhenReadable(Runnable r) {
         giveBackFreeAreas(); // the receiver goes idle: what a burst committed goes back
         watch.notifyWhenReadable(r);
-        if (reader.hasDataAcquire() || stream.hasBufferedInput() || !isOpen()) {
+        // (a look that changes nothing: this thread need not be the reader, and hasDataAcquire keeps what it saw for the
+        // reader's next read, which another thread's look at another position made it take as a header it never had)
+        if (reader.seemsToHaveData() || stream.hasBufferedInput() || !isOpen()) {
             watch.readable(); // what came before the hook was armed (the hook runs at most once)
         }
         return true;
