@@ -339,7 +339,7 @@ public final class Endpoint {
             return false;
         }
         if (kind < 0) {
-            protocol("a message of " + m.byteSize() + " bytes");
+            protocol("a message of " + m.byteSize() + " bytes that is not one (it starts " + RpcDescriptor.startOf(m) + ")");
             return false;
         }
         try {

@@ -180,6 +180,15 @@ public final class RpcDescriptor {
         }
     }
 
+    /** The first bytes of {@code m} (up to 16) in hex, for the reason a malformed message gives. */
+    static String startOf(MemorySegment m) {
+        StringBuilder b = new StringBuilder();
+        for (long i = 0, n = Math.min(16, m.byteSize()); i < n; i++) {
+            b.append(i == 0 ? "" : " ").append(String.format("%02x", m.get(ValueLayout.JAVA_BYTE, i) & 0xFF));
+        }
+        return b.toString();
+    }
+
     public static int kind(MemorySegment m) {
         return m.get(ValueLayout.JAVA_BYTE, KIND) & 0xFF;
     }
