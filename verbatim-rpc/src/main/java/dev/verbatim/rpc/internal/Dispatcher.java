@@ -391,7 +391,7 @@ final class Dispatcher {
                     if (watchable) {
                         DispatchPool.emptySpinPoll();
                     }
-                    WaitPolicy.pause(endpoint.spinsYield());
+                    WaitPolicy.pause(endpoint.spinsYield() && now - lastMessageAt > WaitPolicy.DISPATCH_BUSY_NANOS);
                 }
                 endSpin(me);
                 sleeping = true; // (before the last look at held calls: a caller that holds one after it wakes us)
