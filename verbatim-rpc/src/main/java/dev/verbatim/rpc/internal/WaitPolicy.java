@@ -88,9 +88,10 @@ final class WaitPolicy {
      * scale/idle-1000: with a thousand connections each called once a second, the measuring connection's p50 went
      * from 10.4-11.9 us unloaded to 16.1-21.8 us loaded; with this, 11.5-14.0 us, 1.18-1.26x). Past it, the
      * dispatcher yields as before, which many callers need (tcp/throughput-1/16/256 without any yield:
-     * 14,106 / 65,716 / 315,874 calls/s against 27,758 / 167,554 / 431,296 with).
+     * 14,106 / 65,716 / 315,874 calls/s against 27,758 / 167,554 / 431,296 with). None on one CPU: there the peer's
+     * threads can only answer while this one yields ({@code OneCpuSpinTest}: 10.7 reads per call with it).
      */
-    static final long DISPATCH_BUSY_NANOS = 30_000;
+    static final long DISPATCH_BUSY_NANOS = SPINNERS > 1 ? 30_000 : 0;
     /** How long the dispatcher sleeps in the transport while asynchronous calls or answers are pending. */
     static final long BUSY_WAIT_NANOS = 100_000_000;
     /**
