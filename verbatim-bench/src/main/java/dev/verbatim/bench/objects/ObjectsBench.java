@@ -37,6 +37,8 @@ import java.util.Map;
  * together. First phase: the calls, the forwarded reference and the hop ({@link ObjectsCase#calls()});
  * then the work per element is fixed at the objects null call over shm ({@link #work}, unless
  * {@code -Dverbatim.bench.objects.work=NANOS}); second phase: the list cases with that work.
+ * {@code -Dverbatim.bench.cases=shm/forward-ref,list/scattered/serial/b2/w0} runs only those cases (and the shm null
+ * call, when a list case needs its work per element), for an A/B of a few.
  *
  * <p>The private directory is deleted and every child is gone when {@link #run} returns. A contender's
  * case that fails is reported and left out; the others go on, and the run exits with code 1.
@@ -171,14 +173,15 @@ public final class ObjectsBench {
             procs.addFirst(p0);
             p0.awaitLine("READY", READY_TIMEOUT);
             Turner turner = new Turner(plan, p0, procs, turns, failures, err);
-            if (!turner.phase(ObjectsCase.calls(), 0)) {
+            Long fixed = Long.getLong(WORK);
+            List<ObjectsCase> lists = selected(ObjectsCase.lists(), false);
+            if (!turner.phase(selected(ObjectsCase.calls(), !lists.isEmpty() && fixed == null), 0)) {
                 return partial(plan, turns, failures, 0, t0, loadBefore);
             }
-            Long fixed = Long.getLong(WORK);
             Run soFar = new Run(plan.quick() ? "quick" : "full", plan.rounds(), plan.elements(), 0, turns, failures, 0, 0, 0);
             work = fixed != null ? fixed : work(soFar.perTurn(ObjectsCase.SHM_CALL_NULL, ObjectsCase.OBJECTS));
             err.printf(Locale.ROOT, "verbatim bench objects: work per element %,d ns%n", work);
-            if (!turner.phase(ObjectsCase.lists(), work)) {
+            if (!turner.phase(lists, work)) {
                 return partial(plan, turns, failures, work, t0, loadBefore);
             }
             for (ChildProcess p : procs) {
@@ -203,6 +206,15 @@ public final class ObjectsBench {
 
     /** The longest work per element the null call can set (a loaded host's null call says little of the call itself). */
     static final long MAX_WORK = 50_000;
+
+    /**
+     * The cases of {@code cases} that {@code -Dverbatim.bench.cases} selects ({@link SuiteArgs#caseSelected}: all when
+     * unset), and {@link ObjectsCase#SHM_CALL_NULL} whenever {@code nullCall} (the lists' work per element is measured
+     * by it).
+     */
+    static List<ObjectsCase> selected(List<ObjectsCase> cases, boolean nullCall) {
+        return cases.stream().filter(c -> SuiteArgs.caseSelected(c.key()) || nullCall && c.equals(ObjectsCase.SHM_CALL_NULL)).toList();
+    }
 
     /**
      * The work per element from the objects null call's turns over shm ({@code p50s}, ns): the fastest
