@@ -1,6 +1,7 @@
 package dev.verbatim.objects.internal;
 
 import dev.verbatim.objects.Shared;
+import dev.verbatim.rpc.internal.NodeAccess;
 
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
@@ -41,6 +42,7 @@ final class BaseServer implements BaseService {
 
     @Override
     public long grant(Shared ref, long caller) {
+        NodeAccess.quietArrival(); // the holder's connection for weight requests (Peers.grants): no spin after each
         return space.grantMore(ref, caller);
     }
 

@@ -92,6 +92,7 @@ final class Peers {
                 for (String a : p.addresses) {
                     try {
                         Endpoint made = NodeAccess.nodes().connectApart(space.node(), a);
+                        made.quiet(); // a request now and then, off every call's path: its readers park, never spin
                         BaseService s = (BaseService) made.lookup(BaseService.NAME, SERVICE, space.options().timeout(),
                                 new Endpoint[] {made});
                         if (s.incarnation() != owner) {
