@@ -57,6 +57,8 @@ final class Peers {
     /** The base at the far end of each connection, made by this base or introduced by the other. */
     private final Map<Endpoint, Peer> byEndpoint = new ConcurrentHashMap<>();
     private final Set<Long> dead = ConcurrentHashMap.newKeySet();
+    /** The peer {@link #know} found last (a peer is never removed from {@code byId}: racy on purpose, a hint). */
+    private volatile Peer lastKnown;
     private final ObjectSpace space;
 
     Peers(ObjectSpace space) {
@@ -129,8 +131,14 @@ final class Peers {
 
     /** The peer {@code id} (found at {@code addresses}), entered if it is new: a base a reference named. */
     Peer know(long id, List<String> addresses) {
-        Peer p = byId.get(id); // (every reference read asks: most name a base known already)
-        return p != null ? p : byId.computeIfAbsent(id, i -> new Peer(i, addresses));
+        Peer p = lastKnown; // (every reference read asks: most name the base the one before named)
+        if (p != null && p.incarnation == id) {
+            return p;
+        }
+        p = byId.get(id);
+        p = p != null ? p : byId.computeIfAbsent(id, i -> new Peer(i, addresses));
+        lastKnown = p;
+        return p;
     }
 
     /** The addresses base {@code id} (known here) listens at. */
