@@ -13,7 +13,7 @@ import java.util.List;
  * happen as the references arrive (a forged one drops the connection before any method here runs); a
  * class name is only looked up among the allowed classes.
  */
-final class BaseServer implements BaseService {
+final class BaseServer implements BaseService, WeightService {
     private final ObjectSpace space;
 
     BaseServer(ObjectSpace space) {

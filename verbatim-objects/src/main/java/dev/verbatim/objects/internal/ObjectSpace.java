@@ -69,7 +69,9 @@ public final class ObjectSpace implements NodeExtension {
         s.node = n;
         s.addresses = n.addresses();
         // its failures are the object layer's own (a class not allowed, a constructor that threw): told in full
-        n.export(BaseService.NAME, BaseService.class, new BaseServer(s), ExportOptions.VIRTUAL_THREADS.withErrorDetails(true));
+        BaseServer server = new BaseServer(s);
+        n.export(BaseService.NAME, BaseService.class, server, ExportOptions.VIRTUAL_THREADS.withErrorDetails(true));
+        n.export(WeightService.NAME, WeightService.class, server, ExportOptions.INLINE.withErrorDetails(true)); // (§3)
         return s;
     }
 

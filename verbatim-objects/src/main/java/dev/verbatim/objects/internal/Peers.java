@@ -29,6 +29,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class Peers {
     private static final RemoteInterface SERVICE = RemoteInterface.of(BaseService.class);
+    private static final RemoteInterface WEIGHT = RemoteInterface.of(WeightService.class);
 
     /** One other base. */
     static final class Peer {
@@ -38,7 +39,7 @@ final class Peers {
         volatile BaseService service;
         /** A connection apart, for weight requests only (see {@link #grants}), and its service; or null. */
         volatile Endpoint apart;
-        volatile BaseService apartService;
+        volatile WeightService apartService;
         /** Why the base is gone for good, or null. */
         volatile String gone;
 
@@ -76,12 +77,12 @@ final class Peers {
     }
 
     /**
-     * The base service of base {@code owner} over a connection of its own, used for nothing but weight
-     * requests ({@code grant}): a holder that ran out while writing a result (under that connection's send
-     * lock) asks over it, so the owner's answer never waits for a send lock another refill holds (two
-     * refills crossing, docs/objects.md §3).
+     * The weight service of base {@code owner} ({@link WeightService}) over a connection of its own, used for nothing
+     * but weight requests ({@code grant}; quiet on both sides, docs/objects.md §3): a holder that ran out while
+     * writing a result (under that connection's send lock) asks over it, so the owner's answer never waits for a
+     * send lock another refill holds (two refills crossing, docs/objects.md §3).
      */
-    BaseService grants(long owner, List<String> addresses) {
+    WeightService grants(long owner, List<String> addresses) {
         Peer p = connect(owner, addresses);
         Endpoint e = p.apart;
         if (e != null && e.isOpen()) {
@@ -95,7 +96,7 @@ final class Peers {
                     try {
                         Endpoint made = NodeAccess.nodes().connectApart(space.node(), a);
                         made.quiet(); // a request now and then, off every call's path: its readers park, never spin
-                        BaseService s = (BaseService) made.lookup(BaseService.NAME, SERVICE, space.options().timeout(),
+                        WeightService s = (WeightService) made.lookup(WeightService.NAME, WEIGHT, space.options().timeout(),
                                 new Endpoint[] {made});
                         if (s.incarnation() != owner) {
                             made.close();
