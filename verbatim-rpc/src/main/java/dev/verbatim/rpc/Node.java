@@ -104,6 +104,15 @@ public final class Node implements AutoCloseable {
                 }
                 return n;
             }
+
+            @Override
+            public long parks(Node node) {
+                long n = 0;
+                for (Endpoint e : node.endpoints) {
+                    n += e.stats().parks();
+                }
+                return n;
+            }
         });
     }
 

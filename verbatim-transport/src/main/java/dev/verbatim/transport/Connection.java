@@ -155,6 +155,15 @@ public interface Connection extends AutoCloseable {
     byte[] receive(Duration timeout);
 
     /**
+     * From now on a receiver waiting in {@link #take} on this side parks at once instead of spinning first
+     * ({@link ConnectionOptions#spinNanos()} no longer applies to receiving here; {@link ConnectionOptions#spinOnly()}
+     * still does): for a connection that carries a message now and then and whose messages need no spin's latency
+     * (a wake-up is enough), so that each one does not cost the receiver a spin of CPU. Any thread; idempotent.
+     */
+    default void receiveWithoutSpin() {
+    }
+
+    /**
      * Ends a {@link #take}/{@link #receive} waiting on another thread at once (it returns {@code null}); if none
      * is waiting, the next one returns {@code null} at once (as {@code Selector.wakeup}). For a receiving thread
      * that sleeps long in {@code take} and must also react to something other than a message, such as a timer

@@ -1,6 +1,7 @@
 package dev.verbatim.objects.internal;
 
 import dev.verbatim.objects.Shared;
+import dev.verbatim.rpc.internal.NodeAccess;
 
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
@@ -12,7 +13,7 @@ import java.util.List;
  * happen as the references arrive (a forged one drops the connection before any method here runs); a
  * class name is only looked up among the allowed classes.
  */
-final class BaseServer implements BaseService {
+final class BaseServer implements BaseService, WeightService {
     private final ObjectSpace space;
 
     BaseServer(ObjectSpace space) {
@@ -41,6 +42,7 @@ final class BaseServer implements BaseService {
 
     @Override
     public long grant(Shared ref, long caller) {
+        NodeAccess.quietArrival(); // the holder's connection for weight requests (Peers.grants): no spin after each
         return space.grantMore(ref, caller);
     }
 

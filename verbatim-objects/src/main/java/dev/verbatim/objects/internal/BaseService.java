@@ -5,7 +5,7 @@ import dev.verbatim.rpc.Remote;
 
 /**
  * What every base exports under {@link #NAME}, as RPC (docs/objects.md §5): the handshake that tells a
- * base's incarnation, weight going home or asked for, a first reference by name, remote construction,
+ * base's incarnation, weight going home (asked for: {@link WeightService}), a first reference by name, remote construction,
  * static calls and copies on the base, and the census after a base dies (§7). The {@code caller} parameters
  * name the calling base's incarnation, for the weights its arguments carry (the ledger, §7). A {@code Shared} parameter or result is a shared reference
  * ({@code T_SHARED}): weights travel inside it.
@@ -25,9 +25,6 @@ public interface BaseService extends Remote {
 
     /** Gives back the weight {@code ref} carries (the reference itself, coming home, does it). */
     void release(Shared ref);
-
-    /** More weight of {@code ref} for a holder that has no more to split (the reference carries none). */
-    long grant(Shared ref, long caller);
 
     /** The object bound under {@code name} on this base, or null. */
     Shared named(String name);

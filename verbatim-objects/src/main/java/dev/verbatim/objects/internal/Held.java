@@ -33,6 +33,18 @@ final class Held {
     private boolean high;
     /** A refill asked ahead of need is under way ({@link #wantsRefill}). */
     private boolean refilling;
+    /**
+     * A split just left this hold below {@link #LOW_WATER} and started a refill ({@code refilling}) that nobody has
+     * asked for yet ({@link #wantsRefill}): volatile, so the splits that leave none to ask for take no lock for it.
+     */
+    private volatile boolean refillDue;
+
+    /**
+     * Whether some hold of this process may have had less than 2 to split at some time (it arrived with 1, or a
+     * split left 1): until then no hold is exhausted, and a call need not look for one among its arguments
+     * ({@link ObjectSpace#refillArguments}). Set for good, never cleared.
+     */
+    private static volatile boolean mayBeExhausted;
 
     /**
      * Weight below which a hold that had more asks its owner for another grant ahead of need, on a thread of its
@@ -51,6 +63,27 @@ final class Held {
         this.bindings = new Binding[types.length];
         this.weight = r.weight();
         this.high = weight >= LOW_WATER;
+        lowered();
+    }
+
+    /** Whether any hold of this process may have been exhausted at some time ({@link #mayBeExhausted}). */
+    static boolean mayBeExhausted() {
+        return mayBeExhausted;
+    }
+
+    /**
+     * The weight went down (or was set): notes a hold with less than 2, and whether to ask the owner for more ahead of
+     * need (this hold had {@link #LOW_WATER} or more, has less now, and no such refill is under way). Under the monitor
+     * (or in the constructor).
+     */
+    private void lowered() {
+        if (weight < 2 && !mayBeExhausted) {
+            mayBeExhausted = true;
+        }
+        if (high && !refilling && !released && weight < LOW_WATER) {
+            refilling = true;
+            refillDue = true;
+        }
     }
 
     /**
@@ -76,12 +109,17 @@ final class Held {
      * Whether to ask the owner for more weight now, ahead of need: this hold had {@link #LOW_WATER} or more, has
      * less now, and no such refill is under way (then one is, until {@link #refilled}).
      */
-    synchronized boolean wantsRefill() {
-        if (!high || refilling || released || weight >= LOW_WATER) {
+    boolean wantsRefill() {
+        if (!refillDue) {
             return false;
         }
-        refilling = true;
-        return true;
+        synchronized (this) {
+            if (!refillDue) {
+                return false; // (another thread asks)
+            }
+            refillDue = false;
+            return true;
+        }
     }
 
     /** The refill {@link #wantsRefill} started is over (granted or failed). */
@@ -96,6 +134,7 @@ final class Held {
         }
         long half = weight >>> 1;
         weight -= half;
+        lowered();
         return half;
     }
 
@@ -103,6 +142,7 @@ final class Held {
     synchronized long splitHome() {
         long half = weight >>> 1;
         weight -= half;
+        lowered();
         return half;
     }
 

@@ -31,6 +31,12 @@ final class HeldObjects {
     }
 
     private final Map<Key, Entry> proxies = new HashMap<>();
+    /**
+     * The entry {@link #entry} found or made last (written under this object's monitor; cleared when that entry goes
+     * or is replaced): most arrivals name the object the one before named. {@link #strings} reads it without the
+     * monitor, as a hint (its hold's fields are final).
+     */
+    private volatile Entry last;
     private final ObjectSpace space;
 
     HeldObjects(ObjectSpace space) {
@@ -45,9 +51,8 @@ final class HeldObjects {
      *         weight overflows
      */
     Object resolve(Reference r, Class<?> declared) {
-        Key k = new Key(r.owner(), r.id());
         synchronized (this) {
-            Entry ref = proxies.get(k);
+            Entry ref = entry(r.owner(), r.id());
             Object p = ref == null ? null : ref.get();
             if (p != null) {
                 if (!declared.isInstance(p)) {
@@ -62,10 +67,26 @@ final class HeldObjects {
             Held h = new Held(r, types);
             ClassLoader loader = types[0].getClassLoader();
             p = Proxy.newProxyInstance(loader == null ? space.loader() : loader, types, new SharedHandler(h, space));
-            proxies.put(k, new Entry(p, h));
+            Key k = new Key(r.owner(), r.id());
+            Entry e = new Entry(p, h);
+            proxies.put(k, e);
+            last = e;
             CLEANER.register(p, () -> drop(k, h));
             return p;
         }
+    }
+
+    /** The entry of object {@code id} of {@code owner}, or null. Under this object's monitor. */
+    private Entry entry(long owner, int id) {
+        Entry e = last;
+        if (e != null && e.held.owner == owner && e.held.id == id) {
+            return e;
+        }
+        e = proxies.get(new Key(owner, id));
+        if (e != null) {
+            last = e;
+        }
+        return e;
     }
 
     /**
@@ -74,11 +95,15 @@ final class HeldObjects {
      * ReferenceDescriptor.Strings)}).
      */
     ReferenceDescriptor.Strings strings(long owner, int id) {
-        Entry ref;
-        synchronized (this) {
-            ref = proxies.get(new Key(owner, id));
+        // (only a hint: strings that are not the arriving bytes are not used, and a hold's strings are its object's
+        // whether or not its proxy is still there, so the entry found last is read without the monitor)
+        Entry ref = last;
+        if (ref == null || ref.held.owner != owner || ref.held.id != id) {
+            synchronized (this) {
+                ref = entry(owner, id);
+            }
         }
-        return ref == null ? null : ref.held.strings; // (its proxy may be gone: the strings are still the object's)
+        return ref == null ? null : ref.held.strings;
     }
 
     /** Releases {@code h} (its proxy was released, or died): its entry goes if it is still the one, its weight home. */
@@ -93,6 +118,9 @@ final class HeldObjects {
             Entry ref = proxies.get(k);
             if (ref != null && (ref.get() == null || ref.held == h)) {
                 proxies.remove(k);
+                if (last == ref) {
+                    last = null;
+                }
             }
         }
         if (w > 0) {

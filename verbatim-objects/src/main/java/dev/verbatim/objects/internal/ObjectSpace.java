@@ -69,7 +69,9 @@ public final class ObjectSpace implements NodeExtension {
         s.node = n;
         s.addresses = n.addresses();
         // its failures are the object layer's own (a class not allowed, a constructor that threw): told in full
-        n.export(BaseService.NAME, BaseService.class, new BaseServer(s), ExportOptions.VIRTUAL_THREADS.withErrorDetails(true));
+        BaseServer server = new BaseServer(s);
+        n.export(BaseService.NAME, BaseService.class, server, ExportOptions.VIRTUAL_THREADS.withErrorDetails(true));
+        n.export(WeightService.NAME, WeightService.class, server, ExportOptions.INLINE.withErrorDetails(true)); // (§3)
         return s;
     }
 
@@ -424,6 +426,9 @@ public final class ObjectSpace implements NodeExtension {
 
     /** Refills, before a call is sent, any argument that is a proxy with too little weight to split. */
     void refillArguments(Object[] args) {
+        if (!Held.mayBeExhausted()) {
+            return; // no hold ever had less than 2: none needs a refill (and no argument's handler is looked up)
+        }
         for (Object a : args) {
             Held h = SharedHandler.heldBy(a);
             if (h != null && h.exhausted()) {

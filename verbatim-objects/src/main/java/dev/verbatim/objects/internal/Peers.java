@@ -29,6 +29,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class Peers {
     private static final RemoteInterface SERVICE = RemoteInterface.of(BaseService.class);
+    private static final RemoteInterface WEIGHT = RemoteInterface.of(WeightService.class);
 
     /** One other base. */
     static final class Peer {
@@ -38,7 +39,7 @@ final class Peers {
         volatile BaseService service;
         /** A connection apart, for weight requests only (see {@link #grants}), and its service; or null. */
         volatile Endpoint apart;
-        volatile BaseService apartService;
+        volatile WeightService apartService;
         /** Why the base is gone for good, or null. */
         volatile String gone;
 
@@ -57,6 +58,8 @@ final class Peers {
     /** The base at the far end of each connection, made by this base or introduced by the other. */
     private final Map<Endpoint, Peer> byEndpoint = new ConcurrentHashMap<>();
     private final Set<Long> dead = ConcurrentHashMap.newKeySet();
+    /** The peer {@link #know} found last (a peer is never removed from {@code byId}: racy on purpose, a hint). */
+    private volatile Peer lastKnown;
     private final ObjectSpace space;
 
     Peers(ObjectSpace space) {
@@ -74,12 +77,12 @@ final class Peers {
     }
 
     /**
-     * The base service of base {@code owner} over a connection of its own, used for nothing but weight
-     * requests ({@code grant}): a holder that ran out while writing a result (under that connection's send
-     * lock) asks over it, so the owner's answer never waits for a send lock another refill holds (two
-     * refills crossing, docs/objects.md §3).
+     * The weight service of base {@code owner} ({@link WeightService}) over a connection of its own, used for nothing
+     * but weight requests ({@code grant}; quiet on both sides, docs/objects.md §3): a holder that ran out while
+     * writing a result (under that connection's send lock) asks over it, so the owner's answer never waits for a
+     * send lock another refill holds (two refills crossing, docs/objects.md §3).
      */
-    BaseService grants(long owner, List<String> addresses) {
+    WeightService grants(long owner, List<String> addresses) {
         Peer p = connect(owner, addresses);
         Endpoint e = p.apart;
         if (e != null && e.isOpen()) {
@@ -92,7 +95,8 @@ final class Peers {
                 for (String a : p.addresses) {
                     try {
                         Endpoint made = NodeAccess.nodes().connectApart(space.node(), a);
-                        BaseService s = (BaseService) made.lookup(BaseService.NAME, SERVICE, space.options().timeout(),
+                        made.quiet(); // a request now and then, off every call's path: its readers park, never spin
+                        WeightService s = (WeightService) made.lookup(WeightService.NAME, WEIGHT, space.options().timeout(),
                                 new Endpoint[] {made});
                         if (s.incarnation() != owner) {
                             made.close();
@@ -128,8 +132,14 @@ final class Peers {
 
     /** The peer {@code id} (found at {@code addresses}), entered if it is new: a base a reference named. */
     Peer know(long id, List<String> addresses) {
-        Peer p = byId.get(id); // (every reference read asks: most name a base known already)
-        return p != null ? p : byId.computeIfAbsent(id, i -> new Peer(i, addresses));
+        Peer p = lastKnown; // (every reference read asks: most name the base the one before named)
+        if (p != null && p.incarnation == id) {
+            return p;
+        }
+        p = byId.get(id);
+        p = p != null ? p : byId.computeIfAbsent(id, i -> new Peer(i, addresses));
+        lastKnown = p;
+        return p;
     }
 
     /** The addresses base {@code id} (known here) listens at. */

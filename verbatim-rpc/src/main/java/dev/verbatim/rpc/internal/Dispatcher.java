@@ -350,7 +350,10 @@ final class Dispatcher {
                 // A watched run with nothing pending spins only in one of the process's spin slots: runs that cannot
                 // have one end idle (a thousand connections each spinning after its message would take every core
                 // from the calls).
-                long spinUntil = System.nanoTime() + (lastWaitEmpty ? 0 : WaitPolicy.DISPATCH_SPIN_NANOS);
+                // (a quiet endpoint's dispatcher never spins: it reads what came, then sleeps, WaitPolicy#quiet)
+                boolean quiet = leader.policy().isQuiet();
+                long spin = quiet ? 0 : WaitPolicy.DISPATCH_SPIN_NANOS;
+                long spinUntil = System.nanoTime() + (lastWaitEmpty ? 0 : spin);
                 int n = 0;
                 boolean spun = false; // an empty poll since the last message: a message now was caught by spinning
                 boolean noSlot = false;
@@ -366,7 +369,7 @@ final class Dispatcher {
                         endSpin(me); // (taken again at the next empty poll: a slot is for waiting, not for work)
                         messageAt(now, spun);
                         spun = false;
-                        spinUntil = now + WaitPolicy.DISPATCH_SPIN_NANOS;
+                        spinUntil = now + spin;
                         if (now - nextExpiry >= 0) {
                             break; // now and then, time out asynchronous calls
                         }
@@ -396,7 +399,7 @@ final class Dispatcher {
                 endSpin(me);
                 sleeping = true; // (before the last look at held calls: a caller that holds one after it wakes us)
                 callsHeldSeen = sender.flushCalls(true, callsHeldSeen);
-                if (n == 0 && watchable && (spinMisses >= WaitPolicy.SPIN_MISSES_TO_END || noSlot) && queued.isEmpty()
+                if (n == 0 && watchable && (spinMisses >= WaitPolicy.SPIN_MISSES_TO_END || noSlot || quiet) && queued.isEmpty()
                         && calls.mapEmpty() && outbox.count() == 0 && !calls.callersWait()) {
                     // messages come further apart than a spin: waiting on (a spin in the transport, a sleep) would
                     // cost this connection CPU per message and a thread meanwhile; the transport calls when the next comes

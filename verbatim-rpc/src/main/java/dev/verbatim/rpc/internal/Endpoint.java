@@ -108,6 +108,16 @@ public final class Endpoint {
         return description;
     }
 
+    /**
+     * From now on nobody who reads this connection spins ({@link WaitPolicy}: the dispatcher, a waiting caller, the
+     * transport's take): for a connection that carries a message now and then, on nobody's latency path (the object
+     * layer's weight requests), where a wake-up per message is cheaper than a spin per message. Idempotent.
+     */
+    public void quiet() {
+        leader.policy().quiet();
+        connection.receiveWithoutSpin();
+    }
+
     public boolean isOpen() {
         return !closed;
     }

@@ -31,6 +31,9 @@ public final class NodeAccess {
 
         /** Messages {@code node} received over its connections open now. */
         long messagesReceived(Node node);
+
+        /** How often a thread waiting on one of {@code node}'s connections open now parked (for tests that count them). */
+        long parks(Node node);
     }
 
     /**
@@ -40,6 +43,18 @@ public final class NodeAccess {
      */
     public static void watch(Endpoint e) {
         e.dispatcher().ensureStarted();
+    }
+
+    /**
+     * Makes the connection the calling thread's innermost incoming call arrived over {@linkplain Endpoint#quiet quiet}
+     * (nothing if the thread runs no incoming call): a base serving a weight request learns so which of its
+     * connections carries nothing else.
+     */
+    public static void quietArrival() {
+        Endpoint e = CallContext.current().arrivedOver;
+        if (e != null) {
+            e.quiet();
+        }
     }
 
     private static volatile Nodes nodes;

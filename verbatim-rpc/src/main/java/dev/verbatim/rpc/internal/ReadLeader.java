@@ -331,8 +331,9 @@ final class ReadLeader {
                     }
                     continue;
                 }
-                if (spins == 0 && WaitPolicy.crowded(calls.waitingCallers())) {
-                    spins = WaitPolicy.SPIN_POLLS; // more waiting callers than CPUs: spinning would only slow the leader
+                if (spins == 0 && (policy.isQuiet() || WaitPolicy.crowded(calls.waitingCallers()))) {
+                    // more waiting callers than CPUs (spinning would only slow the leader), or a quiet endpoint: park
+                    spins = WaitPolicy.SPIN_POLLS;
                     spinUntil = System.nanoTime();
                 }
                 if (++spins < WaitPolicy.SPIN_POLLS) {
@@ -432,6 +433,7 @@ final class ReadLeader {
         long spinUntil = 0;
         boolean spunOut = false;
         boolean yields = endpoint.spinsYield();
+        boolean quiet = policy.isQuiet(); // (no spin: after one empty look the transport parks it, WaitPolicy#quiet)
         Outbox outbox = endpoint.sender().outbox();
         while (!p.isDone() && !p.hasTasks && !recvLock.hasQueuedThreads()) {
             if (Thread.currentThread().isInterrupted()) {
@@ -464,7 +466,7 @@ final class ReadLeader {
                 }
                 return;
             }
-            if (spins < WaitPolicy.SPIN_POLLS) {
+            if (spins < WaitPolicy.SPIN_POLLS && !quiet) {
                 if (yields && overdue(p, until)) {
                     return;
                 }
@@ -473,7 +475,7 @@ final class ReadLeader {
             }
             long now = System.nanoTime();
             if (spinUntil == 0) {
-                spinUntil = now + policy.leadSpinNanos();
+                spinUntil = quiet ? now : now + policy.leadSpinNanos();
             }
             long deadline = p.deadline();
             if (now - deadline >= 0) {
@@ -490,7 +492,7 @@ final class ReadLeader {
                 WaitPolicy.pause(endpoint.spinsYield());
                 continue;
             }
-            if (!spunOut) { // the peer is slow to answer (busy, or asleep): spin less next time
+            if (!spunOut && !quiet) { // the peer is slow to answer (busy, or asleep): spin less next time
                 spunOut = true;
                 policy.spunOut();
             }

@@ -145,6 +145,24 @@ final class WaitPolicy {
     /** How long {@code close} waits for the dispatcher's run to end. */
     static final long CLOSE_JOIN_MILLIS = 2000;
 
+    /**
+     * Nobody reading the endpoint spins ({@link Endpoint#quiet}): the dispatcher sleeps in the transport once it
+     * read what came, a leading caller lets the transport park it after one look, and the transport parks at once.
+     * An idle shm dispatcher otherwise spins {@link #DISPATCH_SPIN_NANOS} plus the connection's spin after each
+     * message (1.2 ms of CPU with the objects suite's settings): on a connection used now and then by work that
+     * need not be quick (the object layer's weight requests, every ~24 forwards of a reference), that was a third
+     * spinning thread on two CPUs while the forwards ran.
+     */
+    private volatile boolean quiet;
+
+    void quiet() {
+        quiet = true;
+    }
+
+    boolean isQuiet() {
+        return quiet;
+    }
+
     /** How long a guest reads after anything last arrived ({@link #GUEST_SPIN_NANOS}; tests make it longer). */
     private volatile long guestSpinNanos = GUEST_SPIN_NANOS;
 

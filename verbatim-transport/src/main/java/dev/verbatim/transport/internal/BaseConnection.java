@@ -36,6 +36,8 @@ public abstract class BaseConnection implements Connection {
     private static final long RECEIVE_PARK_SLICE_NANOS = 1_000_000_000L;
     /** The last {@link #take} found nothing before its deadline, and nothing was received since (receiving thread only). */
     private boolean receiverIdle;
+    /** A receiver waiting in {@link #take} parks at once, never spins ({@link #receiveWithoutSpin}). */
+    private volatile boolean receiveWithoutSpin;
     /** {@link #wakeup()} was called and no {@link #take} has returned for it yet. */
     private volatile boolean wakeupPending;
 
@@ -470,8 +472,10 @@ public abstract class BaseConnection implements Connection {
         // a receiver spins for spinNanos after it last received, not at the start of every wait: once a wait
         // ended with nothing, the next one parks at once (a thread that takes with a timeout in a loop, such as
         // an RPC dispatcher, would otherwise spin spinNanos per timeout on an idle connection)
-        long spin = receiverIdle ? 0 : options.spinNanos();
-        for (int i = receiverIdle ? 0 : 1; ; i++) {
+        // (a connection whose receiver never spins parks at once too: receiveWithoutSpin)
+        boolean parkAtOnce = receiverIdle || receiveWithoutSpin;
+        long spin = parkAtOnce ? 0 : options.spinNanos();
+        for (int i = parkAtOnce ? 0 : 1; ; i++) {
             d = poll();
             if (d != null) {
                 return d;
@@ -500,6 +504,11 @@ public abstract class BaseConnection implements Connection {
             }
             Thread.onSpinWait();
         }
+    }
+
+    @Override
+    public void receiveWithoutSpin() {
+        receiveWithoutSpin = true;
     }
 
     @Override

@@ -1,0 +1,52 @@
+package dev.verbatim.objects.internal;
+
+import dev.verbatim.objects.BaseOptions;
+import dev.verbatim.objects.Fixtures;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * One proxy per object per base (docs/objects.md §1), with the look-up of the object arriving last remembered
+ * ({@link HeldObjects}): a reference arriving again finds its proxy and adds its weight; once the proxy is released,
+ * the next arrival makes a new proxy, and the arrivals after it find that one, never the released one.
+ */
+@Timeout(60)
+class HeldObjectsTest {
+    private static final long OWNER = 0x5eed0bL;
+
+    private static MemorySegment reference(int id, long weight) {
+        return MemorySegment.ofArray(ReferenceDescriptor.encode(new Reference(OWNER, id, weight,
+                List.of("shm:held-objects-nowhere-" + ProcessHandle.current().pid()),
+                List.of(Fixtures.Counter.class.getName()))));
+    }
+
+    @Test
+    void arrivalsFindTheOneProxyUntilItIsReleasedThenTheNewOne() {
+        ObjectSpace s = ObjectSpace.listen(BaseOptions.DEFAULT, "shm:held-objects-" + ProcessHandle.current().pid());
+        try {
+            Object p1 = s.decode(reference(1, 8), Fixtures.Counter.class, 0L);
+            Object q = s.decode(reference(2, 4), Fixtures.Counter.class, 0L); // another object between two arrivals
+            assertSame(p1, s.decode(reference(1, 8), Fixtures.Counter.class, 0L));
+            assertEquals(16, ObjectSpace.weightHeld(p1));
+            assertSame(q, s.decode(reference(2, 4), Fixtures.Counter.class, 0L));
+            assertEquals(2, s.heldCount());
+
+            s.release(p1); // (its weight goes to an owner nobody can reach: dropped quietly)
+            assertEquals(1, s.heldCount());
+            Object p2 = s.decode(reference(1, 2), Fixtures.Counter.class, 0L);
+            assertNotSame(p1, p2, "a released proxy is not used again");
+            assertSame(p2, s.decode(reference(1, 2), Fixtures.Counter.class, 0L));
+            assertEquals(4, ObjectSpace.weightHeld(p2));
+            assertEquals(0, ObjectSpace.weightHeld(p1));
+            assertSame(q, s.decode(reference(2, 4), Fixtures.Counter.class, 0L));
+            assertEquals(2, s.heldCount());
+        } finally {
+            s.close();
+        }
+    }
+}
