@@ -470,7 +470,7 @@ final class ReadLeader {
                 if (yields && overdue(p, until)) {
                     return;
                 }
-                WaitPolicy.pause(yields);
+                WaitPolicy.pause(yields && spins > WaitPolicy.LEAD_BUSY_POLLS);
                 continue;
             }
             long now = System.nanoTime();

@@ -92,6 +92,15 @@ final class WaitPolicy {
      * threads can only answer while this one yields ({@code OneCpuSpinTest}: 10.7 reads per call with it).
      */
     static final long DISPATCH_BUSY_NANOS = SPINNERS > 1 ? 30_000 : 0;
+    /**
+     * How many empty polls a leading caller on a connection whose spinners yield (tcp) makes before it starts
+     * yielding between them: its reply, a round trip away, usually comes within them, and a yield then handed the
+     * CPU to whatever else was runnable, even a process at nice 19 (bench rpc, scale/idle-1000, quiet host, three
+     * windows a side: 1.02x, 1.02x, 1.10x with it against 1.08-1.22x and one 2.77x run without; tcp/throughput-1/16/256
+     * in adjacent runs 26,129 / 136,798 / 611,196 calls/s with it, 24,908 / 132,127 / 525,850 without). None on one
+     * CPU, as for the dispatcher ({@link #DISPATCH_BUSY_NANOS}).
+     */
+    static final int LEAD_BUSY_POLLS = SPINNERS > 1 ? 32 : 0;
     /** How long the dispatcher sleeps in the transport while asynchronous calls or answers are pending. */
     static final long BUSY_WAIT_NANOS = 100_000_000;
     /**
