@@ -28,7 +28,8 @@ import static dev.verbatim.rpc.internal.RpcDescriptor.*;
  *   <li>{@link CallEncoder} and {@link ValueDecoder}: values on the wire; {@link ExceptionRebuilder}:
  *       exceptions across it;</li>
  *   <li>{@link ExportedObjects} and {@link ImportedObjects}: the reference tables;</li>
- *   <li>{@link IncomingCalls}: the peer's calls and lookups, run with a {@link CallContext};</li>
+ *   <li>{@link IncomingCalls}: the peer's calls and lookups, run with a {@link CallContext};
+ *       {@link IncomingReplies}: the peer's answers to ours;</li>
  *   <li>{@link WaitPolicy}: how all of them spin and park.</li>
  * </ul>
  *
@@ -61,6 +62,7 @@ public final class Endpoint {
     private final ReadLeader leader;
     private final Dispatcher dispatcher;
     private final IncomingCalls incoming;
+    private final IncomingReplies replies;
     private final DeliveryHandler handler = this::onDelivery;
 
     private volatile boolean closed;
@@ -96,6 +98,7 @@ public final class Endpoint {
         this.incoming = new IncomingCalls(this, exports, grants, exported, calls, leader, sender,
                 new ValueDecoder(exports, grants, exported, imported, this, extension, streams,
                         WireLimits.forPeers(connection.options().peerRecordsOnly())), extension, chains);
+        this.replies = new IncomingReplies(this, calls, incoming.decoder());
         this.chainSalt = chains == null ? ChainDirectory.randomSalt() : chains.register(this);
     }
 
@@ -357,7 +360,7 @@ public final class Endpoint {
                 case CALL -> {
                     return incoming.onCall(d, m, owned);
                 }
-                case REPLY, THROWN, FAIL, LOOKUP_OK, LOOKUP_FAIL -> reply(d, m, kind);
+                case REPLY, THROWN, FAIL, LOOKUP_OK, LOOKUP_FAIL -> replies.onReply(d, m, kind);
                 case LOOKUP -> incoming.onLookup(m);
                 case RELEASE -> exported.release(target(m), callId(m));
                 case CANCEL -> incoming.cancel(callId(m));
@@ -380,88 +383,6 @@ public final class Endpoint {
 
     void protocol(String what) {
         closeWith("the peer sent " + what);
-    }
-
-    /**
-     * An answer to one of our calls or lookups: completes it. It is checked against what it answers (a
-     * lookup takes {@code LOOKUP_OK} or {@code LOOKUP_FAIL}; a call {@code REPLY}, with as many values as
-     * its result takes and of its type, {@code THROWN} or {@code FAIL}, with a known reason): anything else
-     * fails the call with {@code PROTOCOL} and drops the connection (a peer that answers wrongly cannot be
-     * trusted with the calls that follow).
-     */
-    private void reply(Delivery d, MemorySegment m, int kind) {
-        PendingCall p = calls.take(callId(m));
-        if (p == null) {
-            if (kind == REPLY) {
-                releaseUnread(m, REPLY_HEADER); // timed out or cancelled: dropped, and what it refers to given back
-            }
-            return;
-        }
-        p.answered = true; // before the completion that publishes it: see PendingCall.answered
-        RemoteInterface.MethodInfo mi = p.method;
-        String malformed = null;
-        try {
-            if (mi == null ? kind != LOOKUP_OK && kind != LOOKUP_FAIL : kind == LOOKUP_OK || kind == LOOKUP_FAIL) {
-                throw new IllegalArgumentException("a message of kind " + kind + " answering "
-                        + (mi == null ? "a lookup" : "a call of " + mi.signature));
-            }
-            switch (kind) {
-                case REPLY -> {
-                    int count = count(m);
-                    if (count != mi.replyValues) {
-                        throw new IllegalArgumentException("a reply of " + count + " values to " + mi.signature);
-                    }
-                    try {
-                        p.complete(count == 0 ? null : incoming.decoder().read(d, m, REPLY_HEADER, mi.result));
-                    } catch (RemoteException over) { // a streamed result beyond this side's limit: the call fails, typed
-                        if (over.reason() != Reason.OVERLOADED) {
-                            throw over;
-                        }
-                        p.completeExceptionally(over);
-                    }
-                }
-                case LOOKUP_OK -> p.complete(new int[] {target(m)}); // the export id
-                case THROWN -> {
-                    Throwable t = ExceptionRebuilder.rebuild(m, mi);
-                    if (t instanceof RemoteException r && r.reason() == Reason.PROTOCOL) {
-                        throw new IllegalArgumentException(r.getMessage());
-                    }
-                    p.completeExceptionally(t);
-                }
-                case FAIL, LOOKUP_FAIL -> {
-                    int code = flags(m);
-                    Reason reason = Reason.ofCode(code);
-                    String message = ValueDecoder.string(m, HEADER);
-                    if (reason == null) {
-                        throw new IllegalArgumentException("an unknown reason code " + code + " ("
-                                + ExceptionRebuilder.clip(message) + ")");
-                    }
-                    if (kind == LOOKUP_FAIL && reason == Reason.INCOMPATIBLE && p.lookingUp != null && count(m) == 2) {
-                        message += "; missing: " + missing(m, checkValue(m, HEADER), p.lookingUp);
-                    }
-                    p.completeExceptionally(new RemoteException(reason, message));
-                }
-                default -> { }
-            }
-        } catch (RuntimeException e) {
-            malformed = e instanceof RemoteException r ? r.getMessage() : String.valueOf(e.getMessage());
-            p.completeExceptionally(new RemoteException(Reason.PROTOCOL, "a malformed reply: " + malformed, e));
-        }
-        p.wake();
-        if (malformed != null) {
-            protocol("a malformed reply: " + malformed);
-        }
-    }
-
-    /** The client's own signatures of the method ids the server reported missing. */
-    private static String missing(MemorySegment m, long at, RemoteInterface ri) {
-        long[] ids = ValueDecoder.longs(m, at);
-        StringBuilder b = new StringBuilder();
-        for (long id : ids) {
-            RemoteInterface.MethodInfo mi = ri.byId(id);
-            b.append(b.isEmpty() ? "" : ", ").append(mi == null ? String.format("%016x", id) : mi.signature);
-        }
-        return b.toString();
     }
 
     /**
