@@ -98,22 +98,23 @@ public final class Node implements AutoCloseable {
 
             @Override
             public long messagesReceived(Node node) {
-                long n = 0;
-                for (Endpoint e : node.endpoints) {
-                    n += e.stats().messagesReceived();
-                }
-                return n;
+                return node.sumOfStats(dev.verbatim.transport.ConnectionStats::messagesReceived);
             }
 
             @Override
             public long parks(Node node) {
-                long n = 0;
-                for (Endpoint e : node.endpoints) {
-                    n += e.stats().parks();
-                }
-                return n;
+                return node.sumOfStats(dev.verbatim.transport.ConnectionStats::parks);
             }
         });
+    }
+
+    /** {@code stat} summed over this node's connections open now (tests). */
+    private long sumOfStats(java.util.function.ToLongFunction<dev.verbatim.transport.ConnectionStats> stat) {
+        long n = 0;
+        for (Endpoint e : endpoints) {
+            n += stat.applyAsLong(e.stats());
+        }
+        return n;
     }
 
     private Node(ConnectionOptions options, int connectionsPerAddress) {
