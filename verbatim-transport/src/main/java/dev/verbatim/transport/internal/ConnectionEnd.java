@@ -84,7 +84,7 @@ final class ConnectionEnd {
     /** Throws what ended the connection, if this side closed it or the protocol failed (the cause rather than the close). */
     void throwIfClosedOrFailed() {
         if (protocolFailure != null) { // the cause of the close, rather than the close
-            throw new TransportException(Reason.PROTOCOL, description + ": " + protocolFailure);
+            throw protocolException();
         }
         if (closed) {
             throw closedException();
@@ -113,9 +113,20 @@ final class ConnectionEnd {
                         + (peerReason == null ? "" : " (" + peerReason + ")"));
     }
 
-    /** An {@link IllegalStateException} from memory unmapped by a concurrent close becomes {@code CLOSED}. */
+    /**
+     * An {@link IllegalStateException} from memory unmapped by a concurrent close becomes what ended the connection:
+     * {@code PROTOCOL} if a protocol failure closed it (another thread's pump found it: the heartbeat's), else
+     * {@code CLOSED}.
+     */
     RuntimeException closedOr(IllegalStateException e) {
-        return closed ? closedException() : e;
+        if (!closed) {
+            return e;
+        }
+        return protocolFailure != null ? protocolException() : closedException();
+    }
+
+    private TransportException protocolException() {
+        return new TransportException(Reason.PROTOCOL, description + ": " + protocolFailure);
     }
 
     private TransportException closedException() {
