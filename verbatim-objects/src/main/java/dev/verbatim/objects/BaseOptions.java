@@ -10,7 +10,9 @@ import java.time.Duration;
  *
  * @param grant          the weight a base gives each reference to one of its objects that it sends
  *                       (docs/objects.md §3): a holder can split it {@code log2(grant)} times before it
- *                       must ask for more; at least 2
+ *                       must ask for more; at least 2 and at most 2^44 (a holder sends home what it holds
+ *                       above 2^47, so that an owner's count of each object's weight, at most 2^63 - 1, does
+ *                       not fill up however often it sends the object: docs/objects.md §3)
  * @param virtualThreads run calls to this base's shared objects on virtual threads of their own (for
  *                       methods that block) instead of inline on the connection's dispatcher; such calls
  *                       that wait for other bases hold a carrier thread while they wait (RPC's waiting),
@@ -27,9 +29,12 @@ public record BaseOptions(long grant, boolean virtualThreads, Duration timeout, 
     public static final BaseOptions DEFAULT = new BaseOptions(1L << 40, false, Node.DEFAULT_TIMEOUT, Node.DEFAULT_OPTIONS,
             Duration.ofSeconds(1));
 
+    /** The largest grant: 2^44 (see {@code grant}). */
+    public static final long MAX_GRANT = 1L << 44;
+
     public BaseOptions {
-        if (grant < 2) {
-            throw new IllegalArgumentException("a grant must be at least 2, not " + grant);
+        if (grant < 2 || grant > MAX_GRANT) {
+            throw new IllegalArgumentException("a grant must be at least 2 and at most 2^44, not " + grant);
         }
         if (censusDelay.isNegative()) {
             throw new IllegalArgumentException("a negative census delay: " + censusDelay);

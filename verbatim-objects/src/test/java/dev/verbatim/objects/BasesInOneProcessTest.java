@@ -282,6 +282,40 @@ class BasesInOneProcessTest {
         assertEquals(b.outstandingWeight(cell), Base.heldWeight(ref) + atC.storedWeight(), "all weight is accounted for");
     }
 
+    /**
+     * Every reference an owner sends carries a fresh grant (2^40), and a holder adds each to its one proxy: a
+     * holder that receives one object again and again (a getter called in a loop) would hold 2^23 grants after
+     * ~8 million calls, where the owner's count of weight outstanding (at most 2^63 - 1) is full and every
+     * further send of the object fails (ARGUMENT). A hold above 2^47 sends all but 2^46 home instead
+     * ({@code Held.HIGH_WATER}), so what a holder holds, and what the owner counts, stays bounded.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void aHolderThatReceivesOneObjectAgainAndAgainSendsTheExcessWeightHomeSoTheOwnersCountStaysBounded(String transport)
+            throws InterruptedException {
+        Base a = base(transport);
+        Base b = base(transport);
+        Cell cell = new Cell(0);
+        Store atB = new Store();
+        atB.put(cell);
+        b.bind("store", atB);
+        Registry store = a.lookup(b.addresses().getFirst(), "store", Registry.class);
+        Counter first = store.get();
+        for (int i = 0; i < 1_000; i++) { // 1,000 grants of 2^40: 2^49.97 if none went home
+            assertSame(first, store.get(), "one proxy");
+        }
+        assertTrue(Base.heldWeight(first) <= 1L << 47, "a holds " + Base.heldWeight(first));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (b.outstandingWeight(cell) != Base.heldWeight(first) && System.nanoTime() < deadline) {
+            Thread.sleep(1); // (the excess goes home in a message of its own)
+        }
+        assertEquals(Base.heldWeight(first), b.outstandingWeight(cell), "all weight is accounted for");
+        assertTrue(b.outstandingWeight(cell) <= 1L << 47, "b counts " + b.outstandingWeight(cell));
+        assertEquals(1, first.add(1), "the proxy still works");
+        Base.release(first);
+        assertEquals(0, b.outstandingWeight(cell), "all of it came home");
+    }
+
     @Test
     void aHolderThatReturnsAnExhaustedReferenceAsAResultGetsMoreWeightFromTheOwnerFirst() {
         Base a = base("shm");

@@ -13,7 +13,8 @@ import java.util.List;
  *
  * <p>Invariants: the weight is positive while the proxy is usable (a proxy that would be left with none
  * refills from the owner first, see {@link ObjectSpace}); adding never overflows (an arrival that would is
- * refused as forged); after {@link #takeAll} the proxy is released and every call fails.
+ * refused as forged), and at most {@link #HIGH_WATER} after an arrival is
+ * taken in; after {@link #takeAll} the proxy is released and every call fails.
  *
  * <p>Thread-safe (this object's monitor for the weight; the bindings are replaced racily, each one valid).
  */
@@ -53,6 +54,19 @@ final class Held {
      */
     static final long LOW_WATER = 1L << 16;
 
+    /**
+     * A hold above this sends all but {@link #KEEP} home at once ({@link #add}). Every reference an owner sends
+     * carries a fresh grant, so a base that receives one object again and again (a getter called in a loop) would
+     * otherwise add them up until the owner's count of weight outstanding, at most 2^63 - 1, is full (2^23 grants
+     * of the default 2^40) and the owner refuses to send the object again. With this, an owner's count is at most
+     * about 2^47 per holder (plus what is in flight): it fills only with some 65,000 holders. Above the largest
+     * grant ({@link dev.verbatim.objects.BaseOptions}: 2^44), so an arrival from the owner does not send home at
+     * once what it brought; with the default grant, one message home every 64 arrivals at most.
+     */
+    static final long HIGH_WATER = 1L << 47;
+    /** What a hold keeps when it sends its excess home ({@link #HIGH_WATER}): far above {@link #LOW_WATER}. */
+    static final long KEEP = 1L << 46;
+
     Held(Reference r, Class<?>[] types) {
         this.owner = r.owner();
         this.id = r.id();
@@ -87,14 +101,15 @@ final class Held {
     }
 
     /**
-     * Adds the weight of another reference to the object that arrived.
+     * Adds the weight of another reference to the object that arrived; a hold that passes {@link #HIGH_WATER} keeps
+     * {@link #KEEP} and returns the rest, for the caller to send home.
      *
-     * @return false if this hold was released (the arrival makes a new proxy)
+     * @return -1 if this hold was released (the arrival makes a new proxy); else the weight to send home, mostly 0
      * @throws IllegalArgumentException if the sum overflows (a forged weight)
      */
-    synchronized boolean add(long w) {
+    synchronized long add(long w) {
         if (released) {
-            return false;
+            return -1;
         }
         if (weight > Long.MAX_VALUE - w) {
             throw new IllegalArgumentException("a reference to object #" + id + " of " + BaseIds.name(owner)
@@ -102,7 +117,25 @@ final class Held {
         }
         weight += w;
         high |= weight >= LOW_WATER;
-        return true;
+        return trim();
+    }
+
+    /**
+     * What this hold sends home: all but {@link #KEEP} if it has more than {@link #HIGH_WATER} (taken off now), else 0.
+     * Under the monitor (or in the constructor).
+     */
+    private long trim() {
+        if (weight <= HIGH_WATER) {
+            return 0;
+        }
+        long excess = weight - KEEP;
+        weight = KEEP;
+        return excess;
+    }
+
+    /** The weight this hold sends home as it is made ({@link #trim}): a reference that arrived with more than {@link #HIGH_WATER}. */
+    synchronized long excess() {
+        return trim();
     }
 
     /**

@@ -45,12 +45,13 @@ final class HeldObjects {
 
     /**
      * The proxy of the object {@code r} names (another base's), as {@code declared}, with {@code r}'s weight
-     * added to what this base holds of it.
+     * added to what this base holds of it, counted as received from base {@code peer} (a hold that passes
+     * {@link Held#HIGH_WATER} sends its excess home). Under the ledger's monitor.
      *
      * @throws IllegalArgumentException if the proxy this base has does not implement {@code declared}, or the
      *         weight overflows
      */
-    Object resolve(Reference r, Class<?> declared) {
+    Object resolve(Reference r, Class<?> declared, long peer) {
         synchronized (this) {
             Entry ref = entry(r.owner(), r.id());
             Object p = ref == null ? null : ref.get();
@@ -59,12 +60,15 @@ final class HeldObjects {
                     throw new IllegalArgumentException("a reference to " + ref.held + " as "
                             + declared.getName() + ", which it does not implement");
                 }
-                if (ref.held.add(r.weight())) {
+                long excess = ref.held.add(r.weight());
+                if (excess >= 0) {
+                    space.arrived(ref.held, peer, r.weight(), excess);
                     return p;
                 }
             }
             Class<?>[] types = SharedTypes.resolve(r.interfaces(), declared, space.loader());
             Held h = new Held(r, types);
+            space.arrived(h, peer, r.weight(), h.excess());
             ClassLoader loader = types[0].getClassLoader();
             p = Proxy.newProxyInstance(loader == null ? space.loader() : loader, types, new SharedHandler(h, space));
             Key k = new Key(r.owner(), r.id());

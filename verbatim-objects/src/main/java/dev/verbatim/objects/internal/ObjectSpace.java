@@ -267,11 +267,7 @@ public final class ObjectSpace implements NodeExtension {
         peers.know(r.owner(), r.addresses());
         synchronized (ledger) {
             refuseDead(peer, "from");
-            Object p = held.resolve(r, declared);
-            if (!peers.isDead(r.owner())) {
-                ledger.received(r.owner(), r.id(), peer, r.weight(), true);
-            }
-            return p;
+            return held.resolve(r, declared, peer);
         }
     }
 
@@ -368,11 +364,13 @@ public final class ObjectSpace implements NodeExtension {
         }
         boolean added;
         synchronized (ledger) {
-            added = h.add(g);
+            long excess = h.add(g);
+            added = excess >= 0;
             ledger.received(h.owner, h.id, h.owner, g, true);
             if (!added) {
                 ledger.sent(h.owner, h.id, h.owner, g, true);
             }
+            sendHome(h, excess);
         }
         if (!added) { // released meanwhile (by another thread): the grant goes back at once
             giveBackNow(h, g);
@@ -413,6 +411,29 @@ public final class ObjectSpace implements NodeExtension {
                 throw new RemoteException(Reason.ARGUMENT, full.getMessage(), full);
             }
         }
+    }
+
+    /**
+     * Weight {@code w} of {@code h}'s object arrived from base {@code peer} and was added to the hold, which took
+     * {@code excess} of it off to send home ({@link Held#HIGH_WATER}): both counted, and the excess sent (on a
+     * thread of its own). Nothing is counted for an owner declared dead (§7: what it handed out no longer matters).
+     * Under the ledger's monitor.
+     */
+    void arrived(Held h, long peer, long w, long excess) {
+        if (peers.isDead(h.owner)) {
+            return;
+        }
+        ledger.received(h.owner, h.id, peer, w, true);
+        sendHome(h, excess);
+    }
+
+    /** Sends weight {@code w} (if positive) of {@code h}'s object home, counted as sent there. Under the ledger's monitor. */
+    private void sendHome(Held h, long w) {
+        if (w <= 0) {
+            return;
+        }
+        ledger.sent(h.owner, h.id, h.owner, w, true);
+        giveBack(h, w);
     }
 
     /** Releases hold {@code h}: all its weight, counted as sent home (0 if it was released already). */

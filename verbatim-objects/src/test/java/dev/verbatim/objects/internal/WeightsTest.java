@@ -1,5 +1,6 @@
 package dev.verbatim.objects.internal;
 
+import dev.verbatim.objects.BaseOptions;
 import dev.verbatim.objects.Fixtures;
 import org.junit.jupiter.api.Test;
 
@@ -60,10 +61,10 @@ class WeightsTest {
         assertEquals(0, h.split(), "a hold of 1 cannot be split");
         assertEquals(1, h.weight());
         assertEquals(0, h.splitHome(), "home needs no weight");
-        assertTrue(h.add(4));
+        assertEquals(0, h.add(4), "nothing to send home");
         assertFalse(h.exhausted());
         assertEquals(5, h.takeAll());
-        assertFalse(h.add(1), "a released hold takes no more: the arrival makes a new proxy");
+        assertEquals(-1, h.add(1), "a released hold takes no more: the arrival makes a new proxy");
         assertEquals(0, h.takeAll(), "given back once");
     }
 
@@ -72,6 +73,31 @@ class WeightsTest {
         Held h = new Held(new Reference(7, 1, Long.MAX_VALUE - 3, List.of("shm:x"), List.of()), new Class<?>[0]);
         assertThrows(IllegalArgumentException.class, () -> h.add(4));
         assertEquals(Long.MAX_VALUE - 3, h.weight());
-        assertTrue(h.add(3));
+        assertEquals(Long.MAX_VALUE - Held.KEEP, h.add(3), "up to the limit exactly; all but what a hold keeps goes home");
+        assertEquals(Held.KEEP, h.weight());
+    }
+
+    @Test
+    void aHoldAboveTheHighWaterMarkKeepsWhatAHoldKeepsAndHandsTheRestBackToSendHome() {
+        Held h = new Held(new Reference(7, 1, Held.HIGH_WATER - 8, List.of("shm:x"), List.of()), new Class<?>[0]);
+        assertEquals(0, h.excess(), "not above the mark");
+        assertEquals(0, h.add(8), "at the mark: kept");
+        assertEquals(Held.HIGH_WATER, h.weight());
+        assertEquals(Held.HIGH_WATER + 1 - Held.KEEP, h.add(1));
+        assertEquals(Held.KEEP, h.weight());
+        assertTrue(Held.KEEP > Held.LOW_WATER, "what is kept asks for no refill");
+
+        Held big = new Held(new Reference(7, 2, Held.HIGH_WATER * 4, List.of("shm:x"), List.of()), new Class<?>[0]);
+        assertEquals(Held.HIGH_WATER * 4 - Held.KEEP, big.excess(), "a hold that arrives above the mark");
+        assertEquals(Held.KEEP, big.weight());
+        assertEquals(0, big.excess(), "sent home once");
+    }
+
+    @Test
+    void aGrantIsAtMostTwoToTheFortyFourSoThatAnArrivalFromTheOwnerIsKeptWhole() {
+        assertEquals(1L << 44, BaseOptions.DEFAULT.withGrant(BaseOptions.MAX_GRANT).grant());
+        assertThrows(IllegalArgumentException.class, () -> BaseOptions.DEFAULT.withGrant(BaseOptions.MAX_GRANT + 1));
+        assertThrows(IllegalArgumentException.class, () -> BaseOptions.DEFAULT.withGrant(1));
+        assertTrue(BaseOptions.MAX_GRANT < Held.KEEP);
     }
 }
