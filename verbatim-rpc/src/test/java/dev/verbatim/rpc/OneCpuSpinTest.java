@@ -58,6 +58,55 @@ class OneCpuSpinTest {
         }
     }
 
+    /**
+     * Two spinners that wait for each other on one CPU (shm, a synchronous caller and the server's dispatcher; the
+     * process sees two CPUs, {@code -XX:ActiveProcessorCount=2}, as when the scheduler puts both ends of a
+     * connection on one core of a busy host): a spinner that only busy-waits keeps the CPU for its whole time slice
+     * while the thread it waits for cannot run, so each call costs a slice of spinning each way (1.24 ms a call
+     * measured, at ~50% of the CPU each). One that yields once its wait outlasts {@code SpinPause.PATIENCE_NANOS}
+     * and the yield shows the CPU shared hands it over (~19 µs a call). Measured as the process's CPU time per call (its threads' schedstat),
+     * which other processes on the host do not change: the bound (250 µs) sits between the two behaviours, under
+     * half the shortest scheduler slice, not at a figure of either.
+     */
+    @Test
+    void shmSpinnersThatShareOneCpuHandItOverInsteadOfSpinningASliceEachWay() throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/taskset")) && Files.isReadable(Path.of("/proc/self/schedstat")),
+                "needs taskset and /proc/self/task/T/schedstat (Linux)");
+        String java = ProcessHandle.current().info().command().orElse("java");
+        Process child = new ProcessBuilder(List.of("/usr/bin/taskset", "-c", "0", java, "--enable-native-access=ALL-UNNAMED",
+                "-XX:ActiveProcessorCount=2", "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+                OneCpuSpinTest.class.getName(), "shm"))
+                .redirectErrorStream(true).start();
+        try {
+            String line = RpcProcessTest.line(child, "CPU ");
+            double perCall = Double.parseDouble(line.substring("CPU ".length()));
+            System.out.println("one CPU, shm, one synchronous caller: " + perCall + " ns of CPU per call");
+            assertTrue(perCall < 250_000, perCall + " ns of CPU per call on one CPU: the spinners spin out their time"
+                    + " slices while the thread each waits for cannot run");
+            assertTrue(child.waitFor(60, TimeUnit.SECONDS), "the child ended");
+            assertEquals(0, child.exitValue());
+        } finally {
+            RpcProcessTest.kill(child);
+        }
+    }
+
+    /** This process's threads' time on a CPU (ns): the first field of each {@code /proc/self/task/T/schedstat}. */
+    private static long cpuNanos() {
+        long sum = 0;
+        try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path t : tasks.toList()) {
+                try {
+                    sum += Long.parseLong(Files.readString(t.resolve("schedstat")).trim().split(" ")[0]);
+                } catch (java.io.IOException ended) {
+                    // a thread that ended meanwhile
+                }
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return sum;
+    }
+
     private static long reads() throws Exception {
         for (String l : Files.readAllLines(Path.of("/proc/self/io"))) {
             if (l.startsWith("syscr:")) {
@@ -69,6 +118,10 @@ class OneCpuSpinTest {
 
     /** The child: both nodes in one process on one CPU; prints the reads per call. */
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("shm")) {
+            shm();
+            return;
+        }
         try (Node server = Node.listen("tcp://127.0.0.1:0"); Node client = Node.create()) {
             server.export("null", Null.class, () -> { });
             AsyncNull n = client.lookup(server.addresses().getFirst(), "null", AsyncNull.class);
@@ -77,6 +130,25 @@ class OneCpuSpinTest {
             run(n, CALLS);
             long r1 = reads();
             System.out.println("READS " + (double) (r1 - r0) / CALLS);
+            System.out.flush();
+        }
+        System.exit(0);
+    }
+
+    /** The child of the shm case: both nodes in one process; prints the process's CPU time per synchronous call. */
+    private static void shm() {
+        try (Node server = Node.listen("shm:one-cpu-" + ProcessHandle.current().pid()); Node client = Node.create()) {
+            server.export("null", Null.class, () -> { });
+            Null n = client.lookup(server.addresses().getFirst(), "null", Null.class);
+            int calls = 2_000;
+            for (int i = 0; i < calls; i++) { // warm-up
+                n.nothing();
+            }
+            long cpu = cpuNanos();
+            for (int i = 0; i < calls; i++) {
+                n.nothing();
+            }
+            System.out.println("CPU " + (double) (cpuNanos() - cpu) / calls);
             System.out.flush();
         }
         System.exit(0);

@@ -5,6 +5,7 @@ import dev.verbatim.rpc.RemoteException.Reason;
 import dev.verbatim.transport.Connection;
 import dev.verbatim.transport.Delivery;
 import dev.verbatim.transport.TransportException;
+import dev.verbatim.transport.spin.SpinPause;
 
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
@@ -181,6 +182,8 @@ final class ReadLeader {
         private long activeAt;
         /** Serves that found nothing since the last clock read. */
         private int quiet;
+        /** The wait's {@link SpinPause} state, from {@code activeAt}. */
+        private long pause;
         private boolean woke;
 
         private Guest(Endpoint endpoint, long spinNanos, CallContext context) {
@@ -249,6 +252,9 @@ final class ReadLeader {
             long now = System.nanoTime();
             if (activeAt == 0) {
                 activeAt = now;
+                pause = SpinPause.begin(now);
+            } else if (!endpoint.spinsYield()) {
+                pause = SpinPause.pause(pause, now); // (a walk over more bases than CPUs: its waiting threads share CPUs)
             }
             return now - activeAt < spinNanos;
         }
@@ -293,6 +299,7 @@ final class ReadLeader {
         Guest guest = lent == null ? Guest.of(context, endpoint, policy.guestSpinNanos()) : null;
         int spins = 0;
         long spinUntil = 0;
+        long pause = 0;
         int turns = 0;
         boolean yields = endpoint.spinsYield();
         try {
@@ -346,13 +353,18 @@ final class ReadLeader {
                 long now = System.nanoTime();
                 if (spinUntil == 0) {
                     spinUntil = now + WaitPolicy.FOLLOW_SPIN_NANOS;
+                    pause = SpinPause.begin(now);
                 }
                 if (now - p.deadline() >= 0) {
                     endpoint.timeOut(p);
                     break;
                 }
                 if (now - spinUntil < 0) {
-                    WaitPolicy.pause(endpoint.spinsYield());
+                    if (yields) {
+                        WaitPolicy.pause(true);
+                    } else {
+                        pause = SpinPause.pause(pause, now);
+                    }
                 } else {
                     if (lent != null) { // about to park: the lent connection gets its own dispatcher
                         lent.release();
@@ -431,6 +443,7 @@ final class ReadLeader {
     private void lead(PendingCall p, long until, boolean alternate) {
         int spins = 0;
         long spinUntil = 0;
+        long pause = 0;
         boolean spunOut = false;
         boolean yields = endpoint.spinsYield();
         boolean quiet = policy.isQuiet(); // (no spin: after one empty look the transport parks it, WaitPolicy#quiet)
@@ -476,6 +489,7 @@ final class ReadLeader {
             long now = System.nanoTime();
             if (spinUntil == 0) {
                 spinUntil = quiet ? now : now + policy.leadSpinNanos();
+                pause = SpinPause.begin(now);
             }
             long deadline = p.deadline();
             if (now - deadline >= 0) {
@@ -489,7 +503,11 @@ final class ReadLeader {
                 return;
             }
             if (now - spinUntil < 0) {
-                WaitPolicy.pause(endpoint.spinsYield());
+                if (yields) {
+                    WaitPolicy.pause(true);
+                } else {
+                    pause = SpinPause.pause(pause, now); // (yields once its CPU proves shared)
+                }
                 continue;
             }
             if (!spunOut && !quiet) { // the peer is slow to answer (busy, or asleep): spin less next time

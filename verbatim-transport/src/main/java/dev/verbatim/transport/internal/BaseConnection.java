@@ -8,6 +8,7 @@ import dev.verbatim.transport.Delivery;
 import dev.verbatim.transport.DeliveryHandler;
 import dev.verbatim.transport.TransportException;
 import dev.verbatim.transport.TransportException.Reason;
+import dev.verbatim.transport.spin.SpinPause;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -225,6 +226,7 @@ public abstract class BaseConnection implements Connection {
     private void awaitSpace(int length) {
         long start = System.nanoTime();
         long deadline = start + options.sendTimeout().toNanos();
+        long pause = SpinPause.begin(start);
         for (int i = 1; ; i++) {
             if (tryReserve(length)) {
                 return;
@@ -238,6 +240,10 @@ public abstract class BaseConnection implements Connection {
                 }
                 if (!options.spinOnly() && now - start > options.spinNanos()) {
                     parkSender(Math.min(deadline - now, PARK_SLICE_NANOS));
+                    continue;
+                }
+                if (!options.spinOnly()) {
+                    pause = SpinPause.pause(pause, now);
                     continue;
                 }
             }
@@ -475,6 +481,7 @@ public abstract class BaseConnection implements Connection {
         // (a connection whose receiver never spins parks at once too: receiveWithoutSpin)
         boolean parkAtOnce = receiverIdle || receiveWithoutSpin;
         long spin = parkAtOnce ? 0 : options.spinNanos();
+        long pause = SpinPause.begin(start); // (a spin yields once its CPU proves shared: SpinPause)
         for (int i = parkAtOnce ? 0 : 1; ; i++) {
             d = poll();
             if (d != null) {
@@ -499,6 +506,10 @@ public abstract class BaseConnection implements Connection {
                     // past the spin: after one look, back to sleep (63 spin-waits per wake-up of an idle
                     // receiver cost ~0.1 ms of CPU on a virtual machine, where a pause may exit to the host)
                     i |= 63;
+                    continue;
+                }
+                if (!options.spinOnly()) {
+                    pause = SpinPause.pause(pause, now);
                     continue;
                 }
             }
