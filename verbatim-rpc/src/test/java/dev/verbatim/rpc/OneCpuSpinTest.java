@@ -42,10 +42,7 @@ class OneCpuSpinTest {
     void readersOnOneCpuMakeFewEmptyReadsPerCall() throws Exception {
         assumeTrue(Files.isExecutable(Path.of("/usr/bin/taskset")) && Files.isReadable(Path.of("/proc/self/io")),
                 "needs taskset and /proc/self/io (Linux)");
-        String java = ProcessHandle.current().info().command().orElse("java");
-        Process child = new ProcessBuilder(List.of("/usr/bin/taskset", "-c", "0", java, "--enable-native-access=ALL-UNNAMED",
-                "-Xmx256m", "-cp", System.getProperty("java.class.path"), OneCpuSpinTest.class.getName()))
-                .redirectErrorStream(true).start();
+        Process child = onCpu0(List.of());
         try {
             String line = RpcProcessTest.line(child, "READS ");
             double perCall = Double.parseDouble(line.substring("READS ".length()));
@@ -64,19 +61,15 @@ class OneCpuSpinTest {
      * connection on one core of a busy host): a spinner that only busy-waits keeps the CPU for its whole time slice
      * while the thread it waits for cannot run, so each call costs a slice of spinning each way (1.24 ms a call
      * measured, at ~50% of the CPU each). One that yields once its wait outlasts {@code SpinPause.PATIENCE_NANOS}
-     * and the yield shows the CPU shared hands it over (~19 µs a call). Measured as the process's CPU time per call (its threads' schedstat),
-     * which other processes on the host do not change: the bound (250 µs) sits between the two behaviours, under
+     * and the yield shows the CPU shared hands it over (~19 µs a call). Measured as the process's CPU time per
+     * call (its threads' schedstat), which other processes on the host do not change: the bound (250 µs) sits between the two behaviours, under
      * half the shortest scheduler slice, not at a figure of either.
      */
     @Test
     void shmSpinnersThatShareOneCpuHandItOverInsteadOfSpinningASliceEachWay() throws Exception {
         assumeTrue(Files.isExecutable(Path.of("/usr/bin/taskset")) && Files.isReadable(Path.of("/proc/self/schedstat")),
                 "needs taskset and /proc/self/task/T/schedstat (Linux)");
-        String java = ProcessHandle.current().info().command().orElse("java");
-        Process child = new ProcessBuilder(List.of("/usr/bin/taskset", "-c", "0", java, "--enable-native-access=ALL-UNNAMED",
-                "-XX:ActiveProcessorCount=2", "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                OneCpuSpinTest.class.getName(), "shm"))
-                .redirectErrorStream(true).start();
+        Process child = onCpu0(List.of("-XX:ActiveProcessorCount=2"), "shm");
         try {
             String line = RpcProcessTest.line(child, "CPU ");
             double perCall = Double.parseDouble(line.substring("CPU ".length()));
@@ -88,6 +81,16 @@ class OneCpuSpinTest {
         } finally {
             RpcProcessTest.kill(child);
         }
+    }
+
+    /** This class's {@link #main} in a JVM confined to CPU 0 ({@code taskset -c 0}), with {@code flags} and {@code args}. */
+    private static Process onCpu0(List<String> flags, String... args) throws java.io.IOException {
+        List<String> command = new java.util.ArrayList<>(List.of("/usr/bin/taskset", "-c", "0",
+                ProcessHandle.current().info().command().orElse("java"), "--enable-native-access=ALL-UNNAMED", "-Xmx256m"));
+        command.addAll(flags);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), OneCpuSpinTest.class.getName()));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command).redirectErrorStream(true).start();
     }
 
     /** This process's threads' time on a CPU (ns): the first field of each {@code /proc/self/task/T/schedstat}. */
