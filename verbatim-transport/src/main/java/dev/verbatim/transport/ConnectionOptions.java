@@ -21,7 +21,9 @@ import java.util.Objects;
  * @param spinNanos       how long a waiting receiver or sender spins before it parks (futex). A receiver
  *                        spins after it last received: once a {@link Connection#take} ended with
  *                        nothing, later waits park at once until a message comes.
- * @param spinOnly        latency mode: never park, spin until the deadline (burns a core)
+ * @param spinOnly        latency mode: never park, spin until the deadline (burns a core; a spinner still
+ *                        yields while another thread wants its core, which may be the peer it waits for:
+ *                        {@code dev.verbatim.transport.spin.SpinPause})
  * @param sharedSecret    tcp only: a secret both peers must prove they hold before the connection is
  *                        handed out, or {@code null} for none (the default). See
  *                        {@link #withSharedSecret(byte[])}; the accessor returns a copy.

@@ -242,10 +242,8 @@ public abstract class BaseConnection implements Connection {
                     parkSender(Math.min(deadline - now, PARK_SLICE_NANOS));
                     continue;
                 }
-                if (!options.spinOnly()) {
-                    pause = SpinPause.pause(pause, now);
-                    continue;
-                }
+                pause = SpinPause.pause(pause, now);
+                continue;
             }
             Thread.onSpinWait();
         }
@@ -508,10 +506,8 @@ public abstract class BaseConnection implements Connection {
                     i |= 63;
                     continue;
                 }
-                if (!options.spinOnly()) {
-                    pause = SpinPause.pause(pause, now);
-                    continue;
-                }
+                pause = SpinPause.pause(pause, now);
+                continue;
             }
             Thread.onSpinWait();
         }
