@@ -69,6 +69,16 @@ class WeightsTest {
     }
 
     @Test
+    void aForwardTakesHalfTheHoldButNeverMoreThanTwoToTheThirtyTwo() {
+        Held h = new Held(new Reference(7, 1, 1L << 40, List.of("shm:x"), List.of()), new Class<?>[0]);
+        assertEquals(Held.FORWARD_MAX, h.split());
+        assertEquals((1L << 40) - Held.FORWARD_MAX, h.weight());
+        assertEquals(Held.FORWARD_MAX, h.splitHome(), "home too");
+        Held small = new Held(new Reference(7, 2, Held.FORWARD_MAX, List.of("shm:x"), List.of()), new Class<?>[0]);
+        assertEquals(Held.FORWARD_MAX / 2, small.split(), "below twice the cap: half");
+    }
+
+    @Test
     void aHoldRefusesAWeightThatWouldOverflowIt() {
         Held h = new Held(new Reference(7, 1, Long.MAX_VALUE - 3, List.of("shm:x"), List.of()), new Class<?>[0]);
         assertThrows(IllegalArgumentException.class, () -> h.add(4));
