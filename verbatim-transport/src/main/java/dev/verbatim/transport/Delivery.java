@@ -15,9 +15,11 @@ import java.lang.foreign.MemorySegment;
  * area is held does the sender see back-pressure, so memory stays bounded.
  *
  * <p>Bytes from a peer are untrusted: validate before interpreting (the wire format does). After
- * {@code release()} the delivery's methods throw {@link IllegalStateException}; segments obtained
- * earlier must not be used (they may show later messages; after the connection closes every
- * access through them throws). Thread-safe: may be released on any thread.
+ * {@code release()}, and once the connection's {@code close()} has returned, the delivery's methods
+ * throw {@link IllegalStateException}; segments obtained earlier must not be used (they may show
+ * later messages; after the connection closes every access through them throws: on tcp a moment
+ * after {@code close()} returns, when the window is unmapped on the process's closing thread).
+ * Thread-safe: may be released on any thread.
  */
 public interface Delivery {
 

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /** A {@link TransportPeer} in its own JVM, killed on close whatever state it is in. */
 final class Child implements AutoCloseable {
@@ -54,18 +55,28 @@ final class Child implements AutoCloseable {
 
     /** The next line the child prints that starts with one of the prefixes (waits up to the timeout). */
     String await(long seconds, String... prefixes) throws InterruptedException {
+        return await(seconds, "none of " + List.of(prefixes), line -> {
+            for (String p : prefixes) {
+                if (line.startsWith(p)) {
+                    return true;
+                }
+            }
+            return false;
+        });
+    }
+
+    /** The next line the child prints that {@code wanted} accepts ({@code what} names it in the failure). */
+    String await(long seconds, String what, Predicate<String> wanted) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (true) {
             long left = deadline - System.nanoTime();
             String line = left <= 0 ? null : lines.poll(left, TimeUnit.NANOSECONDS);
             if (line == null) {
-                throw new AssertionError("the child printed none of " + List.of(prefixes) + " within " + seconds
-                        + " s; its output:\n" + output());
+                throw new AssertionError("the child printed " + what + " within " + seconds + " s; its output:\n"
+                        + output());
             }
-            for (String p : prefixes) {
-                if (line.startsWith(p)) {
-                    return line;
-                }
+            if (wanted.test(line)) {
+                return line;
             }
         }
     }

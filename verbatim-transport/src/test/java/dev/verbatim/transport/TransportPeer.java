@@ -4,6 +4,7 @@ import dev.verbatim.transport.internal.Rejections;
 import dev.verbatim.transport.internal.ShmDirectory;
 
 import java.io.BufferedReader;
+import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.lang.foreign.MemorySegment;
@@ -13,6 +14,8 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -44,6 +47,7 @@ public final class TransportPeer {
                     Long.parseLong(args[5]));
             case "serve-echo" -> serveEcho(address);
             case "serve-echo-all" -> serveEchoAll(address);
+            case "serve-starved" -> serveStarved(address, args[2].getBytes(StandardCharsets.US_ASCII));
             case "ping" -> ping(address, Integer.parseInt(args[2]));
             case "hang" -> {
                 Connection c = Transport.connect(address, defaults());
@@ -247,6 +251,11 @@ public final class TransportPeer {
         }
         System.out.println("LISTENING " + l.address());
         System.out.flush();
+        serveEchoAll(l);
+    }
+
+    /** Accepts connections until accepting fails, echoing every message of each on a virtual thread of its own. */
+    private static void serveEchoAll(Listener l) throws InterruptedException {
         while (true) {
             Connection c;
             try {
@@ -265,6 +274,50 @@ public final class TransportPeer {
                 });
             }
         }
+    }
+
+    /**
+     * Listens with a shared secret (so every handshake waits for the connector at least once: for its proof),
+     * prints {@code LISTENING address}, then runs out of descriptors (holds {@code /dev/null} open until that
+     * fails) and gives three back: one accepted socket and one handshake's selector, nothing more. Prints
+     * {@code STARVED}; once the listener has taken up a connector (the test's silent socket) and its handshake
+     * had a second to wait, gives every descriptor back, prints {@code FREED} and serves as
+     * {@code serve-echo-all}. Nothing on the listener's side may have come to depend on a descriptor it could
+     * not get meanwhile.
+     */
+    private static void serveStarved(String address, byte[] secret) throws Exception {
+        Listener l = Transport.listen(address, ConnectionOptions.DEFAULT.withSharedSecret(secret));
+        System.out.println("LISTENING " + l.address());
+        System.out.flush();
+        List<FileInputStream> held = new ArrayList<>();
+        held.add(new FileInputStream("/dev/null"));
+        held.removeLast().close(); // loaded before the descriptors run out, as is what the loop below uses
+        if (l.stats().handshakes() + l.stats().dropped() < 0) {
+            throw new AssertionError();
+        }
+        try {
+            while (true) {
+                held.add(new FileInputStream("/dev/null"));
+            }
+        } catch (IOException full) {
+            // out of descriptors
+        }
+        for (int i = 0; i < 3; i++) {
+            held.removeLast().close();
+        }
+        System.out.println("STARVED");
+        System.out.flush();
+        while (l.stats().handshakes() + l.stats().dropped() == 0) {
+            Thread.sleep(10);
+        }
+        Thread.sleep(1000);
+        for (FileInputStream f : held) {
+            f.close();
+        }
+        held.clear();
+        System.out.println("FREED");
+        System.out.flush();
+        serveEchoAll(l);
     }
 
     /** Echoes every message until the peer goes or is idle for a minute. */

@@ -9,6 +9,7 @@ import dev.verbatim.transport.TransportException.Reason;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
@@ -21,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The accepting half of a listener: one platform thread ({@code verbatim-accept}) takes sockets
@@ -147,9 +149,55 @@ final class Acceptor implements AutoCloseable {
         this.server = server;
         this.options = options;
         this.handshake = handshake;
+        try {
+            prepareWaits();
+        } catch (IOException e) {
+            ChannelIO.closeQuietly(server);
+            throw e;
+        }
         Rejections.count(); // loaded now: a class loaded while descriptors run out may fail to load
         server.configureBlocking(true);
         this.thread = Thread.ofPlatform().daemon().name("verbatim-accept " + address).start(this::run);
+    }
+
+    /** Set once {@link #prepareWaits()} succeeded in this process. */
+    private static volatile boolean waitsPrepared;
+
+    /**
+     * Makes ready, while descriptors are to be had, what a handshake needs the first time it waits for its
+     * peer: the JDK's poller, on which a virtual thread waiting in {@code Selector.select} parks, and the
+     * classes of the wait ({@link ChannelIO}, {@link TransportException}). Both come into being lazily, at the
+     * first wait of any virtual thread; when that comes after a flood of sockets took every descriptor, the
+     * poller cannot open its epoll instances or the class file cannot be opened, and either failure lasts as
+     * long as the process (the JVM keeps a class that failed to initialize or resolve failed): every handshake
+     * that waits would then throw, and the listener drop every connector from then on. Once per process; a
+     * failure fails the listen.
+     */
+    private static void prepareWaits() throws IOException {
+        if (waitsPrepared) {
+            return;
+        }
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        try (Selector selector = Selector.open()) {
+            Thread.ofVirtual().name("verbatim-accept-prepare").start(() -> {
+                try {
+                    selector.select(1); // parks this virtual thread on the JDK's poller, which starts it
+                    ChannelIO.await(selector, System.nanoTime(), "preparing a listener"); // past its deadline: throws
+                } catch (TransportException expected) {
+                    // the wait's classes are loaded
+                } catch (IOException | RuntimeException | Error e) {
+                    failed.set(e);
+                }
+            }).join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while preparing the listener", e);
+        }
+        Throwable f = failed.get();
+        if (f != null) {
+            throw new IOException("a handshake could not wait for its peer in this process: " + f, f);
+        }
+        waitsPrepared = true;
     }
 
     private void run() {
@@ -221,6 +269,7 @@ final class Acceptor implements AutoCloseable {
         } catch (RuntimeException | Error e) { // not a refusal: a failure of this side (no memory, a class that did not load)
             ChannelIO.closeQuietly(attempt.channel);
             dropped.incrementAndGet();
+            Rejections.record(address, "this side failed during the handshake: " + e); // never silently
         } finally {
             synchronized (lock) {
                 if (!attempt.evicted) {

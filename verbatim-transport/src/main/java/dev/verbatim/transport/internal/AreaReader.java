@@ -68,6 +68,12 @@ public final class AreaReader {
     private final Flyweight flyweight = new Flyweight();
 
     // any thread
+    /**
+     * Set by {@link #close()} when the connection closes, before its window is unmapped: held deliveries refuse
+     * access from then on, even where the unmapping happens a moment later on another thread (tcp's
+     * {@code ArenaCloser}), so that "gone after {@code close()} returns" does not depend on that thread.
+     */
+    private volatile boolean closed;
     private final AtomicLong heldMessages = new AtomicLong();
     private final AtomicLong heldBytes = new AtomicLong();
     // reader thread writes, stats() reads (a racy snapshot is fine for counters)
@@ -221,6 +227,14 @@ public final class AreaReader {
     /** Whether the area being read is {@code area} (the writer may not take it back yet). */
     public int currentArea() {
         return area;
+    }
+
+    /**
+     * The connection is closing: every held delivery refuses access from now on (any thread; called before the
+     * window is released). Idempotent.
+     */
+    public void close() {
+        closed = true;
     }
 
     public long heldMessages() {
@@ -403,7 +417,7 @@ public final class AreaReader {
             if (released != 0) {
                 throw new IllegalStateException("the delivery was released");
             }
-            if (!window.scope().isAlive()) {
+            if (closed || !window.scope().isAlive()) {
                 throw new IllegalStateException("the connection was closed: its received messages are gone");
             }
         }

@@ -547,6 +547,7 @@ public abstract class BaseConnection implements Connection {
         if (!end.close()) {
             return;
         }
+        reader.close(); // held deliveries refuse access from here, whenever the window's memory goes
         wakeLocalWaiters();
         try {
             closeTransport(end.peerOpen());
