@@ -3,7 +3,6 @@ package dev.verbatim.rpc.internal;
 import dev.verbatim.transport.Connection;
 import dev.verbatim.transport.Delivery;
 import dev.verbatim.transport.TransportException;
-import dev.verbatim.transport.spin.SpinPause;
 
 import java.time.Duration;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -355,7 +354,6 @@ final class Dispatcher {
                 boolean quiet = leader.policy().isQuiet();
                 long spin = quiet ? 0 : WaitPolicy.DISPATCH_SPIN_NANOS;
                 long spinUntil = System.nanoTime() + (lastWaitEmpty ? 0 : spin);
-                long pause = SpinPause.begin(spinUntil - spin);
                 int n = 0;
                 boolean spun = false; // an empty poll since the last message: a message now was caught by spinning
                 boolean noSlot = false;
@@ -372,7 +370,6 @@ final class Dispatcher {
                         messageAt(now, spun);
                         spun = false;
                         spinUntil = now + spin;
-                        pause = SpinPause.begin(now);
                         if (now - nextExpiry >= 0) {
                             break; // now and then, time out asynchronous calls
                         }
@@ -397,11 +394,7 @@ final class Dispatcher {
                     if (watchable) {
                         DispatchPool.emptySpinPoll();
                     }
-                    if (endpoint.spinsYield()) {
-                        WaitPolicy.pause(now - lastMessageAt > WaitPolicy.DISPATCH_BUSY_NANOS);
-                    } else {
-                        pause = SpinPause.pause(pause, now); // (yields once its CPU proves shared)
-                    }
+                    WaitPolicy.pause(endpoint.spinsYield() && now - lastMessageAt > WaitPolicy.DISPATCH_BUSY_NANOS);
                 }
                 endSpin(me);
                 sleeping = true; // (before the last look at held calls: a caller that holds one after it wakes us)

@@ -299,7 +299,6 @@ final class ReadLeader {
         Guest guest = lent == null ? Guest.of(context, endpoint, policy.guestSpinNanos()) : null;
         int spins = 0;
         long spinUntil = 0;
-        long pause = 0;
         int turns = 0;
         boolean yields = endpoint.spinsYield();
         try {
@@ -353,18 +352,13 @@ final class ReadLeader {
                 long now = System.nanoTime();
                 if (spinUntil == 0) {
                     spinUntil = now + WaitPolicy.FOLLOW_SPIN_NANOS;
-                    pause = SpinPause.begin(now);
                 }
                 if (now - p.deadline() >= 0) {
                     endpoint.timeOut(p);
                     break;
                 }
                 if (now - spinUntil < 0) {
-                    if (yields) {
-                        WaitPolicy.pause(true);
-                    } else {
-                        pause = SpinPause.pause(pause, now);
-                    }
+                    WaitPolicy.pause(yields);
                 } else {
                     if (lent != null) { // about to park: the lent connection gets its own dispatcher
                         lent.release();
@@ -443,7 +437,6 @@ final class ReadLeader {
     private void lead(PendingCall p, long until, boolean alternate) {
         int spins = 0;
         long spinUntil = 0;
-        long pause = 0;
         boolean spunOut = false;
         boolean yields = endpoint.spinsYield();
         boolean quiet = policy.isQuiet(); // (no spin: after one empty look the transport parks it, WaitPolicy#quiet)
@@ -489,7 +482,6 @@ final class ReadLeader {
             long now = System.nanoTime();
             if (spinUntil == 0) {
                 spinUntil = quiet ? now : now + policy.leadSpinNanos();
-                pause = SpinPause.begin(now);
             }
             long deadline = p.deadline();
             if (now - deadline >= 0) {
@@ -503,11 +495,7 @@ final class ReadLeader {
                 return;
             }
             if (now - spinUntil < 0) {
-                if (yields) {
-                    WaitPolicy.pause(true);
-                } else {
-                    pause = SpinPause.pause(pause, now); // (yields once its CPU proves shared)
-                }
+                WaitPolicy.pause(yields);
                 continue;
             }
             if (!spunOut && !quiet) { // the peer is slow to answer (busy, or asleep): spin less next time

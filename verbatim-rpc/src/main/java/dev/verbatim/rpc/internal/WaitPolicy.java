@@ -212,9 +212,9 @@ final class WaitPolicy {
      * answering, the caller starting the next call): at 16 callers on 2 CPUs each side made 20-40 empty reads per
      * call. With nothing else runnable the yield returns at once (a short system call, about what the next look's
      * read costs), so one caller's latency does not change. Over shm a look is a load from memory and a yield would
-     * cost more than it (a null call's p50 rose from ~270 to ~690 ns): there spinners pause as
-     * {@link dev.verbatim.transport.spin.SpinPause} says instead (the hint, and yields only once a wait is 5 µs old and
-     * a yield shows the CPU shared).
+     * cost more than it (a null call's p50 rose from ~270 to ~690 ns): there the busy-wait hint stays (even a yield
+     * only once the CPU proved shared, {@link dev.verbatim.transport.spin.SpinPause}, kept two ends that shared one
+     * CPU there: its Javadoc says why); the transport's wait after the spin, and a guest's reads, pause that way.
      */
     static void pause(boolean yield) {
         if (yield) {
