@@ -246,6 +246,21 @@ class BasesInOneProcessTest {
         assertEquals(RemoteException.Reason.NOT_FOUND, released.reason());
     }
 
+    /** Three shm bases: b owns {@code cell}; a holds it ({@code ref}) and c's store ({@code storeC}, {@code atC} at c). */
+    private record Forwarding(Base b, Cell cell, Store atC, Counter ref, Registry storeC) {}
+
+    private Forwarding forwarding() {
+        Base a = base("shm");
+        Base b = base("shm");
+        Base c = base("shm");
+        Cell cell = new Cell(0);
+        b.bind("cell", cell);
+        Store atC = new Store();
+        c.bind("store", atC);
+        return new Forwarding(b, cell, atC, a.lookup(b.addresses().getFirst(), "cell", Counter.class),
+                a.lookup(c.addresses().getFirst(), "store", Registry.class));
+    }
+
     /**
      * A holder that forwards a reference on and on asks the owner for more weight before it runs out, on a
      * thread of its own, so that no forward waits for the owner: with the default grant (2^40), once a split
@@ -255,15 +270,12 @@ class BasesInOneProcessTest {
      */
     @Test
     void aHolderWhoseWeightRunsLowAsksTheOwnerForMoreBeforeItRunsOut() throws InterruptedException {
-        Base a = base("shm");
-        Base b = base("shm");
-        Base c = base("shm");
-        Cell cell = new Cell(0);
-        b.bind("cell", cell);
-        Store atC = new Store();
-        c.bind("store", atC);
-        Counter ref = a.lookup(b.addresses().getFirst(), "cell", Counter.class);
-        Registry storeC = a.lookup(c.addresses().getFirst(), "store", Registry.class);
+        Forwarding f = forwarding();
+        Base b = f.b();
+        Cell cell = f.cell();
+        Store atC = f.atC();
+        Counter ref = f.ref();
+        Registry storeC = f.storeC();
         long grant = Base.heldWeight(ref);
         assertEquals(1L << 40, grant);
         for (int i = 0; i < 271; i++) {
@@ -325,25 +337,20 @@ class BasesInOneProcessTest {
      */
     @Test
     void aHolderForwardingOneReferenceAThousandTimesAsksItsOwnerForWeightAFewTimesOnly() throws InterruptedException {
-        Base a = base("shm");
-        Base b = base("shm");
-        Base c = base("shm");
-        Cell cell = new Cell(0);
-        b.bind("cell", cell);
-        c.bind("store", new Store());
-        Counter ref = a.lookup(b.addresses().getFirst(), "cell", Counter.class);
-        Registry storeC = a.lookup(c.addresses().getFirst(), "store", Registry.class);
-        long grant = Base.heldWeight(ref);
+        Forwarding f = forwarding();
+        long grant = Base.heldWeight(f.ref());
         for (int i = 0; i < 1_000; i++) {
-            storeC.put(ref);
+            f.storeC().put(f.ref());
         }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         // (a refill asked ahead may be on its way: b counts it as it answers, a adds it once the answer is read)
-        while (b.outstandingWeight(cell) != Base.heldWeight(ref) + storeC.storedWeight() && System.nanoTime() < deadline) {
+        long held = 0;
+        while (f.b().outstandingWeight(f.cell()) != (held = Base.heldWeight(f.ref()) + f.storeC().storedWeight())
+                && System.nanoTime() < deadline) {
             Thread.sleep(1);
         }
-        assertEquals(b.outstandingWeight(cell), Base.heldWeight(ref) + storeC.storedWeight(), "all weight is accounted for");
-        long grants = b.outstandingWeight(cell) / grant - 1;
+        assertEquals(f.b().outstandingWeight(f.cell()), held, "all weight is accounted for");
+        long grants = f.b().outstandingWeight(f.cell()) / grant - 1;
         assertTrue(grants >= 1 && grants <= 4, grants + " grants asked for 1,000 forwards");
     }
 
