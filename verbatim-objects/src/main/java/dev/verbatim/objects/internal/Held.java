@@ -173,17 +173,16 @@ final class Held {
      * must refill first).
      */
     synchronized long split() {
-        if (weight < 2) {
-            return 0;
-        }
-        long give = Math.min(weight >>> 1, FORWARD_MAX);
-        weight -= give;
-        lowered();
-        return give;
+        return weight < 2 ? 0 : give();
     }
 
     /** As {@link #split}, but possibly 0, for a reference going home, where none is needed. */
     synchronized long splitHome() {
+        return give();
+    }
+
+    /** Takes half the weight, at most {@link #FORWARD_MAX}, off the hold. Under the monitor. */
+    private long give() {
         long give = Math.min(weight >>> 1, FORWARD_MAX);
         weight -= give;
         lowered();

@@ -68,7 +68,6 @@ final class HeldObjects {
             }
             Class<?>[] types = SharedTypes.resolve(r.interfaces(), declared, space.loader());
             Held h = new Held(r, types);
-            space.arrived(h, peer, r.weight(), h.excess());
             ClassLoader loader = types[0].getClassLoader();
             p = Proxy.newProxyInstance(loader == null ? space.loader() : loader, types, new SharedHandler(h, space));
             Key k = new Key(r.owner(), r.id());
@@ -76,6 +75,7 @@ final class HeldObjects {
             proxies.put(k, e);
             last = e;
             CLEANER.register(p, () -> drop(k, h));
+            space.arrived(h, peer, r.weight(), h.excess()); // (counted once the hold is entered, as an added one is)
             return p;
         }
     }
