@@ -190,18 +190,26 @@ final class CallTable {
         parked.decrementAndGet();
     }
 
-    /** A synchronous caller waiting in {@code chain}, if any (its thread runs the chain's nested calls). */
+    /**
+     * The synchronous call waiting in {@code chain}, if any (its thread runs the chain's nested calls): the innermost,
+     * the one made last, when a chain waits here more than once (A calls B, B calls back, the call back calls B
+     * again: its thread reads the inner wait's inbox, not the outer's, until the inner call returns).
+     */
     PendingCall waitingIn(long chain) {
+        PendingCall found = null;
         PendingCall s1 = solo;
         if (s1 != null && s1.chain == chain && !s1.isDone()) {
-            return s1;
+            found = s1;
+        }
+        if (pending.isEmpty()) {
+            return found;
         }
         for (PendingCall p : pending.values()) {
-            if (p.chain == chain && p.caller != null && !p.isDone()) {
-                return p;
+            if (p.chain == chain && p.caller != null && !p.isDone() && (found == null || p.id > found.id)) {
+                found = p;
             }
         }
-        return null;
+        return found;
     }
 
     /** The asynchronous calls whose deadline passed at {@code now} (a synchronous caller times itself out). */

@@ -73,6 +73,12 @@ public final class ChainDirectory {
         byPrefix.remove(salt >>> (64 - PREFIX_BITS), e);
     }
 
+    /** The innermost of the nested waits in {@code chain} (a caller that carries it from an incoming call), or null. */
+    PendingCall innermost(long chain) {
+        PendingCall p = nested.isEmpty() ? null : nested.get(chain);
+        return p == null || p.isDone() ? null : p;
+    }
+
     /**
      * A synchronous caller of another endpoint than {@code except} waiting in {@code chain}, or null.
      * Costs one or two map lookups.

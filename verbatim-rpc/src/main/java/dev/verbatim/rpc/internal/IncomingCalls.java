@@ -210,7 +210,11 @@ final class IncomingCalls {
         // (if the export asks) or on the dispatcher, inline when the dispatcher is the one reading.
         long chain = chain(m);
         Thread me = Thread.currentThread();
-        PendingCall delegate = chain == 0 || calls.isEmpty() ? null : calls.waitingIn(chain);
+        // (the innermost wait of the chain first, over whichever connection it waits: its thread reads no other inbox)
+        PendingCall delegate = chain == 0 || chains == null ? null : chains.innermost(chain);
+        if (delegate == null && chain != 0 && !calls.isEmpty()) {
+            delegate = calls.waitingIn(chain);
+        }
         if (delegate == null && chains != null && chain != 0) { // a chain that came back by another connection
             delegate = chains.waitingIn(chain, endpoint);
         }

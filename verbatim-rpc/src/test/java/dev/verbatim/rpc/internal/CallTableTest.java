@@ -46,6 +46,25 @@ class CallTableTest {
     }
 
     @Test
+    void aNestedCallOfAChainGoesToItsInnermostWaitWhereverTheWaitsAre() {
+        // A calls B (the outer wait), B calls back, A's callback calls B again (the inner wait, same thread, same
+        // chain): B's next call back must go to the inner wait, which its thread reads; the outer's inbox is not
+        // looked at until the inner call returns, which it never would
+        for (int outerInSlot = 0; outerInSlot < 2; outerInSlot++) {
+            CallTable t = new CallTable();
+            if (outerInSlot == 0) {
+                t.add(sync(1, 99), true); // another chain holds the slot: both waits in the map
+            }
+            PendingCall outer = sync(2, 7);
+            PendingCall inner = sync(3, 7);
+            t.add(outer, true);
+            t.add(inner, true);
+            assertSame(inner, t.waitingIn(7), "the inner wait (outer " + (outer.inSlot ? "in the slot" : "in the map") + ")");
+            assertSame(outer, t.take(3) == inner ? t.waitingIn(7) : null, "once the inner call is answered, the outer");
+        }
+    }
+
+    @Test
     void anAsynchronousCallNeverTakesTheSlot() {
         CallTable t = new CallTable();
         PendingCall a = async(1, MINUTE);
