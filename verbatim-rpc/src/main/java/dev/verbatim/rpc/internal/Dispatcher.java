@@ -70,6 +70,8 @@ final class Dispatcher {
     private volatile boolean sleeping;
     /** The count of held asynchronous calls at the dispatcher's last look ({@link Sender#flushCalls}; dispatcher only). */
     private int callsHeldSeen;
+    /** Glances taken while stepping aside for callers (written by the dispatcher only; for tests). */
+    private volatile long glances;
 
     Dispatcher(Endpoint endpoint, Connection connection, CallTable calls, ReadLeader leader, Sender sender) {
         this.endpoint = endpoint;
@@ -211,6 +213,11 @@ final class Dispatcher {
         return !queued.isEmpty();
     }
 
+    /** How many times the dispatcher glanced at the connection and slept {@link WaitPolicy#PEEK_NANOS} while stepping aside. */
+    long glances() {
+        return glances;
+    }
+
     /** A caller stopped waiting: the dispatcher steps aside a while longer (racy on purpose: it looks for a change). */
     void callEnded() {
         if (run != null) {
@@ -334,6 +341,7 @@ final class Dispatcher {
                     }
                 }
                 if (queued.isEmpty() && mine(me)) {
+                    glances++; // (one writer)
                     LockSupport.parkNanos(WaitPolicy.PEEK_NANOS);
                 }
                 if (mine(me)) {

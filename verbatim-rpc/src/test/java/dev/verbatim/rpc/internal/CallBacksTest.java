@@ -1,0 +1,82 @@
+package dev.verbatim.rpc.internal;
+
+import dev.verbatim.rpc.Api;
+import dev.verbatim.rpc.Node;
+import dev.verbatim.rpc.Remote;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * A server whose call calls back to its caller over the connection the call came by (J-RPC's callbacks, paper
+ * 003's A→B→A) is not a client: once the call back is answered, no thread of the server leads the reading of that
+ * connection, so its dispatcher must not step aside for callers (docs/rpc.md §4), or the client's next call waits
+ * for the dispatcher's next glance (~0.1 ms, where the call back itself takes a few µs). Counted as the glances of
+ * the server's dispatcher, not timed.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class CallBacksTest {
+    private static final AtomicInteger N = new AtomicInteger();
+
+    public interface Hub extends Remote {
+        /** Calls {@code c} back once, over the connection this call came by. */
+        int relay(Api.Counter c);
+
+        /** How often the dispatcher of the connection this call came by glanced while stepping aside. */
+        long glances();
+    }
+
+    static final class HubImpl implements Hub {
+        @Override
+        public int relay(Api.Counter c) {
+            return c.add(1);
+        }
+
+        @Override
+        public long glances() {
+            return CallContext.current().arrivedOver.dispatcher().glances();
+        }
+    }
+
+    private final List<Node> nodes = new ArrayList<>();
+
+    @AfterEach
+    void close() {
+        nodes.forEach(Node::close);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void aServerThatCalledBackDoesNotStepAsideForCallersItDoesNotHave(String transport) {
+        String at = transport.equals("shm") ? "shm:callbacks-" + ProcessHandle.current().pid() + "-" + N.incrementAndGet()
+                : "tcp://127.0.0.1:0";
+        Node server = Node.listen(at);
+        nodes.add(server);
+        server.export("hub", Hub.class, new HubImpl()); // (calls inline on the dispatcher, the default)
+        Node client = Node.create();
+        nodes.add(client);
+        Hub hub = client.lookup(server.addresses().getFirst(), "hub", Hub.class, Duration.ofSeconds(20));
+        Api.CounterImpl counter = new Api.CounterImpl();
+        for (int i = 0; i < 20; i++) {
+            hub.relay(counter); // (the first calls back learn the counter's binding)
+        }
+        int relays = 100;
+        long before = hub.glances();
+        for (int i = 0; i < relays; i++) {
+            assertEquals(21 + i, hub.relay(counter));
+        }
+        long glances = hub.glances() - before;
+        // stepping aside after each call back, the dispatcher glances at least once before the next relay is read
+        assertTrue(glances < relays / 4, "the server's dispatcher glanced " + glances + " times in " + relays
+                + " relays (once per relay: it stepped aside after each call back)");
+    }
+}
