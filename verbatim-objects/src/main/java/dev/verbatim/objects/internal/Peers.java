@@ -73,7 +73,23 @@ final class Peers {
 
     /** The base service of base {@code owner}, found at one of {@code addresses}. */
     BaseService service(long owner, List<String> addresses) {
-        return connect(owner, addresses).service;
+        return serviceOf(connect(owner, addresses));
+    }
+
+    /** {@code p}'s base service over its connection, looked up there first if it came by an introduction. */
+    private BaseService serviceOf(Peer p) {
+        BaseService s = p.service;
+        if (s != null) {
+            return s;
+        }
+        Endpoint[] g = p.group;
+        s = (BaseService) g[0].lookup(BaseService.NAME, SERVICE, space.options().timeout(), g);
+        synchronized (p) {
+            if (p.group == g) {
+                p.service = s;
+            }
+        }
+        return s;
     }
 
     /**
@@ -122,12 +138,27 @@ final class Peers {
         return p == null ? 0 : p.incarnation;
     }
 
-    /** Base {@code id} introduced itself over {@code over}, a connection it made to this base. */
+    /**
+     * Base {@code id} introduced itself over {@code over}, a connection it made to this base. Unless this base has
+     * a connection to it already, its calls to that base go over this one (the connection is used both ways): a
+     * call chain that comes back (A calls B, B calls A) then comes back over the connection its first caller reads,
+     * which runs it on that caller's thread at once, where a second connection needed its dispatcher to wake and
+     * hand the call over (rpc.md §4).
+     */
     void introduced(Endpoint over, long id, List<String> addresses) {
         if (dead.contains(id)) {
             throw new IllegalArgumentException(BaseIds.name(id) + " introduced itself, but it was declared dead");
         }
-        byEndpoint.put(over, know(id, addresses));
+        Peer p = know(id, addresses);
+        byEndpoint.put(over, p);
+        if (id != space.id() && !p.open()) {
+            synchronized (p) {
+                if (!p.open() && p.gone == null && over.isOpen()) {
+                    p.service = null; // (looked up over it when first needed: this runs inside the peer's hello)
+                    p.group = new Endpoint[] {over};
+                }
+            }
+        }
     }
 
     /** The peer {@code id} (found at {@code addresses}), entered if it is new: a base a reference named. */
@@ -295,7 +326,7 @@ final class Peers {
         }
         for (int attempt = 0; attempt < 2; attempt++) {
             try {
-                return connect(id, p.addresses).service.incarnation() == id;
+                return serviceOf(connect(id, p.addresses)).incarnation() == id;
             } catch (RemoteException e) {
                 if (e.reason() == Reason.TIMEOUT) {
                     return true;
