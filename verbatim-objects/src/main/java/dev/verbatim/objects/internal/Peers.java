@@ -35,8 +35,8 @@ final class Peers {
     static final class Peer {
         final long incarnation;
         volatile List<String> addresses;
-        volatile Endpoint[] group;
-        volatile BaseService service;
+        /** The connection to it and its base service over that connection (null: looked up when first needed); or null. */
+        volatile Link link;
         /** A connection apart, for weight requests only (see {@link #grants}), and its service; or null. */
         volatile Endpoint apart;
         volatile WeightService apartService;
@@ -49,8 +49,27 @@ final class Peers {
         }
 
         boolean open() {
-            Endpoint[] g = group;
-            return g != null && g[0].isOpen();
+            Link l = link;
+            return l != null && l.group[0].isOpen();
+        }
+
+        /** The connection to it (open or not), or null. */
+        Endpoint[] group() {
+            Link l = link;
+            return l == null ? null : l.group;
+        }
+    }
+
+    /** A connection to a peer and the peer's base service over it: changed as one, so a service never outlives its connection. */
+    record Link(Endpoint[] group, BaseService service) {}
+
+    private static final java.lang.invoke.VarHandle LINK;
+
+    static {
+        try {
+            LINK = java.lang.invoke.MethodHandles.lookup().findVarHandle(Peer.class, "link", Link.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
         }
     }
 
@@ -68,7 +87,7 @@ final class Peers {
 
     /** An open connection to base {@code owner}, found at one of {@code addresses}. */
     Endpoint endpoint(long owner, List<String> addresses) {
-        return connect(owner, addresses).group[0];
+        return connect(owner, addresses).group()[0];
     }
 
     /** The base service of base {@code owner}, found at one of {@code addresses}. */
@@ -78,17 +97,12 @@ final class Peers {
 
     /** {@code p}'s base service over its connection, looked up there first if it came by an introduction. */
     private BaseService serviceOf(Peer p) {
-        BaseService s = p.service;
-        if (s != null) {
-            return s;
+        Link l = p.link;
+        if (l.service() != null) {
+            return l.service();
         }
-        Endpoint[] g = p.group;
-        s = (BaseService) g[0].lookup(BaseService.NAME, SERVICE, space.options().timeout(), g);
-        synchronized (p) {
-            if (p.group == g) {
-                p.service = s;
-            }
-        }
+        BaseService s = (BaseService) l.group()[0].lookup(BaseService.NAME, SERVICE, space.options().timeout(), l.group());
+        LINK.compareAndSet(p, l, new Link(l.group(), s)); // (unless the connection changed meanwhile)
         return s;
     }
 
@@ -106,7 +120,7 @@ final class Peers {
         }
         synchronized (p) {
             if (p.apart == null || !p.apart.isOpen()) {
-                String at = p.group[0].description();
+                String at = p.group()[0].description();
                 RemoteException last = null;
                 for (String a : p.addresses) {
                     try {
@@ -151,13 +165,11 @@ final class Peers {
         }
         Peer p = know(id, addresses);
         byEndpoint.put(over, p);
-        if (id != space.id() && !p.open()) {
-            synchronized (p) {
-                if (!p.open() && p.gone == null && over.isOpen()) {
-                    p.service = null; // (looked up over it when first needed: this runs inside the peer's hello)
-                    p.group = new Endpoint[] {over};
-                }
-            }
+        Link l = p.link;
+        if (id != space.id() && (l == null || !l.group()[0].isOpen()) && p.gone == null && over.isOpen()) {
+            // without the peer's lock, which a connect to that base holds through its handshake: two bases connecting to
+            // each other at once would each wait in the other's hello (the service is looked up when first needed)
+            LINK.compareAndSet(p, l, new Link(new Endpoint[] {over}, null));
         }
     }
 
@@ -197,6 +209,7 @@ final class Peers {
                 throw gone(p, p.gone);
             }
             if (!p.open()) {
+                byEndpoint.put(g[0], p); // (before the hello, as in connect)
                 s.hello(new Introduction(space.id(), space.addresses()));
                 use(p, g, s);
             }
@@ -226,6 +239,7 @@ final class Peers {
                         p.gone = "another base (" + BaseIds.name(inc) + ") answers at " + a;
                         throw gone(p, p.gone);
                     }
+                    byEndpoint.put(g[0], p); // (before the hello: the peer may call over it as soon as it has read it)
                     s.hello(new Introduction(space.id(), space.addresses()));
                     use(p, g, s);
                     return p;
@@ -241,12 +255,11 @@ final class Peers {
     }
 
     private void use(Peer p, Endpoint[] g, BaseService s) {
-        Endpoint[] old = p.group;
-        if (old != null) {
-            byEndpoint.remove(old[0], p);
+        Endpoint[] old = p.group();
+        if (old != null && !old[0].isOpen()) {
+            byEndpoint.remove(old[0], p); // (an open one, adopted meanwhile, still leads to p)
         }
-        p.service = s;
-        p.group = g;
+        p.link = new Link(g, s);
         byEndpoint.put(g[0], p);
         NodeAccess.watch(g[0]); // read when idle, so a death is seen at once (docs/objects.md §7)
     }
