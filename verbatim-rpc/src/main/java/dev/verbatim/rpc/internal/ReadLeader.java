@@ -302,6 +302,10 @@ final class ReadLeader {
     private void waitForReply(PendingCall p, CallContext context) {
         Lent lent = Lent.of(context, endpoint);
         Guest guest = lent == null ? Guest.of(context, endpoint, policy.guestSpinNanos()) : null;
+        // the dispatcher of this very connection, calling back over it from a call it runs: calls it reads meanwhile
+        // that are not of its chain wait in its queue, so once one does it hands its role to a new run, which runs them
+        Dispatcher own = context.dispatching == endpoint && endpoint.dispatcher().thread() == Thread.currentThread()
+                ? endpoint.dispatcher() : null;
         int spins = 0;
         long spinUntil = 0;
         int turns = 0;
@@ -316,6 +320,10 @@ final class ReadLeader {
                     runTasks(p, false);
                     continue;
                 }
+                if (own != null && own.hasQueued()) {
+                    own.handOff();
+                    own = null;
+                }
                 if (lent != null && !lent.serve()) {
                     lent = null; // handed off: this thread reads its former connection on as a guest
                     guest = Guest.of(context, endpoint, policy.guestSpinNanos());
@@ -329,7 +337,7 @@ final class ReadLeader {
                 if (recvLock.tryLock()) {
                     boolean alternate = lent != null || guest != null;
                     try {
-                        lead(p, 0, alternate);
+                        lead(p, 0, alternate, own);
                     } finally {
                         unlockIfHeld(); // (the lock may have gone to another reader while this thread ran a nested call)
                     }
@@ -400,7 +408,7 @@ final class ReadLeader {
         while (!p.isDone() && endpoint.isOpen() && System.nanoTime() - until < 0 && !Thread.currentThread().isInterrupted()) {
             if (recvLock.tryLock()) {
                 try {
-                    lead(p, until, false);
+                    lead(p, until, false, null);
                 } finally {
                     unlockIfHeld();
                 }
@@ -435,18 +443,19 @@ final class ReadLeader {
     /**
      * As the leader (holding the read lock): polls the connection until {@code p} completes, times out
      * ({@code p}'s deadline), {@code until} passes (0: no earlier than the deadline), nested calls were
-     * handed to its caller, another thread waits for the lock, or this thread lost the lock while it ran
-     * an incoming call. The first {@link WaitPolicy#SPIN_POLLS} polls read no clock: most replies come
+     * handed to its caller, another thread waits for the lock, this thread lost the lock while it ran
+     * an incoming call, or ({@code own}, the connection's dispatcher calling back over it) a call waits in that
+     * dispatcher's queue. The first {@link WaitPolicy#SPIN_POLLS} polls read no clock: most replies come
      * within them.
      */
-    private void lead(PendingCall p, long until, boolean alternate) {
+    private void lead(PendingCall p, long until, boolean alternate, Dispatcher own) {
         int spins = 0;
         long spinUntil = 0;
         boolean spunOut = false;
         boolean yields = endpoint.spinsYield();
         boolean quiet = policy.isQuiet(); // (no spin: after one empty look the transport parks it, WaitPolicy#quiet)
         Outbox outbox = endpoint.sender().outbox();
-        while (!p.isDone() && !p.hasTasks && !recvLock.hasQueuedThreads()) {
+        while (!p.isDone() && !p.hasTasks && !recvLock.hasQueuedThreads() && (own == null || !own.hasQueued())) {
             if (Thread.currentThread().isInterrupted()) {
                 endpoint.cancelInterrupted(p);
                 return;

@@ -11,6 +11,8 @@ import org.junit.jupiter.api.Timeout;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -33,6 +35,8 @@ class CallBacksTest {
 
         /** How often the dispatcher of the connection this call came by glanced while stepping aside. */
         long glances();
+
+        int ping();
     }
 
     static final class HubImpl implements Hub {
@@ -44,6 +48,28 @@ class CallBacksTest {
         @Override
         public long glances() {
             return CallContext.current().arrivedOver.dispatcher().glances();
+        }
+
+        @Override
+        public int ping() {
+            return 1;
+        }
+    }
+
+    /** A call back that waits until the client's other thread got an answer to a call of its own (at most 10 s). */
+    static final class WaitingCounter implements Api.Counter {
+        final CountDownLatch entered = new CountDownLatch(1);
+        final CountDownLatch pinged = new CountDownLatch(1);
+
+        @Override
+        public int add(int x) {
+            entered.countDown();
+            try {
+                return pinged.await(10, TimeUnit.SECONDS) ? 1 : 0;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return -1;
+            }
         }
     }
 
@@ -78,5 +104,27 @@ class CallBacksTest {
         // stepping aside after each call back, the dispatcher glances at least once before the next relay is read
         assertTrue(glances < relays / 4, "the server's dispatcher glanced " + glances + " times in " + relays
                 + " relays (once per relay: it stepped aside after each call back)");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void aDispatcherWaitingForItsCallBackLetsTheOtherCallsOfItsConnectionRun(String transport) throws Exception {
+        // the server's dispatcher runs relay inline, and relay waits for its call back over the same connection: a call
+        // of the client's other thread, read meanwhile, must run (on a new dispatcher) rather than wait in the queue of
+        // the one that waits, or a call back that needs that call's answer (here: a latch; in general a lock) hangs
+        String at = transport.equals("shm") ? "shm:callbacks-" + ProcessHandle.current().pid() + "-" + N.incrementAndGet()
+                : "tcp://127.0.0.1:0";
+        Node server = Node.listen(at);
+        nodes.add(server);
+        server.export("hub", Hub.class, new HubImpl());
+        Node client = Node.create();
+        nodes.add(client);
+        Hub hub = client.lookup(server.addresses().getFirst(), "hub", Hub.class, Duration.ofSeconds(30));
+        WaitingCounter counter = new WaitingCounter();
+        CompletableFuture<Integer> relay = CompletableFuture.supplyAsync(() -> hub.relay(counter), r -> Thread.ofPlatform().start(r));
+        assertTrue(counter.entered.await(20, TimeUnit.SECONDS), "the call back came");
+        assertEquals(1, hub.ping(), "the other thread's call, over the same connection");
+        counter.pinged.countDown();
+        assertEquals(1, relay.get(30, TimeUnit.SECONDS), "the call back saw the other call answered while it waited");
     }
 }
