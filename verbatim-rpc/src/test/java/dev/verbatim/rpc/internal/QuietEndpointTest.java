@@ -46,6 +46,11 @@ class QuietEndpointTest {
         public long ping(long x) {
             if (x < 0) {
                 NodeAccess.quietArrival();
+            } else if (x > 0) {
+                // the answer comes 2 ms after the call: a quiet caller's one look finds nothing, so it parks (an answer
+                // already there at its look needs no park: the test failed when the server answered that fast); a
+                // caller that spins 60 s spins through the 2 ms and never parks
+                LockSupport.parkNanos(2_000_000);
             }
             return x + 1;
         }
@@ -79,10 +84,9 @@ class QuietEndpointTest {
         long serverParks = p.serverParks() - serverBefore;
         long clientParks = e.stats().parks() - clientBefore;
         // a reader that spins 60 s parks only if a wait outlasts its deadline (the dispatcher's is 10 s, a caller's 5 ms).
-        // The dispatcher finds each call ≥ 1 ms after its last look, so a quiet one parks every time; the caller finds
-        // the reply already there when the dispatcher, woken by the call, took the caller's CPU until it had answered
-        // (seen in 11 of 20 calls on a loaded host), so only a part is asked of it
+        // The dispatcher finds each call ≥ 1 ms after its last look, and the caller its answer 2 ms after its call (ping):
+        // quiet ones park every time
         assertTrue(serverParks >= calls / 2, "the server's dispatcher parked " + serverParks + " times in " + calls + " calls");
-        assertTrue(clientParks >= calls / 4, "the caller parked " + clientParks + " times in " + calls + " calls");
+        assertTrue(clientParks >= calls / 2, "the caller parked " + clientParks + " times in " + calls + " calls");
     }
 }
