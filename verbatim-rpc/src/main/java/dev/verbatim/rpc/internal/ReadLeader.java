@@ -302,10 +302,7 @@ final class ReadLeader {
     private void waitForReply(PendingCall p, CallContext context) {
         Lent lent = Lent.of(context, endpoint);
         Guest guest = lent == null ? Guest.of(context, endpoint, policy.guestSpinNanos()) : null;
-        // the dispatcher of this very connection, calling back over it from a call it runs: calls it reads meanwhile
-        // that are not of its chain wait in its queue, so once one does it hands its role to a new run, which runs them
-        Dispatcher own = context.dispatching == endpoint && endpoint.dispatcher().thread() == Thread.currentThread()
-                ? endpoint.dispatcher() : null;
+        Dispatcher own = ownDispatcher(context);
         int spins = 0;
         long spinUntil = 0;
         int turns = 0;
@@ -401,14 +398,20 @@ final class ReadLeader {
 
     /** Reads the connection for an asynchronous call's future until it completes or {@code until} passes. */
     void help(PendingCall p, long until) {
-        Lent lent = Lent.of(CallContext.current(), endpoint);
+        CallContext context = CallContext.current();
+        Lent lent = Lent.of(context, endpoint);
         if (lent != null) {
             lent.release(); // a dispatcher blocking on a future over another connection: its own gets a new one
         }
+        Dispatcher own = ownDispatcher(context);
         while (!p.isDone() && endpoint.isOpen() && System.nanoTime() - until < 0 && !Thread.currentThread().isInterrupted()) {
+            if (own != null && own.hasQueued()) {
+                own.handOff();
+                own = null;
+            }
             if (recvLock.tryLock()) {
                 try {
-                    lead(p, until, false, null);
+                    lead(p, until, false, own);
                 } finally {
                     unlockIfHeld();
                 }
@@ -426,6 +429,17 @@ final class ReadLeader {
                 calls.unparked();
             }
         }
+    }
+
+    /**
+     * This connection's dispatcher, if the calling thread is it, waiting for the answer to a call back over its own
+     * connection (from a call it runs): calls it reads meanwhile that are not of its chain wait in its queue, so once
+     * one does it hands its role to a new run, which runs them (as a dispatcher waiting on another connection does,
+     * {@link Lent}); else null.
+     */
+    private Dispatcher ownDispatcher(CallContext context) {
+        Dispatcher d = endpoint.dispatcher();
+        return context.dispatching == endpoint && d.thread() == Thread.currentThread() ? d : null;
     }
 
     /** Runs the nested calls handed to {@code p}'s caller; {@code close}: it stops waiting, take no more. */

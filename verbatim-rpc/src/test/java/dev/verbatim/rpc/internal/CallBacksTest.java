@@ -37,6 +37,12 @@ class CallBacksTest {
         long glances();
 
         int ping();
+
+        /**
+         * Starts a server thread that calls {@code blocker} back and waits (so a caller of this side waits on the
+         * connection), then joins an asynchronous call back to {@code p} over the connection this call came by.
+         */
+        int relayAsync(Api.AsyncProbe p, Api.Counter blocker);
     }
 
     static final class HubImpl implements Hub {
@@ -53,6 +59,32 @@ class CallBacksTest {
         @Override
         public int ping() {
             return 1;
+        }
+
+        @Override
+        public int relayAsync(Api.AsyncProbe p, Api.Counter blocker) {
+            Thread.ofPlatform().start(() -> blocker.add(1));
+            try {
+                Thread.sleep(200); // (that thread's call is out: a caller of this side waits on the connection)
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return p.twiceLater(1).join();
+        }
+    }
+
+    /** A call back that blocks until released (at most 20 s). */
+    static final class Blocker implements Api.Counter {
+        final CountDownLatch released = new CountDownLatch(1);
+
+        @Override
+        public int add(int x) {
+            try {
+                released.await(20, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return x;
         }
     }
 
@@ -126,5 +158,45 @@ class CallBacksTest {
         assertEquals(1, hub.ping(), "the other thread's call, over the same connection");
         counter.pinged.countDown();
         assertEquals(1, relay.get(30, TimeUnit.SECONDS), "the call back saw the other call answered while it waited");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void aDispatcherJoiningAnAsynchronousCallBackLetsTheOtherCallsOfItsConnectionRun(String transport) throws Exception {
+        // as above, the dispatcher's call waiting in a join on a future of a call back over its own connection, while
+        // another thread of the server waits on that connection too (so the client's other call is queued, not run inline)
+        String at = transport.equals("shm") ? "shm:callbacks-" + ProcessHandle.current().pid() + "-" + N.incrementAndGet()
+                : "tcp://127.0.0.1:0";
+        Node server = Node.listen(at);
+        nodes.add(server);
+        server.export("hub", Hub.class, new HubImpl());
+        Node client = Node.create();
+        nodes.add(client);
+        Hub hub = client.lookup(server.addresses().getFirst(), "hub", Hub.class, Duration.ofSeconds(30));
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch pinged = new CountDownLatch(1);
+        Api.AsyncProbe probe = x -> {
+            entered.countDown();
+            CompletableFuture<Integer> f = new CompletableFuture<>();
+            Thread.ofPlatform().start(() -> {
+                try {
+                    f.complete(pinged.await(10, TimeUnit.SECONDS) ? 2 * x : 0);
+                } catch (InterruptedException e) {
+                    f.complete(-1);
+                }
+            });
+            return f;
+        };
+        Blocker blocker = new Blocker();
+        try {
+            CompletableFuture<Integer> relay = CompletableFuture.supplyAsync(() -> hub.relayAsync(probe, blocker),
+                    r -> Thread.ofPlatform().start(r));
+            assertTrue(entered.await(20, TimeUnit.SECONDS), "the asynchronous call back came");
+            assertEquals(1, hub.ping(), "the other thread's call, over the same connection");
+            pinged.countDown();
+            assertEquals(2, relay.get(30, TimeUnit.SECONDS), "the call back's future completed after the other call's answer");
+        } finally {
+            blocker.released.countDown();
+        }
     }
 }
