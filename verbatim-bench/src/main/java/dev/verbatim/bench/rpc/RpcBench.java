@@ -207,15 +207,18 @@ public final class RpcBench {
 
     /** Warm-up calls at least in a case's first turn: a contender's first case warms up the shared paths (gRPC's JIT needs ~20,000). */
     static long warmCalls(boolean quick, boolean first) {
-        return first ? (quick ? 12_000 : 30_000) : (quick ? 2_000 : 5_000);
+        return first ? (quick ? 6_000 : 30_000) : (quick ? 2_000 : 5_000);
     }
 
     /**
-     * Warm-up time at most, whatever the calls. gRPC's first case reaches the quick 8 s (12,000 calls at ~130 µs):
-     * capped at 3 s it was left half warm (its null call 281 µs against 115 µs), which flattered Verbatim.
+     * Warm-up time at most, whatever the calls. A full run's 15 s lets gRPC's first case reach its 30,000 calls. A quick
+     * run stops at 3 s and 6,000 calls, to stay within its 90 s (issue 18): gRPC's first case then is left partly cold
+     * (capped at 3 s its null call measured 281 µs against 115 µs warm), which flatters Verbatim's ratios to gRPC in
+     * quick runs; the report says so, and targets are judged on full runs (8 s and 12,000 calls took a quick run to
+     * 106-129 s, gRPC's two first cases alone 16 s).
      */
     static long maxWarmMillis(boolean quick, boolean first) {
-        return first ? (quick ? 8_000 : 15_000) : (quick ? 1_000 : 3_000);
+        return first ? (quick ? 3_000 : 15_000) : (quick ? 1_000 : 3_000);
     }
 
     /** The first turn of case {@code c}: the long warm-up ({@code first}: the contender's first case). */
