@@ -62,7 +62,7 @@ final class BenchCommand {
         err.println("                     transport floor, Java RMI and gRPC-java on loopback, Aeron IPC echo, each in two processes");
         err.println("          objects    issue 15: null call (plain RPC, objects, Java RMI), a forwarded reference, and paper 003's");
         err.println("                     distributed list (serial/threaded/hybrid walks, 3 layouts, 1-4 bases), each base a process");
-        err.println("  --quick      the same cases, shorter warm-up and fewer batches (well under a minute)");
+        err.println("  --quick      the same cases, shorter warm-ups and fewer rounds (objects ~35 s, rpc ~90 s; judge targets on full runs)");
         err.println("  --json       one JSON object per line instead of tables");
         err.println("  --plot PATH  (transport, rpc, objects) also write the figure as a PNG, e.g. docs/transport.png");
     }
