@@ -229,12 +229,12 @@ public final class RpcBench {
 
     /**
      * Before a turn, the previous contender's processes get up to this long to fall quiet
-     * ({@link Turns#settle}; 300 ms in a quick run): after their turn RMI's and gRPC's JVMs go on
+     * ({@link Turns#settle}; 200 ms in a quick run): after their turn RMI's and gRPC's JVMs go on
      * compiling for tens to hundreds of milliseconds, which took a core from the next turn (shm floor
      * calls of 8 ms in such turns).
      */
     static final long SETTLE_MAX_MILLIS = 1000;
-    static final long QUICK_SETTLE_MAX_MILLIS = 300;
+    static final long QUICK_SETTLE_MAX_MILLIS = 200;
 
     /** One turn taken, in the order taken (for {@code -Dverbatim.bench.trace} and the test of the turns). */
     record Turn(RpcCase rpcCase, int round, String id) {}

@@ -431,7 +431,7 @@ final class RpcReport {
                         + " ~500 ns): measured one after the other, ratios were noise. Idle contenders wait without"
                         + " spinning: clients block for their next command, the shm floor's and aeron's pongs are"
                         + " paused after a counted echo, Verbatim's shm nodes park after a 1 ms spin; before a turn the previous contender's processes get up to"
-                        + " 1 s (quick: 0.3 s) to fall quiet (RMI's and gRPC's JIT goes on compiling after their turn). Cases and the service's contract:"
+                        + " 1 s (quick: 0.2 s) to fall quiet (RMI's and gRPC's JIT goes on compiling after their turn). Cases and the service's contract:"
                         + " null (void, no arguments), ints4 (four ints, returns their sum), remote-arg (one"
                         + " remote-interface argument, the same exported object each call, not called back),"
                         + " bytes-8192 (an 8 KiB byte[], returns its first long), list-128 (the 128-node linked list"
