@@ -112,17 +112,22 @@ class CallBacksTest {
         nodes.forEach(Node::close);
     }
 
-    @ParameterizedTest
-    @ValueSource(strings = {"shm", "tcp"})
-    void aServerThatCalledBackDoesNotStepAsideForCallersItDoesNotHave(String transport) {
+    /** A server over {@code transport} exporting a {@link HubImpl} (calls inline on its dispatcher), and a client's proxy of it. */
+    private Hub hub(String transport) {
         String at = transport.equals("shm") ? "shm:callbacks-" + ProcessHandle.current().pid() + "-" + N.incrementAndGet()
                 : "tcp://127.0.0.1:0";
         Node server = Node.listen(at);
         nodes.add(server);
-        server.export("hub", Hub.class, new HubImpl()); // (calls inline on the dispatcher, the default)
+        server.export("hub", Hub.class, new HubImpl());
         Node client = Node.create();
         nodes.add(client);
-        Hub hub = client.lookup(server.addresses().getFirst(), "hub", Hub.class, Duration.ofSeconds(20));
+        return client.lookup(server.addresses().getFirst(), "hub", Hub.class, Duration.ofSeconds(30));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void aServerThatCalledBackDoesNotStepAsideForCallersItDoesNotHave(String transport) {
+        Hub hub = hub(transport);
         Api.CounterImpl counter = new Api.CounterImpl();
         for (int i = 0; i < 20; i++) {
             hub.relay(counter); // (the first calls back learn the counter's binding)
@@ -144,14 +149,7 @@ class CallBacksTest {
         // the server's dispatcher runs relay inline, and relay waits for its call back over the same connection: a call
         // of the client's other thread, read meanwhile, must run (on a new dispatcher) rather than wait in the queue of
         // the one that waits, or a call back that needs that call's answer (here: a latch; in general a lock) hangs
-        String at = transport.equals("shm") ? "shm:callbacks-" + ProcessHandle.current().pid() + "-" + N.incrementAndGet()
-                : "tcp://127.0.0.1:0";
-        Node server = Node.listen(at);
-        nodes.add(server);
-        server.export("hub", Hub.class, new HubImpl());
-        Node client = Node.create();
-        nodes.add(client);
-        Hub hub = client.lookup(server.addresses().getFirst(), "hub", Hub.class, Duration.ofSeconds(30));
+        Hub hub = hub(transport);
         WaitingCounter counter = new WaitingCounter();
         CompletableFuture<Integer> relay = CompletableFuture.supplyAsync(() -> hub.relay(counter), r -> Thread.ofPlatform().start(r));
         assertTrue(counter.entered.await(20, TimeUnit.SECONDS), "the call back came");
@@ -165,14 +163,7 @@ class CallBacksTest {
     void aDispatcherJoiningAnAsynchronousCallBackLetsTheOtherCallsOfItsConnectionRun(String transport) throws Exception {
         // as above, the dispatcher's call waiting in a join on a future of a call back over its own connection, while
         // another thread of the server waits on that connection too (so the client's other call is queued, not run inline)
-        String at = transport.equals("shm") ? "shm:callbacks-" + ProcessHandle.current().pid() + "-" + N.incrementAndGet()
-                : "tcp://127.0.0.1:0";
-        Node server = Node.listen(at);
-        nodes.add(server);
-        server.export("hub", Hub.class, new HubImpl());
-        Node client = Node.create();
-        nodes.add(client);
-        Hub hub = client.lookup(server.addresses().getFirst(), "hub", Hub.class, Duration.ofSeconds(30));
+        Hub hub = hub(transport);
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch pinged = new CountDownLatch(1);
         Api.AsyncProbe probe = x -> {
