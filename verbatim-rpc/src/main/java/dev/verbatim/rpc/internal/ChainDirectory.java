@@ -80,14 +80,11 @@ public final class ChainDirectory {
     }
 
     /**
-     * A synchronous caller of another endpoint than {@code except} waiting in {@code chain}, or null.
-     * Costs one or two map lookups.
+     * A synchronous caller of the endpoint that started {@code chain}, other than {@code except}, waiting in it, or
+     * null: where a chain's first caller waits (the nested waits are {@link #innermost}'s, looked at first).
+     * Costs a map lookup.
      */
     PendingCall waitingIn(long chain, Endpoint except) {
-        PendingCall p = nested.isEmpty() ? null : nested.get(chain); // the innermost wait first
-        if (p != null && !p.isDone()) {
-            return p.endpoint == except ? null : p;
-        }
         Endpoint e = byPrefix.get(chain >>> (64 - PREFIX_BITS));
         if (e == null || e == except) {
             return null;

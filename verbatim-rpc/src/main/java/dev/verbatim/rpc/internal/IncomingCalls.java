@@ -210,14 +210,7 @@ final class IncomingCalls {
         // (if the export asks) or on the dispatcher, inline when the dispatcher is the one reading.
         long chain = chain(m);
         Thread me = Thread.currentThread();
-        // (the innermost wait of the chain first, over whichever connection it waits: its thread reads no other inbox)
-        PendingCall delegate = chain == 0 || chains == null ? null : chains.innermost(chain);
-        if (delegate == null && chain != 0 && !calls.isEmpty()) {
-            delegate = calls.waitingIn(chain);
-        }
-        if (delegate == null && chains != null && chain != 0) { // a chain that came back by another connection
-            delegate = chains.waitingIn(chain, endpoint);
-        }
+        PendingCall delegate = chain == 0 ? null : delegateIn(chain);
         boolean inline = delegate != null ? delegate.caller == me
                 : !virtual && me == endpoint.dispatcher().thread() && !calls.callersWait()
                         && CallContext.current().waiting == 0; // (a dispatcher waiting in a chain runs only its own calls)
@@ -308,6 +301,22 @@ final class IncomingCalls {
         }
         grants.grant(e.id); // before the answer: the peer's first call may follow at once
         sender.answer(head(LOOKUP_OK, 0, 0, e.id), callId, 0, CallEncoder.NOTHING, null);
+    }
+
+    /**
+     * The synchronous call waiting in {@code chain} whose thread runs the chain's nested calls, or null: the chain's
+     * innermost wait first, over whichever connection it waits (its thread reads no other inbox), then this
+     * connection's latest call of the chain, then the call that started it over another connection of the node.
+     */
+    private PendingCall delegateIn(long chain) {
+        PendingCall delegate = chains == null ? null : chains.innermost(chain);
+        if (delegate == null && !calls.isEmpty()) {
+            delegate = calls.waitingIn(chain);
+        }
+        if (delegate == null && chains != null) { // a chain that came back by another connection
+            delegate = chains.waitingIn(chain, endpoint);
+        }
+        return delegate;
     }
 
     private void startVirtual(Runnable task) {

@@ -438,8 +438,11 @@ final class ReadLeader {
      * {@link Lent}); else null.
      */
     private Dispatcher ownDispatcher(CallContext context) {
+        if (context.dispatching != endpoint) {
+            return null; // (a client's caller: the common case reads one field)
+        }
         Dispatcher d = endpoint.dispatcher();
-        return context.dispatching == endpoint && d.thread() == Thread.currentThread() ? d : null;
+        return d.thread() == Thread.currentThread() ? d : null;
     }
 
     /** Runs the nested calls handed to {@code p}'s caller; {@code close}: it stops waiting, take no more. */
