@@ -48,9 +48,16 @@ public class RemoteException extends RuntimeException {
          * The object's base is gone: it died or closed, or another incarnation of it answers at its
          * addresses (docs/objects.md §2). Calls to its objects fail at once, and will go on failing.
          */
-        GONE(9);
+        GONE(9),
+        /**
+         * The call was not sent: the calling thread already waits in as many nested calls as a thread may
+         * (a chain that comes back runs on the thread waiting in it, and each level holds that thread's
+         * stack: docs/rpc.md §4, {@code -Dverbatim.rpc.maxNesting}). Thrown where a local recursion that
+         * deep would throw {@link StackOverflowError}, before the stack runs out.
+         */
+        TOO_DEEP(10);
 
-        private static final Reason[] BY_CODE = new Reason[10];
+        private static final Reason[] BY_CODE = new Reason[11];
 
         static {
             for (Reason r : values()) {

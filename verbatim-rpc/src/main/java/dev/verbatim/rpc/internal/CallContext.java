@@ -46,6 +46,55 @@ public final class CallContext {
     /** How many replies this thread waits for, nested (a dispatcher then runs no unrelated call inline). */
     int waiting;
 
+    /**
+     * The most replies a thread may wait for, nested ({@link #waiting}): a synchronous call beyond it fails with
+     * {@code TOO_DEEP} before it is sent. A chain that comes back runs on the thread waiting in it, so each level
+     * holds that thread's stack: 2.8-5 KB of frames per level of a walk (the JIT's frames and the interpreter's),
+     * and a stack that ran out threw a {@link StackOverflowError} wherever the frame that overflowed was, in the
+     * middle of sending or reading a message. {@code -Dverbatim.rpc.maxNesting=N} sets it; else 128 per MB of the
+     * JVM's {@code -Xss} (8 KB a level, room for the method's own frames too), and 128 without one (the default
+     * stack, 1 MB on the 64-bit platforms). A thread made with a stack size of its own is not seen.
+     */
+    static final int MAX_NESTING = maxNesting();
+
+    static int maxNesting() {
+        Integer set = Integer.getInteger("verbatim.rpc.maxNesting");
+        if (set != null) {
+            if (set < 1) {
+                throw new IllegalArgumentException("-Dverbatim.rpc.maxNesting must be at least 1: " + set);
+            }
+            return set;
+        }
+        long kib = 1024;
+        String[] args = ProcessHandle.current().info().arguments().orElse(new String[0]);
+        for (String a : args) {
+            if (a.startsWith("-Xss")) {
+                long k = kibibytes(a.substring(4));
+                kib = k > 0 ? k : kib; // (the last one counts, as for the JVM)
+            }
+        }
+        return (int) Math.max(16, Math.min(1 << 20, kib / 8));
+    }
+
+    /** A size as {@code -Xss} takes it ({@code 4m}, {@code 512k}, {@code 1g}, bytes), in KiB; 0 if unreadable. */
+    static long kibibytes(String size) {
+        if (size.isEmpty()) {
+            return 0;
+        }
+        char unit = Character.toLowerCase(size.charAt(size.length() - 1));
+        long scale = switch (unit) {
+            case 'k' -> 1;
+            case 'm' -> 1024;
+            case 'g' -> 1024 * 1024;
+            default -> -1;
+        };
+        try {
+            return scale < 0 ? Long.parseLong(size) / 1024 : Long.parseLong(size.substring(0, size.length() - 1)) * scale;
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
     private CallContext() {}
 
     /** The calling thread's context. */

@@ -247,8 +247,11 @@ public final class Endpoint {
             throw new RemoteException(Reason.OVERLOADED, CallTable.MAX_OUTSTANDING + " calls are already outstanding on "
                     + description);
         }
-        long id = calls.nextId();
         CallContext context = CallContext.current();
+        if (context.waiting >= CallContext.MAX_NESTING && !mi.async) {
+            throw tooDeep(context);
+        }
+        long id = calls.nextId();
         long chain = context.chain; // inside an incoming call: its chain; else a new one
         boolean nested = chain != 0;
         if (!nested) {
@@ -277,6 +280,12 @@ public final class Endpoint {
         } finally {
             chains.leave(p, outer);
         }
+    }
+
+    private RemoteException tooDeep(CallContext context) {
+        return new RemoteException(Reason.TOO_DEEP, "a call from " + Thread.currentThread().getName() + ", which already waits in "
+                + context.waiting + " nested calls, the most a thread may (each holds its stack; -Dverbatim.rpc.maxNesting="
+                + CallContext.MAX_NESTING + ", from -Xss unless set): not sent to " + description);
     }
 
     /** Reads the connection for an asynchronous call's future until it completes or {@code until} passes. */

@@ -1,5 +1,6 @@
 package dev.verbatim.rpc.internal;
 
+import dev.verbatim.rpc.RemoteException;
 import dev.verbatim.rpc.RemoteException.Reason;
 import dev.verbatim.transport.Delivery;
 
@@ -478,7 +479,12 @@ final class IncomingCalls {
         if (failure != null) {
             sender.answerMayWait(answerMayWait);
             try {
-                answers.thrown(callId, failure, mi, details);
+                if (failure instanceof RemoteException r && r.reason() == Reason.TOO_DEEP) {
+                    // (climbs the chain as itself, as a local recursion's StackOverflowError would: docs/rpc.md §4)
+                    answers.fail(FAIL, callId, Reason.TOO_DEEP, r.getMessage().substring(Reason.TOO_DEEP.name().length() + 2));
+                } else {
+                    answers.thrown(callId, failure, mi, details);
+                }
             } finally {
                 sender.answerMayWait(false);
             }

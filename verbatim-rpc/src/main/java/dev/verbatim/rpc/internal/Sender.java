@@ -113,11 +113,11 @@ final class Sender {
 
     private void fill(Claim c, long head, long callId, long method, long chain, CallEncoder.Writer body, Object what,
                       WireWriter w, boolean answer) {
-        MemorySegment s = c.segment();
-        putHeader(s, head, callId, method, chain);
         try {
+            MemorySegment s = c.segment();
+            putHeader(s, head, callId, method, chain);
             body.write(encoder, w, s, headerOf(kindOf(head)), what);
-        } catch (RuntimeException | Error e) {
+        } catch (RuntimeException | Error e) { // (a StackOverflowError too, even in segment(): a deep chain's last call)
             c.abort();
             throw e;
         }
@@ -219,7 +219,12 @@ final class Sender {
             if (c == null) {
                 return false;
             }
-            MemorySegment.copy(m, 0, c.segment(), 0, n);
+            try {
+                MemorySegment.copy(m, 0, c.segment(), 0, n);
+            } catch (RuntimeException | Error e) {
+                c.abort();
+                throw e;
+            }
             commit(c, -1, true);
             outbox.removeFirst();
         }

@@ -2,6 +2,7 @@ package dev.verbatim.rpc.internal;
 
 import dev.verbatim.rpc.Node;
 import dev.verbatim.rpc.Remote;
+import dev.verbatim.rpc.RemoteException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -207,6 +208,31 @@ class ChainHopsTest {
         assertTrue(turnAtA >= 1 && turnAtB >= 1, "a thread waited with a guest on both nodes: " + turnAtA + ", " + turnAtB);
         assertTrue(turnAtA <= 1 && turnAtB <= 1, "empty polls of its own connection in a row before the guest's: A "
                 + turnAtA + ", B " + turnAtB);
+    }
+
+    /**
+     * A chain nested deeper than a thread may wait ({@link CallContext#MAX_NESTING}: 512 with the tests' -Xss4m) fails
+     * with {@code TOO_DEEP} at the call that would go one level further, before it is sent; the failure climbs the
+     * chain as itself, and both connections go on working. Without the limit, a walk 8x as deep ran the stack of a
+     * waiting thread out: a {@link StackOverflowError} in the middle of sending left the connection's claim open (every
+     * later message on it failed, and the peer saw the connection as gone) or in the middle of reading a call.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"shm", "tcp"})
+    void aChainNestedDeeperThanAThreadMayWaitFailsTooDeepAndTheConnectionsGoOn(String transport) {
+        Rally r = rally(transport);
+        Bouncer b = r.atA().other;
+        int bounces = 8 * 2 * CallContext.MAX_NESTING; // (each node's thread waits in every other one)
+        RemoteException e = assertThrows(RemoteException.class, () -> b.bounce(bounces));
+        assertEquals(RemoteException.Reason.TOO_DEEP, e.reason(), e.toString());
+        assertTrue(e.getMessage().contains("already waits in " + CallContext.MAX_NESTING + " nested calls"), e.getMessage());
+        for (int walk = 0; walk < 3; walk++) {
+            assertEquals(BOUNCES, b.bounce(BOUNCES - 1) + 1);
+        }
+        // as deep as a thread may wait: the chain's first caller waits in the outermost call
+        int deepest = 2 * CallContext.MAX_NESTING - 1;
+        assertEquals(deepest + 1, b.bounce(deepest) + 1);
+        assertEquals(RemoteException.Reason.TOO_DEEP, assertThrows(RemoteException.class, () -> b.bounce(deepest + 1)).reason());
     }
 
     @ParameterizedTest(name = "{0}")

@@ -15,9 +15,10 @@ import static org.junit.jupiter.api.Assertions.*;
 class WireCodesTest {
     @Test
     void reasonsTravelAsTheirFixedCodes() {
-        Map<Reason, Integer> codes = Map.of(Reason.TIMEOUT, 0, Reason.CONNECTION, 1, Reason.NOT_SENT, 2,
-                Reason.OVERLOADED, 3, Reason.NOT_FOUND, 4, Reason.INCOMPATIBLE, 5, Reason.PROTOCOL, 6,
-                Reason.CANCELLED, 7, Reason.ARGUMENT, 8, Reason.GONE, 9);
+        Map<Reason, Integer> codes = Map.ofEntries(Map.entry(Reason.TIMEOUT, 0), Map.entry(Reason.CONNECTION, 1),
+                Map.entry(Reason.NOT_SENT, 2), Map.entry(Reason.OVERLOADED, 3), Map.entry(Reason.NOT_FOUND, 4),
+                Map.entry(Reason.INCOMPATIBLE, 5), Map.entry(Reason.PROTOCOL, 6), Map.entry(Reason.CANCELLED, 7),
+                Map.entry(Reason.ARGUMENT, 8), Map.entry(Reason.GONE, 9), Map.entry(Reason.TOO_DEEP, 10));
         assertEquals(Reason.values().length, codes.size(), "every reason has a pinned code");
         codes.forEach((r, c) -> {
             assertEquals(c, r.code(), r.name());
@@ -27,7 +28,7 @@ class WireCodesTest {
 
     @Test
     void aReasonCodeNoReasonHasIsUnknownNotAnException() {
-        for (int c : new int[] {-1, -128, 10, 127, 255, Integer.MAX_VALUE}) {
+        for (int c : new int[] {-1, -128, 11, 127, 255, Integer.MAX_VALUE}) {
             assertNull(Reason.ofCode(c), "code " + c);
         }
     }
