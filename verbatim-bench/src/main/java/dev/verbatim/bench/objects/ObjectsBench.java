@@ -52,6 +52,8 @@ public final class ObjectsBench {
     static final String ELEMENTS = "verbatim.bench.objects.elements";
     private static final boolean TRACE = Boolean.getBoolean("verbatim.bench.trace");
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+    /** The hops of a list case's first warm-up, quick or full ({@link Plan#warmWalks}). */
+    static final long WARM_HOPS = 20_000;
     /** JVM flags of the base processes: RMI's, and a deep stack (a walk nests a call per remote link). */
     static final List<String> FLAGS;
 
@@ -76,9 +78,19 @@ public final class ObjectsBench {
                 long firstWarmCalls, long settleMillis) {
         CallLoop turn(boolean first, boolean list) {
             if (first) {
-                return new CallLoop(firstWarm, list ? 1 : firstWarmCalls, 10 * firstWarm, measureMillis);
+                return new CallLoop(firstWarm, list ? warmWalks() : firstWarmCalls, 10 * firstWarm, measureMillis);
             }
             return new CallLoop(warmMillis, 1, warmMillis, measureMillis);
+        }
+
+        /**
+         * The walks of a list case's first warm-up: as many hops as a call case's first warm-up makes calls. One
+         * walk was too few for the JIT: a quick run's hop (100 elements) measured 60-75 us per element, its walks
+         * running interpreted all three rounds (the third turn's walks of 1,000 elements still 7 ms), against
+         * 0.5-0.7 us warm.
+         */
+        long warmWalks() {
+            return Math.max(1, (WARM_HOPS + elements - 1) / elements);
         }
     }
 
