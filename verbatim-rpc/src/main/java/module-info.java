@@ -7,6 +7,7 @@ module dev.verbatim.rpc {
     requires dev.verbatim.buffer;
     requires dev.verbatim.wire;
     requires transitive dev.verbatim.transport;
+    requires jdk.management; // the JVM's thread stack size, once a chain nests deep (CallContext.maxNesting)
     exports dev.verbatim.rpc;
     // the object layer stands on the endpoint: its references, calls to shared objects, chains across connections
     exports dev.verbatim.rpc.internal to dev.verbatim.objects;

@@ -30,4 +30,10 @@ public interface Claim {
 
     /** Gives the space back without delivering anything. */
     void abort();
+
+    /**
+     * Whether this claim is still open (neither committed nor aborted): a writer that failed part-way, wherever it
+     * failed (a {@link StackOverflowError} may come even from the commit's first frame), gives it back only if so.
+     */
+    boolean isOpen();
 }

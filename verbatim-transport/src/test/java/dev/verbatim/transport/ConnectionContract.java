@@ -138,6 +138,20 @@ abstract class ConnectionContract {
     }
 
     @Test
+    void aClaimIsOpenUntilItIsCommittedOrAborted() throws Exception {
+        Connection[] c = pair();
+        Claim claim = c[1].claim(16);
+        assertTrue(claim.isOpen());
+        claim.abort();
+        assertFalse(claim.isOpen(), "aborted");
+        claim = c[1].claim(16);
+        assertTrue(claim.isOpen(), "claimed again");
+        claim.commit();
+        assertFalse(claim.isOpen(), "committed");
+        c[0].take(WAIT).release();
+    }
+
+    @Test
     void aClaimCanCommitLessThanItClaimed() throws Exception {
         Connection[] c = pair();
         for (int round = 0; round < 3000; round++) { // enough to cross area boundaries with the slack

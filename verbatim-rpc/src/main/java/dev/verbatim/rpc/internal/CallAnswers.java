@@ -80,6 +80,22 @@ final class CallAnswers {
         }
     }
 
+    /** The words of every {@code FAIL TOO_DEEP}: no node, thread, address or depth of the chain is disclosed. */
+    static final String TOO_DEEP = "the call chain nested deeper than a thread in it may wait (docs/rpc.md §4:"
+            + " -Dverbatim.rpc.maxNesting, -Xss)";
+
+    /**
+     * Answers {@code FAIL TOO_DEEP}: a call further down the chain this call started was too deep for its thread, and
+     * the method let it escape (docs/rpc.md §4).
+     */
+    void tooDeep(long callId) {
+        try {
+            fail(FAIL, callId, Reason.TOO_DEEP, TOO_DEEP);
+        } catch (RuntimeException ignored) {
+            // the connection is gone: the caller learns that instead
+        }
+    }
+
     /** Answers {@code FAIL} or {@code LOOKUP_FAIL} with a reason and a message. */
     void fail(int kind, long callId, Reason reason, String message) {
         byte[] b = message.getBytes(StandardCharsets.UTF_8);

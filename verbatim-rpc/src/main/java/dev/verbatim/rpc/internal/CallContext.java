@@ -47,51 +47,64 @@ public final class CallContext {
     int waiting;
 
     /**
-     * The most replies a thread may wait for, nested ({@link #waiting}): a synchronous call beyond it fails with
-     * {@code TOO_DEEP} before it is sent. A chain that comes back runs on the thread waiting in it, so each level
-     * holds that thread's stack: 2.8-5 KB of frames per level of a walk (the JIT's frames and the interpreter's),
-     * and a stack that ran out threw a {@link StackOverflowError} wherever the frame that overflowed was, in the
-     * middle of sending or reading a message. {@code -Dverbatim.rpc.maxNesting=N} sets it; else 128 per MB of the
-     * JVM's {@code -Xss} (8 KB a level, room for the method's own frames too), and 128 without one (the default
-     * stack, 1 MB on the 64-bit platforms). A thread made with a stack size of its own is not seen.
+     * From how many nested waits on a thread {@link #maxNesting} is asked ({@code Endpoint.call}, {@code Endpoint.help}):
+     * below it no limit applies, so a program whose chains stay shallow never reads the JVM's stack size.
      */
-    static final int MAX_NESTING = maxNesting();
+    private static final String PROPERTY = "verbatim.rpc.maxNesting";
+    static final int CHECKED_FROM = parsed(System.getProperty(PROPERTY)) > 0 ? Math.min(16, parsed(System.getProperty(PROPERTY))) : 16;
+    private static volatile int maxNesting;
 
+    /**
+     * The most replies a thread may wait for, nested ({@link #waiting}): a synchronous call, or a join of a future,
+     * beyond it fails with {@code TOO_DEEP} before it is sent (or read for). A chain that comes back runs on the
+     * thread waiting in it, so each level holds that thread's stack: 2.8-5 KB of frames per level of a walk of two
+     * bases (the JIT's frames and the interpreter's, the method's own included), and a stack that ran out threw a
+     * {@link StackOverflowError} wherever the frame that overflowed was, in the middle of sending or reading a
+     * message. {@code -Dverbatim.rpc.maxNesting=N} sets it; else 128 per MB of the JVM's thread stack size
+     * ({@code -Xss}, {@code -XX:ThreadStackSize}, however given: 8 KB a level, room for the methods' frames too), at
+     * least 16. A thread made with a stack size of its own is not seen. Read once, when a thread first waits
+     * {@link #CHECKED_FROM} deep.
+     *
+     * @throws IllegalArgumentException if the property is not a positive number
+     */
     static int maxNesting() {
-        Integer set = Integer.getInteger("verbatim.rpc.maxNesting");
-        if (set != null) {
-            if (set < 1) {
-                throw new IllegalArgumentException("-Dverbatim.rpc.maxNesting must be at least 1: " + set);
+        int m = maxNesting;
+        if (m == 0) {
+            String set = System.getProperty(PROPERTY);
+            if (set != null) {
+                m = parsed(set);
+                if (m < 1) {
+                    throw new IllegalArgumentException("-D" + PROPERTY + " must be a positive number of nested calls: " + set);
+                }
+            } else {
+                m = (int) Math.max(16, Math.min(1 << 20, stackKibibytes() / 8));
             }
-            return set;
+            maxNesting = m;
         }
-        long kib = 1024;
-        String[] args = ProcessHandle.current().info().arguments().orElse(new String[0]);
-        for (String a : args) {
-            if (a.startsWith("-Xss")) {
-                long k = kibibytes(a.substring(4));
-                kib = k > 0 ? k : kib; // (the last one counts, as for the JVM)
-            }
-        }
-        return (int) Math.max(16, Math.min(1 << 20, kib / 8));
+        return m;
     }
 
-    /** A size as {@code -Xss} takes it ({@code 4m}, {@code 512k}, {@code 1g}, bytes), in KiB; 0 if unreadable. */
-    static long kibibytes(String size) {
-        if (size.isEmpty()) {
+    /** {@code s} as a positive int, or 0 (null, not a number, not positive). */
+    private static int parsed(String s) {
+        if (s == null) {
             return 0;
         }
-        char unit = Character.toLowerCase(size.charAt(size.length() - 1));
-        long scale = switch (unit) {
-            case 'k' -> 1;
-            case 'm' -> 1024;
-            case 'g' -> 1024 * 1024;
-            default -> -1;
-        };
         try {
-            return scale < 0 ? Long.parseLong(size) / 1024 : Long.parseLong(size.substring(0, size.length() - 1)) * scale;
+            return Math.max(0, Integer.parseInt(s.trim()));
         } catch (NumberFormatException e) {
             return 0;
+        }
+    }
+
+    /** The JVM's thread stack size in KiB ({@code ThreadStackSize}); 1024 (the 64-bit default) if it cannot say. */
+    static long stackKibibytes() {
+        try {
+            String v = java.lang.management.ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class)
+                    .getVMOption("ThreadStackSize").getValue();
+            long k = Long.parseLong(v);
+            return k > 0 ? k : 1024; // (0: the system's default, not known here)
+        } catch (RuntimeException e) { // (not HotSpot, or no such option)
+            return 1024;
         }
     }
 

@@ -248,7 +248,7 @@ public final class Endpoint {
                     + description);
         }
         CallContext context = CallContext.current();
-        if (context.waiting >= CallContext.MAX_NESTING && !mi.async) {
+        if (context.waiting >= CallContext.CHECKED_FROM && !mi.async && context.waiting >= CallContext.maxNesting()) {
             throw tooDeep(context);
         }
         long id = calls.nextId();
@@ -285,13 +285,25 @@ public final class Endpoint {
     private RemoteException tooDeep(CallContext context) {
         return new RemoteException(Reason.TOO_DEEP, "a call from " + Thread.currentThread().getName() + ", which already waits in "
                 + context.waiting + " nested calls, the most a thread may (each holds its stack; -Dverbatim.rpc.maxNesting="
-                + CallContext.MAX_NESTING + ", from -Xss unless set): not sent to " + description);
+                + CallContext.maxNesting() + ", from the thread stack size unless set): not sent to " + description);
     }
 
-    /** Reads the connection for an asynchronous call's future until it completes or {@code until} passes. */
+    /**
+     * Reads the connection for an asynchronous call's future until it completes or {@code until} passes: a nested wait
+     * as a synchronous call's is (a call of the chain may run in it), counted and limited alike.
+     */
     void help(PendingCall p, long until) {
+        CallContext context = CallContext.current();
+        if (context.waiting >= CallContext.CHECKED_FROM && context.waiting >= CallContext.maxNesting()) {
+            throw tooDeep(context); // (the call goes on; its future completes without this thread)
+        }
         sender.flushCalls(true, 0); // the caller waits: the calls it held go now
-        leader.help(p, until);
+        context.waiting++;
+        try {
+            leader.help(p, until);
+        } finally {
+            context.waiting--;
+        }
     }
 
     /** Stops waiting for {@code p}'s reply; true if this removed it (nobody else completes it then). */

@@ -480,8 +480,7 @@ final class IncomingCalls {
             sender.answerMayWait(answerMayWait);
             try {
                 if (failure instanceof RemoteException r && r.reason() == Reason.TOO_DEEP) {
-                    // (climbs the chain as itself, as a local recursion's StackOverflowError would: docs/rpc.md §4)
-                    answers.fail(FAIL, callId, Reason.TOO_DEEP, r.getMessage().substring(Reason.TOO_DEEP.name().length() + 2));
+                    answers.tooDeep(callId); // (climbs the chain as itself, as a local StackOverflowError would: §4)
                 } else {
                     answers.thrown(callId, failure, mi, details);
                 }

@@ -79,15 +79,18 @@ final class Sender {
               PendingCall failIfNotSent) {
         long total = checkLength(headerOf(kindOf(head)) + bodyBytes);
         sendLock.lock();
+        Claim c = null;
         try {
             if (outbox.count() != 0 && sendLock.getHoldCount() == 1) { // (held more: regions of this message are out)
                 flushOutbox(true); // answers waiting for room go first
             }
             held.callMayWait(kindOf(head) == CALL && failIfNotSent != null && failIfNotSent.mayHold);
-            fill(connection.claim((int) total), head, callId, method, chain, body, what, writer);
+            c = connection.claim((int) total);
+            fill(c, head, callId, method, chain, body, what, writer);
         } catch (TransportException e) {
             throw sendFailed(e, failIfNotSent);
         } catch (RuntimeException | Error e) {
+            abortIfOpen(c); // (an Error between the claim and fill's own guard)
             if (failIfNotSent != null) {
                 endpoint.calls().forget(failIfNotSent);
             }
@@ -117,11 +120,18 @@ final class Sender {
             MemorySegment s = c.segment();
             putHeader(s, head, callId, method, chain);
             body.write(encoder, w, s, headerOf(kindOf(head)), what);
-        } catch (RuntimeException | Error e) { // (a StackOverflowError too, even in segment(): a deep chain's last call)
-            c.abort();
+            commit(c, -1, answer);
+        } catch (RuntimeException | Error e) { // (a StackOverflowError too, even in segment() or before the commit)
+            abortIfOpen(c);
             throw e;
         }
-        commit(c, -1, answer);
+    }
+
+    /** Gives {@code c} back if it is still open (a write that failed, wherever it failed); null: nothing was claimed. */
+    private static void abortIfOpen(Claim c) {
+        if (c != null && c.isOpen()) {
+            c.abort();
+        }
     }
 
     /**
@@ -176,8 +186,9 @@ final class Sender {
     void answer(long head, long callId, long bodyBytes, CallEncoder.Writer body, Object what) {
         long total = checkLength(headerOf(kindOf(head)) + bodyBytes);
         if (outbox.count() == 0 && sendLock.tryLock()) {
+            Claim c = null;
             try {
-                Claim c = connection.tryClaim((int) total);
+                c = connection.tryClaim((int) total);
                 if (c != null) {
                     fill(c, head, callId, 0, 0, body, what, writer, true);
                     return;
@@ -185,6 +196,9 @@ final class Sender {
             } catch (TransportException e) {
                 endpoint.closeWith(e.getMessage()); // the peer learns nothing more; its calls fail with the connection
                 return;
+            } catch (RuntimeException | Error e) {
+                abortIfOpen(c); // (an Error between the claim and fill's own guard)
+                throw e;
             } finally {
                 unlockSend();
             }
@@ -221,11 +235,11 @@ final class Sender {
             }
             try {
                 MemorySegment.copy(m, 0, c.segment(), 0, n);
+                commit(c, -1, true);
             } catch (RuntimeException | Error e) {
-                c.abort();
+                abortIfOpen(c);
                 throw e;
             }
-            commit(c, -1, true);
             outbox.removeFirst();
         }
     }
@@ -517,7 +531,6 @@ final class Sender {
         } catch (TransportException e) {
             throw sendFailed(e, p);
         }
-        boolean committed = false;
         try {
             MemorySegment s = c.segment();
             putHeader(s, head, p.id, mi.id, p.chain);
@@ -543,7 +556,6 @@ final class Sender {
                 graphs += span(n);
                 at = end;
             }
-            committed = true;
             held.callMayWait(p.mayHold);
             commit(c, (int) at, false);
             mi.graphBytes = (int) graphs; // the latest size, not the largest: one big call does not inflate every later claim
@@ -551,9 +563,7 @@ final class Sender {
         } catch (TransportException e) {
             throw sendFailed(e, p);
         } finally {
-            if (!committed) {
-                c.abort();
-            }
+            abortIfOpen(c); // (not committed, or an Error before the commit closed it)
         }
     }
 

@@ -121,29 +121,66 @@ final class ScriptedConnection implements Connection {
         }
     }
 
+    /** Whether a claim is open: as a transport does, this one hands out one at a time. */
+    boolean claimOpen;
+    /** Thrown once by the next claim's {@code segment()} (then cleared), as a stack that runs out there would. */
+    Error failSegment;
+    /** Thrown once by the next claim's {@code commit}, before it publishes or closes anything. */
+    Error failCommit;
+
     @Override
     public Claim tryClaim(int length) {
+        if (claimOpen) {
+            throw new IllegalStateException("a claim is already open on scripted; commit or abort it first");
+        }
         MemorySegment s = MemorySegment.ofArray(new byte[length]);
+        claimOpen = true;
         return new Claim() {
+            private boolean open = true;
+
             @Override
             public MemorySegment segment() {
+                Error e = failSegment;
+                if (e != null) {
+                    failSegment = null;
+                    throw e;
+                }
                 return s;
             }
 
             @Override
             public void commit() {
-                sent.add(s);
-                committed();
+                commit(length);
             }
 
             @Override
-            public void commit(int length) {
-                sent.add(s.asSlice(0, length));
+            public void commit(int n) {
+                Error e = failCommit;
+                if (e != null) {
+                    failCommit = null;
+                    throw e;
+                }
+                close();
+                sent.add(n == length ? s : s.asSlice(0, n));
                 committed();
             }
 
             @Override
             public void abort() {
+                close();
+            }
+
+            @Override
+            public boolean isOpen() {
+                return open;
+            }
+
+            private void close() {
+                if (!open) {
+                    throw new IllegalStateException("the claim was already committed or aborted");
+                }
+                open = false;
+                claimOpen = false;
             }
         };
     }

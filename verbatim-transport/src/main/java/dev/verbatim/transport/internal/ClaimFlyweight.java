@@ -82,6 +82,11 @@ final class ClaimFlyweight implements Claim {
     }
 
     @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
     public void abort() {
         if (!open) {
             throw new IllegalStateException("the claim was already committed or aborted");

@@ -1,0 +1,69 @@
+package dev.verbatim.rpc.internal;
+
+import dev.verbatim.rpc.ExportOptions;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import static dev.verbatim.rpc.internal.RpcDescriptor.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * An answer whose writing fails wherever it fails, even where only an {@link Error} can come from (a stack that
+ * runs out in the claim's {@code segment()} or at its commit: docs/rpc.md §4), gives its claim back: a transport
+ * hands out one claim at a time, and one left open made every later message on the connection fail ("a claim is
+ * already open"). Over a scripted connection whose next claim throws where told: no threads, no timing.
+ */
+class FailedWritesTest {
+    private static MemorySegment call(long callId, int x) {
+        MemorySegment m = MemorySegment.ofArray(new byte[HEADER + VALUE_HEADER + 8]);
+        long method = RemoteInterface.of(Parts.Counter.class).methods[0].id;
+        putHeader(m, head(CALL, 0, 1, 1), callId, method, 5);
+        CallEncoder.putPrimitive(m, HEADER, x);
+        return m;
+    }
+
+    private static void pollOne(Endpoint endpoint) {
+        endpoint.leader().lock().lock();
+        try {
+            endpoint.poll(1);
+        } finally {
+            endpoint.leader().unlockIfHeld();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"segment", "commit"})
+    void anAnswerWhoseWriteFailsGivesItsClaimBackAndTheNextAnswerGoes(String where) {
+        ScriptedConnection connection = new ScriptedConnection();
+        Exports exports = new Exports();
+        Parts.Counter counter = x -> x + 1;
+        exports.export("counter", Parts.Counter.class, counter, ExportOptions.INLINE);
+        Endpoint endpoint = new Endpoint(connection, exports, false, () -> { });
+        connection.lookUp(endpoint, "counter", Parts.Counter.class);
+        // this thread waits in chain 5: the peer's calls of that chain run on it, inline, when it polls
+        endpoint.calls().add(new PendingCall(endpoint, 1, null, java.util.concurrent.TimeUnit.MINUTES.toNanos(1), 5,
+                Thread.currentThread()), true);
+        StackOverflowError overflow = new StackOverflowError("the stack ran out in the claim's " + where);
+        if (where.equals("segment")) {
+            connection.failSegment = overflow;
+        } else {
+            connection.failCommit = overflow;
+        }
+        connection.incoming.add(call(10, 1));
+        assertSame(overflow, assertThrows(StackOverflowError.class, () -> pollOne(endpoint)));
+        assertFalse(connection.claimOpen, "the failed answer's claim was given back");
+        assertTrue(connection.sent.isEmpty(), "nothing was sent for it");
+
+        connection.incoming.add(call(11, 41));
+        pollOne(endpoint);
+        assertEquals(1, connection.sent.size(), "the next call was answered");
+        MemorySegment r = connection.sent.getFirst();
+        assertEquals(REPLY, kind(r));
+        assertEquals(11, callId(r));
+        assertEquals(42, r.get(ValueLayout.JAVA_LONG_UNALIGNED, REPLY_HEADER + VALUE_HEADER));
+        endpoint.closeWith("test over");
+    }
+}
