@@ -22,6 +22,34 @@ class CallTableTest {
     }
 
     @Test
+    void expiredAsynchronousCallsAreFoundHoweverTheOthersLeftTheTable() {
+        // the dispatcher looks through the table only while asynchronous calls are in it (synchronous ones time
+        // themselves out): the count of them must follow every way one leaves, or a later one is never timed out
+        CallTable t = new CallTable();
+        List<PendingCall> expired = new ArrayList<>();
+        PendingCall taken = async(1, MINUTE);
+        PendingCall forgotten = async(2, MINUTE);
+        PendingCall failed = async(3, MINUTE);
+        t.add(sync(4, 4), true); // in the slot
+        t.add(sync(5, 5), true); // in the map, synchronous: never the dispatcher's
+        t.add(taken, false);
+        t.add(forgotten, false);
+        assertSame(taken, t.take(1));
+        assertNull(t.take(1), "taken once");
+        assertTrue(t.forget(forgotten));
+        assertFalse(t.forget(forgotten), "forgotten once");
+        t.forEachExpired(System.nanoTime() + 2 * MINUTE, expired::add);
+        assertEquals(List.of(), expired, "only synchronous calls are left");
+        t.add(failed, false);
+        t.failAll(new RemoteException(RemoteException.Reason.CONNECTION, "closed"));
+        assertTrue(failed.isCompletedExceptionally());
+        PendingCall late = async(6, 0);
+        t.add(late, false);
+        t.forEachExpired(System.nanoTime() + 1, expired::add);
+        assertEquals(List.of(late), expired, "a later asynchronous call is still timed out");
+    }
+
+    @Test
     void callIdsCountUpFromOne() {
         CallTable t = new CallTable();
         assertEquals(1, t.nextId());
