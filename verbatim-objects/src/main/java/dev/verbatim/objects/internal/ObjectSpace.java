@@ -350,8 +350,7 @@ public final class ObjectSpace implements NodeExtension {
 
     @Override
     public Target target(int id) {
-        OwnedObjects.Entry e = owned.get(id);
-        return e == null ? null : e.target;
+        return owned.target(id);
     }
 
     // ------------------------------------------------------------------ weights

@@ -2,9 +2,9 @@ package dev.verbatim.objects.internal;
 
 import dev.verbatim.rpc.internal.NodeExtension;
 
-import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The objects of this base that other bases may hold (docs/objects.md §3): each with its node-wide id
@@ -40,7 +40,8 @@ final class OwnedObjects {
         }
     }
 
-    private final Map<Integer, Entry> byId = new HashMap<>();
+    /** Written under this object's monitor; read without it by {@link #target} (every call to one of these objects). */
+    private final Map<Integer, Entry> byId = new ConcurrentHashMap<>();
     private final Map<Object, Entry> byIdentity = new IdentityHashMap<>();
     private int lastId;
 
@@ -163,6 +164,15 @@ final class OwnedObjects {
     /** The entry of object {@code id}, or null. */
     synchronized Entry get(int id) {
         return byId.get(id);
+    }
+
+    /**
+     * The target of object {@code id} for a call, or null: without the monitor (an entry's target is final, and the
+     * map publishes it), which every call to one of these objects took before (~2% of a base's samples in a walk).
+     */
+    NodeExtension.Target target(int id) {
+        Entry e = byId.get(id);
+        return e == null ? null : e.target;
     }
 
     /** The weight of {@code impl} outstanding (0 if no other base holds it). */
