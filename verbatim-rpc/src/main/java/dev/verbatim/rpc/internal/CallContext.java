@@ -46,11 +46,12 @@ public final class CallContext {
     /** How many replies this thread waits for, nested (a dispatcher then runs no unrelated call inline). */
     int waiting;
 
+    private static final String PROPERTY = "verbatim.rpc.maxNesting";
     /**
      * From how many nested waits on a thread {@link #maxNesting} is asked ({@code Endpoint.call}, {@code Endpoint.help}):
-     * below it no limit applies, so a program whose chains stay shallow never reads the JVM's stack size.
+     * 16, or the property's value if lower. Below it no limit applies, so a program whose chains stay shallow never
+     * reads the JVM's stack size.
      */
-    private static final String PROPERTY = "verbatim.rpc.maxNesting";
     static final int CHECKED_FROM = parsed(System.getProperty(PROPERTY)) > 0 ? Math.min(16, parsed(System.getProperty(PROPERTY))) : 16;
     private static volatile int maxNesting;
 
