@@ -33,20 +33,7 @@ public final class ChainDirectory {
      * names the endpoint that started it only if this node did, and that endpoint's caller may be an
      * outer one that waits for the inner: the innermost wait is the one that reads its inbox.
      */
-    private final Map<Long, Waits> nested = new ConcurrentHashMap<>();
-
-    /**
-     * The nested waits of one chain on this node: the innermost, swapped as the chain's thread calls deeper and comes
-     * back. The holder stays in {@link #nested} while the chain waits here at all, so a walk pays a map look-up and an
-     * atomic swap per hop instead of two locked map updates (a put and a replace per nested call, ~1 of a walk's
-     * few hundred nanoseconds per hop on each base).
-     */
-    @SuppressWarnings("serial") // (never serialized)
-    private static final class Waits extends java.util.concurrent.atomic.AtomicReference<PendingCall> {
-        Waits(PendingCall first) {
-            super(first);
-        }
-    }
+    private final Map<Long, PendingCall> nested = new ConcurrentHashMap<>();
 
     /**
      * Nested calls another thread read and handed to the thread waiting in their chain: each cost that
@@ -88,8 +75,7 @@ public final class ChainDirectory {
 
     /** The innermost of the nested waits in {@code chain} (a caller that carries it from an incoming call), or null. */
     PendingCall innermost(long chain) {
-        Waits w = nested.isEmpty() ? null : nested.get(chain);
-        PendingCall p = w == null ? null : w.get();
+        PendingCall p = nested.isEmpty() ? null : nested.get(chain);
         return p == null || p.isDone() ? null : p;
     }
 
@@ -113,25 +99,15 @@ public final class ChainDirectory {
      * the second); the outer wait it hides, to give back to {@link #leave}.
      */
     PendingCall enter(PendingCall p) {
-        Waits w = nested.get(p.chain);
-        if (w == null) {
-            w = nested.putIfAbsent(p.chain, new Waits(p));
-            if (w == null) {
-                return null; // the chain's first wait here
-            }
-        }
-        return w.getAndSet(p);
+        return nested.put(p.chain, p);
     }
 
     /** {@code p}'s caller stopped waiting: {@code outer} (what {@link #enter} returned) is the chain's caller again. */
     void leave(PendingCall p, PendingCall outer) {
-        Waits w = nested.get(p.chain);
-        if (w == null || !w.compareAndSet(p, outer) || outer != null) {
-            return;
-        }
-        nested.remove(p.chain, w); // the chain waits here no more
-        if (w.get() != null) {
-            nested.putIfAbsent(p.chain, w); // (a wait entered it meanwhile: a chain's calls come from one thread, but no matter)
+        if (outer == null) {
+            nested.remove(p.chain, p);
+        } else {
+            nested.replace(p.chain, p, outer);
         }
     }
 }
