@@ -52,7 +52,7 @@ public final class CallContext {
      * 16, or the property's value if lower. Below it no limit applies, so a program whose chains stay shallow never
      * reads the JVM's stack size.
      */
-    static final int CHECKED_FROM = parsed(System.getProperty(PROPERTY)) > 0 ? Math.min(16, parsed(System.getProperty(PROPERTY))) : 16;
+    static final int CHECKED_FROM = Math.min(16, parsed(System.getProperty(PROPERTY), 16));
     private static volatile int maxNesting;
 
     /**
@@ -73,7 +73,7 @@ public final class CallContext {
         if (m == 0) {
             String set = System.getProperty(PROPERTY);
             if (set != null) {
-                m = parsed(set);
+                m = parsed(set, 0);
                 if (m < 1) {
                     throw new IllegalArgumentException("-D" + PROPERTY + " must be a positive number of nested calls: " + set);
                 }
@@ -85,15 +85,16 @@ public final class CallContext {
         return m;
     }
 
-    /** {@code s} as a positive int, or 0 (null, not a number, not positive). */
-    private static int parsed(String s) {
+    /** {@code s} as a positive int, or {@code otherwise} (null, not a number, not positive). */
+    private static int parsed(String s, int otherwise) {
         if (s == null) {
-            return 0;
+            return otherwise;
         }
         try {
-            return Math.max(0, Integer.parseInt(s.trim()));
+            int n = Integer.parseInt(s.trim());
+            return n > 0 ? n : otherwise;
         } catch (NumberFormatException e) {
-            return 0;
+            return otherwise;
         }
     }
 

@@ -248,8 +248,8 @@ public final class Endpoint {
                     + description);
         }
         CallContext context = CallContext.current();
-        if (context.waiting >= CallContext.CHECKED_FROM && !mi.async && context.waiting >= CallContext.maxNesting()) {
-            throw tooDeep(context);
+        if (!mi.async) {
+            refuseTooDeep(context);
         }
         long id = calls.nextId();
         long chain = context.chain; // inside an incoming call: its chain; else a new one
@@ -282,6 +282,13 @@ public final class Endpoint {
         }
     }
 
+    /** Throws {@code TOO_DEEP} if the calling thread already waits in the most nested replies a thread may. */
+    private void refuseTooDeep(CallContext context) {
+        if (context.waiting >= CallContext.CHECKED_FROM && context.waiting >= CallContext.maxNesting()) {
+            throw tooDeep(context);
+        }
+    }
+
     private RemoteException tooDeep(CallContext context) {
         return new RemoteException(Reason.TOO_DEEP, "a call from " + Thread.currentThread().getName() + ", which already waits in "
                 + context.waiting + " nested calls, the most a thread may (each holds its stack; -Dverbatim.rpc.maxNesting="
@@ -294,9 +301,7 @@ public final class Endpoint {
      */
     void help(PendingCall p, long until) {
         CallContext context = CallContext.current();
-        if (context.waiting >= CallContext.CHECKED_FROM && context.waiting >= CallContext.maxNesting()) {
-            throw tooDeep(context); // (the call goes on; its future completes without this thread)
-        }
+        refuseTooDeep(context); // (the call goes on; its future completes without this thread)
         sender.flushCalls(true, 0); // the caller waits: the calls it held go now
         context.waiting++;
         try {

@@ -90,12 +90,12 @@ final class Sender {
         } catch (TransportException e) {
             throw sendFailed(e, failIfNotSent);
         } catch (RuntimeException | Error e) {
-            abortIfOpen(c); // (an Error between the claim and fill's own guard)
             if (failIfNotSent != null) {
                 endpoint.calls().forget(failIfNotSent);
             }
             throw e;
         } finally {
+            abortIfOpen(c); // (not committed: whatever failed, wherever)
             unlockSend();
         }
     }
@@ -108,7 +108,7 @@ final class Sender {
         return total;
     }
 
-    /** Writes a message into claimed space and commits it (aborts the claim if the body cannot be written). */
+    /** Writes a message into claimed space and commits it (the caller gives the claim back if this fails). */
     private void fill(Claim c, long head, long callId, long method, long chain, CallEncoder.Writer body, Object what,
                       WireWriter w) {
         fill(c, head, callId, method, chain, body, what, w, false);
@@ -116,18 +116,16 @@ final class Sender {
 
     private void fill(Claim c, long head, long callId, long method, long chain, CallEncoder.Writer body, Object what,
                       WireWriter w, boolean answer) {
-        try {
-            MemorySegment s = c.segment();
-            putHeader(s, head, callId, method, chain);
-            body.write(encoder, w, s, headerOf(kindOf(head)), what);
-            commit(c, -1, answer);
-        } catch (RuntimeException | Error e) { // (a StackOverflowError too, even in segment() or before the commit)
-            abortIfOpen(c);
-            throw e;
-        }
+        MemorySegment s = c.segment();
+        putHeader(s, head, callId, method, chain);
+        body.write(encoder, w, s, headerOf(kindOf(head)), what);
+        commit(c, -1, answer);
     }
 
-    /** Gives {@code c} back if it is still open (a write that failed, wherever it failed); null: nothing was claimed. */
+    /**
+     * Gives {@code c} back if it is still open: a write that failed, wherever it failed (a StackOverflowError too, even in
+     * {@code segment()} or before the commit); null: nothing was claimed. Where a claim is taken, in a {@code finally}.
+     */
     private static void abortIfOpen(Claim c) {
         if (c != null && c.isOpen()) {
             c.abort();
@@ -196,10 +194,8 @@ final class Sender {
             } catch (TransportException e) {
                 endpoint.closeWith(e.getMessage()); // the peer learns nothing more; its calls fail with the connection
                 return;
-            } catch (RuntimeException | Error e) {
-                abortIfOpen(c); // (an Error between the claim and fill's own guard)
-                throw e;
             } finally {
+                abortIfOpen(c); // (not committed: whatever failed, wherever)
                 unlockSend();
             }
         }
@@ -236,9 +232,8 @@ final class Sender {
             try {
                 MemorySegment.copy(m, 0, c.segment(), 0, n);
                 commit(c, -1, true);
-            } catch (RuntimeException | Error e) {
+            } finally {
                 abortIfOpen(c);
-                throw e;
             }
             outbox.removeFirst();
         }
