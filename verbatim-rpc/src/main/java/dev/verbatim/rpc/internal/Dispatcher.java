@@ -467,7 +467,9 @@ final class Dispatcher {
                 endpoint.closeWith(e.getMessage());
             } finally {
                 endSpin(me);
-                sleeping = false;
+                if (mine(me)) {
+                    sleeping = false; // (a run that handed the role off must not clear the new run's flag)
+                }
                 leader.unlockIfHeld(); // (whoever holds it now, if it went during a call, reads on)
             }
             if (mine(me)) {
