@@ -18,6 +18,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -94,6 +95,15 @@ class TcpConnectionTest extends ConnectionContract {
         ByteBuffer b = ByteBuffer.allocate(16 + padded).order(ByteOrder.LITTLE_ENDIAN);
         b.putInt((int) length).put((byte) type).put((byte) 0).putShort((short) 0).putLong(notices).put(payload);
         return b.position(0);
+    }
+
+    /**
+     * Fails, naming {@code where}, if this thread's interrupt flag is set (and clears it). Twice in CI this test's raw
+     * read failed with {@code ClosedByInterruptException}: some code set the test thread's flag, and none of this
+     * project's interrupts another thread. These checks say at which step it was set the next time it happens.
+     */
+    static void assertNotInterrupted(String where) {
+        assertFalse(Thread.interrupted(), "the test thread's interrupt flag was set " + where);
     }
 
     /** Reads frames until a CLOSE; returns its reason. */
@@ -217,14 +227,18 @@ class TcpConnectionTest extends ConnectionContract {
                 frame(6, 0, 1L << 40, new byte[0]));                 // notice for areas the peer does not have
         List<String> expected = List.of("unknown type", "above this side's maximum", "not free", "does not have");
         Listener l = listen(ConnectionOptions.DEFAULT);
+        assertNotInterrupted("at the start of the test");
         for (int i = 0; i < bad.size(); i++) {
             Connection[] a = new Connection[1];
             try (SocketChannel s = handshaken(l, a)) {
+                assertNotInterrupted("after the handshake of case " + i);
                 Connection c = a[0];
                 s.write(frame(1, 3, 0, new byte[] {1, 2, 3}));
                 s.write(bad.get(i));
                 assertArrayEquals(new byte[] {1, 2, 3}, c.receive(WAIT), "the good frame before the bad one");
+                assertNotInterrupted("after receive() of case " + i);
                 TransportException e = assertThrows(TransportException.class, () -> c.take(WAIT));
+                assertNotInterrupted("after take() failed in case " + i);
                 assertEquals(Reason.PROTOCOL, e.reason(), e.getMessage());
                 assertTrue(e.getMessage().contains(expected.get(i)), e.getMessage());
                 String reason = closeReason(s);
