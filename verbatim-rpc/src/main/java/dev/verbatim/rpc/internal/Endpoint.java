@@ -368,12 +368,14 @@ public final class Endpoint {
      * ({@link ReadLeader#holds()}); a call read by a poll's callback runs once the poll returned.
      */
     boolean handle(Delivery d, boolean owned) {
+        boolean interrupted = Thread.currentThread().isInterrupted();
         MemorySegment m;
         int kind;
         try {
             m = d.payload();
             kind = checkHeader(m);
         } catch (RuntimeException | InternalError e) { // its memory is gone (closed under it) or truncated by a shm peer
+            clearSpuriousInterrupt(e, interrupted);
             closeWith("a message could not be read: " + (e instanceof InternalError i ? truncated(i) : e.getMessage()));
             return false;
         }
@@ -394,9 +396,22 @@ public final class Endpoint {
                 default -> protocol("an unknown message kind " + kind);
             }
         } catch (RuntimeException | InternalError e) {
+            clearSpuriousInterrupt(e, interrupted);
             protocol("a message that could not be handled: " + (e instanceof InternalError i ? truncated(i) : e));
         }
         return false;
+    }
+
+    /**
+     * After {@code e} ended a read of a message: if it is the {@link IllegalStateException} of memory closed under
+     * the read, clears the thread's interrupt flag unless it was set when the read began. The JVM's handshake that
+     * closes a shared arena under a reading thread leaves that thread's flag set (JDK-8306324, fixed after JDK 25), as
+     * the transport's primitives also undo (docs/transport.md §4.7).
+     */
+    static void clearSpuriousInterrupt(Throwable e, boolean interruptedAtEntry) {
+        if (e instanceof IllegalStateException && !interruptedAtEntry) {
+            Thread.interrupted();
+        }
     }
 
     /**

@@ -225,6 +225,7 @@ final class IncomingCalls {
         final boolean fdetails = details;
         Runnable task = () -> {
             boolean keep = false;
+            boolean interrupted = Thread.currentThread().isInterrupted();
             try {
                 Object[] args = arguments(kept, kept.payload(), callId, mi);
                 if (args != null) {
@@ -232,6 +233,7 @@ final class IncomingCalls {
                 }
             } catch (IllegalStateException closed) {
                 // the connection closed before the call ran: its caller learnt that already
+                Endpoint.clearSpuriousInterrupt(closed, interrupted);
             } finally {
                 if (!keep) {
                     Endpoint.releaseQuietly(kept);

@@ -193,6 +193,7 @@ public abstract class BaseConnection implements Connection {
 
     @Override
     public Claim tryClaim(int length) {
+        boolean interrupted = Thread.currentThread().isInterrupted();
         checkLength(length);
         checkSendable();
         if (claim.open) {
@@ -205,12 +206,13 @@ public abstract class BaseConnection implements Connection {
             }
             return claim.open(reservedWindow(length), reservedOffset(length), length, TYPE_DATA);
         } catch (IllegalStateException | InternalError e) {
-            throw failed(e);
+            throw failed(e, interrupted);
         }
     }
 
     @Override
     public Claim claim(int length) {
+        boolean interrupted = Thread.currentThread().isInterrupted();
         try {
             Claim c = tryClaim(length);
             if (c != null) {
@@ -219,7 +221,7 @@ public abstract class BaseConnection implements Connection {
             awaitSpace(length);
             return claim.open(reservedWindow(length), reservedOffset(length), length, TYPE_DATA);
         } catch (IllegalStateException | InternalError e) {
-            throw failed(e);
+            throw failed(e, interrupted);
         }
     }
 
@@ -251,6 +253,7 @@ public abstract class BaseConnection implements Connection {
 
     @Override
     public int writeRegion(MemorySegment src) {
+        boolean interrupted = Thread.currentThread().isInterrupted();
         Objects.requireNonNull(src, "src");
         if (claim.open) {
             throw new IllegalStateException("a claim is open on " + description + "; commit or abort it first");
@@ -269,7 +272,7 @@ public abstract class BaseConnection implements Connection {
             }
             writeRegionPayload(src, length);
         } catch (IllegalStateException | InternalError e) {
-            throw failed(e);
+            throw failed(e, interrupted);
         }
         regionsSent++;
         bytesSent += length;
@@ -290,10 +293,26 @@ public abstract class BaseConnection implements Connection {
      * connection ({@link #truncated}). The one mapping that every send, receive and wait path applies.
      */
     final RuntimeException failed(Throwable e) {
+        return failed(e, true);
+    }
+
+    /**
+     * {@link #failed(Throwable)} for a primitive that may have read or written a window that a concurrent close
+     * unmapped, entered with the calling thread's interrupt flag {@code interruptedAtEntry}. The JVM's handshake that
+     * closes a shared arena under a thread inside an access of it delivers the failure as an asynchronous exception
+     * and, on the JDKs this project runs (JDK-8306324, fixed after JDK 25), leaves that thread's interrupt flag set:
+     * nobody interrupted it, but its next interruptible operation (a channel read, a sleep) would fail. So a failure
+     * from closed memory clears the flag unless it was set when the primitive began (a genuine interrupt that
+     * arrives during such a primitive is lost with it; nothing in the transport waits interruptibly).
+     */
+    final RuntimeException failed(Throwable e, boolean interruptedAtEntry) {
         if (e instanceof ProtocolViolation v) {
             return protocolFailed(v);
         }
         if (e instanceof IllegalStateException s) {
+            if (!interruptedAtEntry) {
+                Thread.interrupted(); // (JDK-8306324: the close's handshake may have set it)
+            }
             return end.closedOr(s);
         }
         if (e instanceof InternalError i) {
@@ -355,11 +374,12 @@ public abstract class BaseConnection implements Connection {
     // ------------------------------------------------------------------ receive
 
     private int next() {
+        boolean interrupted = Thread.currentThread().isInterrupted();
         if (!end.ended()) {
             try {
                 return readNext();
             } catch (ProtocolViolation | IllegalStateException | InternalError e) {
-                throw failed(e);
+                throw failed(e, interrupted);
             }
         }
         return nextAfterEnd();
@@ -367,6 +387,7 @@ public abstract class BaseConnection implements Connection {
 
     /** {@link #next()} once the connection ended: what the peer committed before it went is still delivered. */
     private int nextAfterEnd() {
+        boolean interrupted = Thread.currentThread().isInterrupted();
         end.throwIfClosedOrFailed();
         int r;
         try {
@@ -378,7 +399,7 @@ public abstract class BaseConnection implements Connection {
                 }
             }
         } catch (ProtocolViolation | IllegalStateException | InternalError e) {
-            throw failed(e);
+            throw failed(e, interrupted);
         }
         return r;
     }
@@ -395,10 +416,11 @@ public abstract class BaseConnection implements Connection {
         if (end.ended()) {
             return false;
         }
+        boolean interrupted = Thread.currentThread().isInterrupted();
         try {
             return !mayHaveRecord();
         } catch (IllegalStateException | InternalError e) {
-            throw failed(e);
+            throw failed(e, interrupted);
         }
     }
 
@@ -496,10 +518,11 @@ public abstract class BaseConnection implements Connection {
                     return null;
                 }
                 if (!options.spinOnly() && now - start >= spin) {
+                    boolean interrupted = Thread.currentThread().isInterrupted();
                     try {
                         parkReceiver(Math.min(deadline - now, RECEIVE_PARK_SLICE_NANOS));
                     } catch (IllegalStateException | InternalError e) {
-                        throw failed(e);
+                        throw failed(e, interrupted);
                     }
                     // past the spin: after one look, back to sleep (63 spin-waits per wake-up of an idle
                     // receiver cost ~0.1 ms of CPU on a virtual machine, where a pause may exit to the host)

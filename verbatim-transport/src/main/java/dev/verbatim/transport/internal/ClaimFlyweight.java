@@ -66,6 +66,7 @@ final class ClaimFlyweight implements Claim {
         open = false;
         window = null;
         BaseConnection c = connection;
+        boolean interrupted = Thread.currentThread().isInterrupted();
         try {
             c.checkSendable();
             c.publish(type, length);
@@ -76,7 +77,7 @@ final class ClaimFlyweight implements Claim {
                 c.pendingRegions = 0;
             }
         } catch (IllegalStateException | InternalError e) { // an InternalError may be a caller's write into the claim (see BaseConnection.truncated)
-            throw c.failed(e);
+            throw c.failed(e, interrupted);
         }
         c.bytesSent += length;
     }
