@@ -290,6 +290,7 @@ final class Dispatcher {
             if (run != me) {
                 return true;
             }
+            sleeping = false; // (while it holds the role: the finally of its loop no longer may)
             run = null;
         }
         if (!connection.notifyWhenReadable(this::ensureStarted)) {
@@ -405,7 +406,9 @@ final class Dispatcher {
                     WaitPolicy.pause(endpoint.spinsYield() && now - lastMessageAt > WaitPolicy.DISPATCH_BUSY_NANOS);
                 }
                 endSpin(me);
-                sleeping = true; // (before the last look at held calls: a caller that holds one after it wakes us)
+                if (mine(me)) {
+                    sleeping = true; // (before the last look at held calls: a caller that holds one after it wakes us)
+                }
                 callsHeldSeen = sender.flushCalls(true, callsHeldSeen);
                 if (n == 0 && watchable && (spinMisses >= WaitPolicy.SPIN_MISSES_TO_END || noSlot || quiet) && queued.isEmpty()
                         && calls.mapEmpty() && outbox.count() == 0 && !calls.callersWait()) {

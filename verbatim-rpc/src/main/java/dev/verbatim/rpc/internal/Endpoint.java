@@ -395,8 +395,7 @@ public final class Endpoint {
                 case PIECE -> streams.onPiece(m);
                 default -> protocol("an unknown message kind " + kind);
             }
-        } catch (RuntimeException | InternalError e) {
-            clearSpuriousInterrupt(e, interrupted);
+        } catch (RuntimeException | InternalError e) { // (no clearing here: this spans the calls it runs, whose interrupts are real)
             protocol("a message that could not be handled: " + (e instanceof InternalError i ? truncated(i) : e));
         }
         return false;

@@ -310,10 +310,11 @@ public abstract class BaseConnection implements Connection {
             return protocolFailed(v);
         }
         if (e instanceof IllegalStateException s) {
-            if (!interruptedAtEntry) {
-                Thread.interrupted(); // (JDK-8306324: the close's handshake may have set it)
+            RuntimeException r = end.closedOr(s);
+            if (r != s && !interruptedAtEntry) {
+                Thread.interrupted(); // (closed under it: JDK-8306324, the close's handshake may have set it)
             }
-            return end.closedOr(s);
+            return r;
         }
         if (e instanceof InternalError i) {
             return truncated(i);
@@ -336,12 +337,13 @@ public abstract class BaseConnection implements Connection {
     @Override
     public void send(byte[] src, int offset, int length) {
         Objects.checkFromIndexSize(offset, length, src.length);
+        boolean interrupted = Thread.currentThread().isInterrupted();
         try {
             Claim c = claim(length);
             MemorySegment.copy(src, offset, c.segment(), ValueLayout.JAVA_BYTE, 0, length);
             c.commit();
-        } catch (InternalError e) { // the peer truncated the window we copy into (reported where the JVM notices: see truncated)
-            throw failed(e);
+        } catch (IllegalStateException | InternalError e) { // closed under the copy, or the peer truncated the window (see truncated)
+            throw failed(e, interrupted);
         }
     }
 
@@ -349,12 +351,13 @@ public abstract class BaseConnection implements Connection {
     public void send(MemorySegment src) {
         checkLength(src.byteSize()); // before the int cast below
         int length = (int) src.byteSize();
+        boolean interrupted = Thread.currentThread().isInterrupted();
         try {
             Claim c = claim(length);
             MemorySegment.copy(src, 0, c.segment(), 0, length);
             c.commit();
-        } catch (InternalError e) { // the peer truncated the window we copy into (see truncated)
-            throw failed(e);
+        } catch (IllegalStateException | InternalError e) { // closed under the copy, or truncated (see truncated)
+            throw failed(e, interrupted);
         }
     }
 
@@ -547,10 +550,11 @@ public abstract class BaseConnection implements Connection {
         if (d == null) {
             return null;
         }
+        boolean interrupted = Thread.currentThread().isInterrupted();
         try {
             return d.payload().toArray(ValueLayout.JAVA_BYTE);
-        } catch (InternalError e) { // see truncated
-            throw failed(e);
+        } catch (IllegalStateException | InternalError e) { // closed under the copy (see failed), or truncated
+            throw failed(e, interrupted);
         } finally {
             d.release();
         }
