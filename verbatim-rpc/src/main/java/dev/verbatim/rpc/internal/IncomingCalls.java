@@ -357,6 +357,7 @@ final class IncomingCalls {
         }
         Object[] args = new Object[mi.params.length];
         long at = HEADER;
+        boolean interrupted = Thread.currentThread().isInterrupted();
         try {
             for (int i = 0; i < args.length; i++) {
                 args[i] = decoder.read(d, m, at, mi.params[i]);
@@ -373,6 +374,7 @@ final class IncomingCalls {
                     + over.getMessage());
             return null;
         } catch (RuntimeException e) {
+            Endpoint.clearSpuriousInterrupt(e, interrupted); // (closed under the decode: JDK-8306324)
             // a malformed call: the caller learns why, then the connection is dropped (other connections go on)
             String why = "the arguments of " + mi.signature + " could not be read: " + e.getMessage();
             try {

@@ -42,6 +42,7 @@ final class IncomingReplies {
         p.answered = true; // before the completion that publishes it: see PendingCall.answered
         RemoteInterface.MethodInfo mi = p.method;
         String malformed = null;
+        boolean interrupted = Thread.currentThread().isInterrupted();
         try {
             if (mi == null ? kind != LOOKUP_OK && kind != LOOKUP_FAIL : kind == LOOKUP_OK || kind == LOOKUP_FAIL) {
                 throw new IllegalArgumentException("a message of kind " + kind + " answering "
@@ -86,6 +87,7 @@ final class IncomingReplies {
                 default -> { }
             }
         } catch (RuntimeException e) {
+            Endpoint.clearSpuriousInterrupt(e, interrupted); // (a leading caller decoding another's reply: JDK-8306324)
             malformed = e instanceof RemoteException r ? r.getMessage() : String.valueOf(e.getMessage());
             p.completeExceptionally(new RemoteException(Reason.PROTOCOL, "a malformed reply: " + malformed, e));
         }
