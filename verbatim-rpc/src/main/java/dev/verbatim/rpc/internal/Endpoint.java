@@ -375,7 +375,7 @@ public final class Endpoint {
             m = d.payload();
             kind = checkHeader(m);
         } catch (RuntimeException | InternalError e) { // its memory is gone (closed under it) or truncated by a shm peer
-            clearSpuriousInterrupt(e, interrupted);
+            closedUnder(e, interrupted);
             closeWith("a message could not be read: " + (e instanceof InternalError i ? truncated(i) : e.getMessage()));
             return false;
         }
@@ -402,15 +402,21 @@ public final class Endpoint {
     }
 
     /**
-     * After {@code e} ended a read of a message: if it is the {@link IllegalStateException} of memory closed under
-     * the read, clears the thread's interrupt flag unless it was set when the read began. The JVM's handshake that
-     * closes a shared arena under a reading thread leaves that thread's flag set (JDK-8306324, fixed after JDK 25), as
-     * the transport's primitives also undo (docs/transport.md §4.7).
+     * Whether {@code e}, which ended a read or a write of this connection's memory, is the connection's close cutting
+     * it: the {@link IllegalStateException} of memory closed under an access, with the connection no longer open (the
+     * transport marks it closed before it closes the memory). If so, clears the thread's interrupt flag unless it was
+     * set when the access began: the JVM's handshake that closes a shared arena under a thread inside an access of it
+     * leaves that thread's flag set (JDK-8306324, fixed after JDK 25), as the transport's primitives also undo
+     * (docs/transport.md §4.7). Any other failure leaves the flag alone.
      */
-    static void clearSpuriousInterrupt(Throwable e, boolean interruptedAtEntry) {
-        if (e instanceof IllegalStateException && !interruptedAtEntry) {
+    boolean closedUnder(Throwable e, boolean interruptedAtEntry) {
+        if (!(e instanceof IllegalStateException) || connection.isOpen()) {
+            return false;
+        }
+        if (!interruptedAtEntry) {
             Thread.interrupted();
         }
+        return true;
     }
 
     /**

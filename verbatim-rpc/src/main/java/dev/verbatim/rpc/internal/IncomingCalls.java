@@ -233,7 +233,7 @@ final class IncomingCalls {
                 }
             } catch (IllegalStateException closed) {
                 // the connection closed before the call ran: its caller learnt that already
-                Endpoint.clearSpuriousInterrupt(closed, interrupted);
+                endpoint.closedUnder(closed, interrupted);
             } finally {
                 if (!keep) {
                     Endpoint.releaseQuietly(kept);
@@ -374,7 +374,7 @@ final class IncomingCalls {
                     + over.getMessage());
             return null;
         } catch (RuntimeException e) {
-            Endpoint.clearSpuriousInterrupt(e, interrupted); // (closed under the decode: JDK-8306324)
+            endpoint.closedUnder(e, interrupted); // (closed under the decode: JDK-8306324)
             // a malformed call: the caller learns why, then the connection is dropped (other connections go on)
             String why = "the arguments of " + mi.signature + " could not be read: " + e.getMessage();
             try {

@@ -87,7 +87,7 @@ final class IncomingReplies {
                 default -> { }
             }
         } catch (RuntimeException e) {
-            Endpoint.clearSpuriousInterrupt(e, interrupted); // (a leading caller decoding another's reply: JDK-8306324)
+            endpoint.closedUnder(e, interrupted); // (a leading caller decoding another's reply: JDK-8306324)
             malformed = e instanceof RemoteException r ? r.getMessage() : String.valueOf(e.getMessage());
             p.completeExceptionally(new RemoteException(Reason.PROTOCOL, "a malformed reply: " + malformed, e));
         }

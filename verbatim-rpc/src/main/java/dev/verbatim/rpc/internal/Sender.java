@@ -78,6 +78,7 @@ final class Sender {
     void send(long head, long callId, long method, long chain, long bodyBytes, CallEncoder.Writer body, Object what,
               PendingCall failIfNotSent) {
         long total = checkLength(headerOf(kindOf(head)) + bodyBytes);
+        boolean interrupted = Thread.currentThread().isInterrupted();
         sendLock.lock();
         Claim c = null;
         try {
@@ -90,6 +91,10 @@ final class Sender {
         } catch (TransportException e) {
             throw sendFailed(e, failIfNotSent);
         } catch (RuntimeException | Error e) {
+            if (endpoint.closedUnder(e, interrupted)) { // the close cut the write into the peer's window
+                throw sendFailed(new TransportException(TransportException.Reason.CLOSED,
+                        "the connection closed under the message's write", e), failIfNotSent);
+            }
             if (failIfNotSent != null) {
                 endpoint.calls().forget(failIfNotSent);
             }
@@ -184,6 +189,7 @@ final class Sender {
     void answer(long head, long callId, long bodyBytes, CallEncoder.Writer body, Object what) {
         long total = checkLength(headerOf(kindOf(head)) + bodyBytes);
         if (outbox.count() == 0 && sendLock.tryLock()) {
+            boolean interrupted = Thread.currentThread().isInterrupted();
             Claim c = null;
             try {
                 c = connection.tryClaim((int) total);
@@ -193,6 +199,12 @@ final class Sender {
                 }
             } catch (TransportException e) {
                 endpoint.closeWith(e.getMessage()); // the peer learns nothing more; its calls fail with the connection
+                return;
+            } catch (IllegalStateException e) {
+                if (!endpoint.closedUnder(e, interrupted)) {
+                    throw e;
+                }
+                endpoint.closeWith("the connection closed under an answer's write"); // (as a TransportException above)
                 return;
             } finally {
                 abortIfOpen(c); // (not committed: whatever failed, wherever)

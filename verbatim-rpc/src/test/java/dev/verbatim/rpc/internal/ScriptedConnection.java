@@ -127,6 +127,11 @@ final class ScriptedConnection implements Connection {
     Error failSegment;
     /** Thrown once by the next claim's {@code commit}, before it publishes or closes anything. */
     Error failCommit;
+    /**
+     * Run once by the next claim's {@code segment()} (then cleared): a test's stand-in for what happens to a write
+     * into the claim (the connection closed under it, say).
+     */
+    Runnable onSegment;
 
     @Override
     public Claim tryClaim(int length) {
@@ -144,6 +149,11 @@ final class ScriptedConnection implements Connection {
                 if (e != null) {
                     failSegment = null;
                     throw e;
+                }
+                Runnable r = onSegment;
+                if (r != null) {
+                    onSegment = null;
+                    r.run();
                 }
                 return s;
             }
