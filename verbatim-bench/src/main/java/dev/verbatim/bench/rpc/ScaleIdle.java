@@ -47,6 +47,7 @@ public final class ScaleIdle {
     static final String THREADS = "threads-per-connection";
     static final String LOADED = "p50-loaded";
     static final String UNLOADED = "p50-unloaded";
+    static final String CPU = "node-cpu-us-per-call";
     private static final Duration READY = Duration.ofSeconds(60);
     /**
      * Windows measured before the connections, with them and after them (full run; quick: {@link #QUICK_WINDOWS}); each
@@ -67,11 +68,13 @@ public final class ScaleIdle {
 
     /**
      * What one run measured: {@code connections} idle ones; the node's resident KiB and threads before
-     * and with them; p50s in ns; {@code error} if it failed (then the figures are NaN).
+     * and with them; p50s in ns; the node's CPU time per call of the load connections (µs: user and system, while only
+     * they called: what a sporadic call costs the node, and so how many a second its CPUs can take); {@code error} if
+     * it failed (then the figures are NaN).
      */
     public record Result(int connections, boolean quick, long rssBeforeKib, long rssLoadedKib, int threadsBefore,
                          int threadsLoaded, int fdsBefore, int fdsLoaded, double p50Loaded, double p50Unloaded,
-                         String error) {
+                         double cpuMicrosPerCall, String error) {
         double kibPerConnection() {
             return (double) (rssLoadedKib - rssBeforeKib) / connections;
         }
@@ -85,7 +88,7 @@ public final class ScaleIdle {
         }
 
         static Result failed(int connections, boolean quick, String error) {
-            return new Result(connections, quick, 0, 0, 0, 0, 0, 0, Double.NaN, Double.NaN, error);
+            return new Result(connections, quick, 0, 0, 0, 0, 0, 0, Double.NaN, Double.NaN, Double.NaN, error);
         }
     }
 
@@ -178,8 +181,12 @@ public final class ScaleIdle {
             for (ChildProcess l : s.loads) {
                 l.awaitLine("READY", READY);
             }
+            Map<String, String> sa = stats(server);
+            long settleStart = System.nanoTime();
             Thread.sleep(settle); // every connection made its calls of a second or more, and went idle between
             Map<String, String> s1 = stats(server);
+            double loadCalls = (double) n * (System.nanoTime() - settleStart) / (PERIOD_MILLIS * 1e6);
+            double cpuPerCall = (Long.parseLong(s1.get("cpu")) - Long.parseLong(sa.get("cpu"))) / 1e3 / loadCalls;
             double[] loaded = p50s(meter, window, windows);
             for (ChildProcess l : s.loads) {
                 l.close();
@@ -197,7 +204,7 @@ public final class ScaleIdle {
             return new Result(n, quick, Long.parseLong(s0.get("rss")), Long.parseLong(s1.get("rss")),
                     Integer.parseInt(s0.get("threads")), Integer.parseInt(s1.get("threads")),
                     Integer.parseInt(s0.get("fds")), Integer.parseInt(s1.get("fds")), lowest(loaded),
-                    Math.min(lowest(before), lowest(after)), null);
+                    Math.min(lowest(before), lowest(after)), cpuPerCall, null);
         } catch (Exception e) {
             err.println("verbatim bench rpc: " + CASE + " failed: " + e);
             return Result.failed(n, quick, String.valueOf(e));
@@ -257,6 +264,7 @@ public final class ScaleIdle {
         results.put(THREADS, r.threadsPerConnection());
         results.put(LOADED, r.p50Loaded());
         results.put(UNLOADED, r.p50Unloaded());
+        results.put(CPU, r.cpuMicrosPerCall());
         if (r.error() != null) {
             out.println(Json.line("rpc").string("failed", CASE).string("error", r.error()));
         } else {
@@ -285,6 +293,10 @@ public final class ScaleIdle {
                     r.fdsLoaded(), (double) (r.fdsLoaded() - r.fdsBefore()) / r.connections());
             out.printf(Locale.ROOT, "  null call p50: %.0f ns with them, %.0f ns without (the lowest window of each): %.2fx%n",
                     r.p50Loaded(), r.p50Unloaded(), r.ratio());
+            double cpuShare = r.cpuMicrosPerCall() * r.connections() * 1e3 / (PERIOD_MILLIS * 1e6);
+            out.printf(Locale.ROOT, "  node CPU per load call: %.1f us (%.2f of a CPU for their %,d calls a second; the host has %d)%n",
+                    r.cpuMicrosPerCall(), cpuShare, Math.round(r.connections() * 1000.0 / PERIOD_MILLIS),
+                    Runtime.getRuntime().availableProcessors());
         }
         Target.print(out, targets(r), 48, x -> String.format(Locale.ROOT, "%.2f", x), Target.Missing.FIGURE);
     }
@@ -311,7 +323,8 @@ public final class ScaleIdle {
             ChildMain.say("READY address=" + node.addresses().getFirst());
             for (String line = in.readLine(); line != null && !line.equals("STOP"); line = in.readLine()) {
                 if (line.equals("STATS")) {
-                    ChildMain.say("STATS rss=" + status("VmRSS") + " threads=" + status("Threads") + " fds=" + fds());
+                    ChildMain.say("STATS rss=" + status("VmRSS") + " threads=" + status("Threads") + " fds=" + fds()
+                            + " cpu=" + ProcessHandle.current().info().totalCpuDuration().map(Duration::toNanos).orElse(-1L));
                 }
             }
         }

@@ -93,6 +93,8 @@ class RpcProcessesTest {
         assertNull(r.error(), r.error() + "\n" + err);
         assertEquals(20, r.connections());
         assertTrue(r.p50Loaded() > 0 && r.p50Unloaded() > 0, r.toString());
+        // the node's CPU for the load's calls: positive, and below a CPU-second per call (a sum gone wrong)
+        assertTrue(r.cpuMicrosPerCall() > 0 && r.cpuMicrosPerCall() < 1e6, r.toString());
         assertTrue(r.fdsLoaded() >= r.fdsBefore() + 20, "the node did not hold the 20 connections: " + r);
     }
 

@@ -229,9 +229,14 @@ final class CallTable {
         return found;
     }
 
+    /** Whether any asynchronous call is pending (only those are timed out by the dispatcher). */
+    boolean hasAsynchronous() {
+        return asynchronous.get() != 0;
+    }
+
     /** The asynchronous calls whose deadline passed at {@code now} (a synchronous caller times itself out). */
     void forEachExpired(long now, java.util.function.Consumer<PendingCall> timeOut) {
-        if (asynchronous.get() == 0) {
+        if (!hasAsynchronous()) {
             return;
         }
         for (PendingCall p : pending.values()) {

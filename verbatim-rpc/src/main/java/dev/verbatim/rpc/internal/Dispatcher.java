@@ -200,6 +200,17 @@ final class Dispatcher {
         lastMessageAt = now;
     }
 
+    /**
+     * Whether this connection's messages come further apart than a spin: its last {@link WaitPolicy#SPIN_MISSES_TO_END}
+     * spins caught nothing (and no message came within a spin of the one before since), and the transport can call a
+     * new run when the next message comes. Such a connection does not spin after a message: the spin would only burn a
+     * CPU (with a thousand of them, the spins and the transport's waits after them were most of a node's CPU) and
+     * would wait in vain. A message that comes within a spin of the last makes it spin again ({@link #messageAt}).
+     */
+    private boolean sporadic() {
+        return watchable && spinMisses >= WaitPolicy.SPIN_MISSES_TO_END;
+    }
+
     /** Gives back the spin slot run {@code r} holds, if it holds one. Its thread only. */
     private static void endSpin(Run r) {
         if (r != null && r.spinSlot) {
@@ -362,7 +373,7 @@ final class Dispatcher {
                 // (a quiet endpoint's dispatcher never spins: it reads what came, then sleeps, WaitPolicy#quiet)
                 boolean quiet = leader.policy().isQuiet();
                 long spin = quiet ? 0 : WaitPolicy.DISPATCH_SPIN_NANOS;
-                long spinUntil = System.nanoTime() + (lastWaitEmpty ? 0 : spin);
+                long spinUntil = System.nanoTime() + (lastWaitEmpty || sporadic() ? 0 : spin);
                 int n = 0;
                 boolean spun = false; // an empty poll since the last message: a message now was caught by spinning
                 boolean noSlot = false;
@@ -378,8 +389,9 @@ final class Dispatcher {
                         endSpin(me); // (taken again at the next empty poll: a slot is for waiting, not for work)
                         messageAt(now, spun);
                         spun = false;
-                        spinUntil = now + spin;
-                        if (now - nextExpiry >= 0) {
+                        lastWaitEmpty = false; // (a message came: not idle)
+                        spinUntil = now + (sporadic() ? 0 : spin);
+                        if (now - nextExpiry >= 0 && calls.hasAsynchronous()) {
                             break; // now and then, time out asynchronous calls
                         }
                         continue;

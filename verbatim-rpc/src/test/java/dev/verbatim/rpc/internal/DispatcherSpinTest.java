@@ -16,8 +16,8 @@ import static org.junit.jupiter.api.Assertions.*;
 
 /**
  * What a tcp server's dispatcher spins for (docs/rpc.md §4). A connection whose calls come further apart
- * than a spin does not spin after each of them once its first two showed it (a check of the existing rule);
- * a
+ * than a spin does not spin after each of them once its first two showed it, nor wait in the transport (the
+ * transport's readiness watch starts a run when the next comes); a
  * run that finds every spin slot of the process taken does not spin at all ({@link DispatchPool#trySpin});
  * a busy connection with a slot free still spins between its calls (the latency mode). Counted as the empty
  * polls of spinning runs ({@link DispatchPool#emptySpinPolls}), not timed.
@@ -62,6 +62,22 @@ class DispatcherSpinTest {
         emptyPollsPerCall(p, 5, 3_000_000); // its first calls show that they come far apart (each spins: bounded by the slots)
         double perCall = emptyPollsPerCall(p, 30, 3_000_000);
         assertTrue(perCall <= 3, "calls 3 ms apart: " + perCall + " empty polls of a spin per call (a 200 µs spin after each is hundreds)");
+    }
+
+    @Test
+    void aConnectionCalledLessOftenThanARunWaitsDoesNotWaitInTheTransportAfterEachCallEither() {
+        Ping p = connect();
+        Node server = nodes.getFirst();
+        long gap = 3 * WaitPolicy.RUN_IDLE_NANOS / 2; // (a run that waited after a call would time out before the next)
+        emptyPollsPerCall(p, 4, gap); // its first calls show that they come far apart
+        long before = NodeAccess.nodes().parks(server);
+        int calls = 10;
+        emptyPollsPerCall(p, calls, gap);
+        double perCall = (double) (NodeAccess.nodes().parks(server) - before) / calls;
+        // a run that ends as soon as it read its call leaves the connection to the transport's readiness watch; one
+        // that waits in the transport spins there first (0.5 ms of read calls) and parks till its wait times out
+        assertTrue(perCall < 0.5, "calls " + gap / 1_000_000 + " ms apart: the server parked " + perCall
+                + " times per call (its dispatcher waited in the transport after each)");
     }
 
     @Test
