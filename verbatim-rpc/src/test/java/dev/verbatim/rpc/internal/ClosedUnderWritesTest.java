@@ -1,16 +1,13 @@
 package dev.verbatim.rpc.internal;
 
-import dev.verbatim.rpc.ExportOptions;
 import dev.verbatim.rpc.RemoteException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
-import static dev.verbatim.rpc.internal.RpcDescriptor.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
@@ -92,25 +89,11 @@ class ClosedUnderWritesTest {
     @Test
     void anAnswerWhoseWriteTheCloseCutsClosesTheEndpointAndLeavesNoInterruptBehind() {
         ScriptedConnection connection = new ScriptedConnection();
-        Exports exports = new Exports();
-        Parts.Counter counter = x -> x + 1;
-        exports.export("counter", Parts.Counter.class, counter, ExportOptions.INLINE);
-        Endpoint endpoint = new Endpoint(connection, exports, false, () -> { });
-        connection.lookUp(endpoint, "counter", Parts.Counter.class);
-        // this thread waits in chain 5: the peer's calls of that chain run on it, inline, when it polls
-        endpoint.calls().add(new PendingCall(endpoint, 1, null, TimeUnit.MINUTES.toNanos(1), 5, Thread.currentThread()), true);
-        MemorySegment call = MemorySegment.ofArray(new byte[HEADER + VALUE_HEADER + 8]);
-        putHeader(call, head(CALL, 0, 1, 1), 10, RemoteInterface.of(Parts.Counter.class).methods[0].id, 5);
-        CallEncoder.putPrimitive(call, HEADER, 1);
-        connection.incoming.add(call);
+        Endpoint endpoint = connection.inlineCounter();
+        connection.incoming.add(ScriptedConnection.counterCall(10, 1));
         connection.onSegment = closeUnderTheWrite(connection);
 
-        endpoint.leader().lock().lock();
-        try {
-            assertDoesNotThrow(() -> endpoint.poll(1));
-        } finally {
-            endpoint.leader().unlockIfHeld();
-        }
+        assertDoesNotThrow(() -> ScriptedConnection.pollOne(endpoint));
         assertFalse(Thread.currentThread().isInterrupted(), "the answering thread kept an interrupt nobody sent it");
         assertFalse(endpoint.isOpen(), "the endpoint closed with its connection");
         assertTrue(connection.sent.isEmpty(), "nothing was sent after the close: " + connection.sent.size());

@@ -1,6 +1,5 @@
 package dev.verbatim.rpc.internal;
 
-import dev.verbatim.rpc.ExportOptions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -17,48 +16,24 @@ import static org.junit.jupiter.api.Assertions.*;
  * already open"). Over a scripted connection whose next claim throws where told: no threads, no timing.
  */
 class FailedWritesTest {
-    private static MemorySegment call(long callId, int x) {
-        MemorySegment m = MemorySegment.ofArray(new byte[HEADER + VALUE_HEADER + 8]);
-        long method = RemoteInterface.of(Parts.Counter.class).methods[0].id;
-        putHeader(m, head(CALL, 0, 1, 1), callId, method, 5);
-        CallEncoder.putPrimitive(m, HEADER, x);
-        return m;
-    }
-
-    private static void pollOne(Endpoint endpoint) {
-        endpoint.leader().lock().lock();
-        try {
-            endpoint.poll(1);
-        } finally {
-            endpoint.leader().unlockIfHeld();
-        }
-    }
-
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"segment", "commit"})
     void anAnswerWhoseWriteFailsGivesItsClaimBackAndTheNextAnswerGoes(String where) {
         ScriptedConnection connection = new ScriptedConnection();
-        Exports exports = new Exports();
-        Parts.Counter counter = x -> x + 1;
-        exports.export("counter", Parts.Counter.class, counter, ExportOptions.INLINE);
-        Endpoint endpoint = new Endpoint(connection, exports, false, () -> { });
-        connection.lookUp(endpoint, "counter", Parts.Counter.class);
-        // this thread waits in chain 5: the peer's calls of that chain run on it, inline, when it polls
-        endpoint.calls().add(new PendingCall(endpoint, 1, null, java.util.concurrent.TimeUnit.MINUTES.toNanos(1), 5,
-                Thread.currentThread()), true);
+        Endpoint endpoint = connection.inlineCounter();
         StackOverflowError overflow = new StackOverflowError("the stack ran out in the claim's " + where);
         if (where.equals("segment")) {
             connection.failSegment = overflow;
         } else {
             connection.failCommit = overflow;
         }
-        connection.incoming.add(call(10, 1));
-        assertSame(overflow, assertThrows(StackOverflowError.class, () -> pollOne(endpoint)));
+        connection.incoming.add(ScriptedConnection.counterCall(10, 1));
+        assertSame(overflow, assertThrows(StackOverflowError.class, () -> ScriptedConnection.pollOne(endpoint)));
         assertFalse(connection.claimOpen, "the failed answer's claim was given back");
         assertTrue(connection.sent.isEmpty(), "nothing was sent for it");
 
-        connection.incoming.add(call(11, 41));
-        pollOne(endpoint);
+        connection.incoming.add(ScriptedConnection.counterCall(11, 41));
+        ScriptedConnection.pollOne(endpoint);
         assertEquals(1, connection.sent.size(), "the next call was answered");
         MemorySegment r = connection.sent.getFirst();
         assertEquals(REPLY, kind(r));

@@ -121,6 +121,44 @@ final class ScriptedConnection implements Connection {
         }
     }
 
+    /** The chain of the call the thread of {@link #inlineCounter()} waits in. */
+    static final long WAITING_CHAIN = 5;
+
+    /**
+     * An endpoint over this connection that exports a {@link Parts.Counter} ({@code x + 1}) inline, which the peer
+     * looked up, with the calling thread waiting in chain {@link #WAITING_CHAIN}: the peer's calls of that chain
+     * ({@link #counterCall}) run on it, inline, when it polls ({@link #pollOne}).
+     */
+    Endpoint inlineCounter() {
+        Exports exports = new Exports();
+        Parts.Counter counter = x -> x + 1;
+        exports.export("counter", Parts.Counter.class, counter, dev.verbatim.rpc.ExportOptions.INLINE);
+        Endpoint endpoint = new Endpoint(this, exports, false, () -> { });
+        lookUp(endpoint, "counter", Parts.Counter.class);
+        endpoint.calls().add(new PendingCall(endpoint, 1, null, java.util.concurrent.TimeUnit.MINUTES.toNanos(1),
+                WAITING_CHAIN, Thread.currentThread()), true);
+        return endpoint;
+    }
+
+    /** The peer's call {@code callId} of the counter with {@code x}, in chain {@link #WAITING_CHAIN}. */
+    static MemorySegment counterCall(long callId, int x) {
+        MemorySegment m = MemorySegment.ofArray(new byte[RpcDescriptor.HEADER + RpcDescriptor.VALUE_HEADER + 8]);
+        long method = RemoteInterface.of(Parts.Counter.class).methods[0].id;
+        RpcDescriptor.putHeader(m, RpcDescriptor.head(RpcDescriptor.CALL, 0, 1, 1), callId, method, WAITING_CHAIN);
+        CallEncoder.putPrimitive(m, RpcDescriptor.HEADER, x);
+        return m;
+    }
+
+    /** One poll of {@code endpoint}, holding its read lock as a reader does. */
+    static void pollOne(Endpoint endpoint) {
+        endpoint.leader().lock().lock();
+        try {
+            endpoint.poll(1);
+        } finally {
+            endpoint.leader().unlockIfHeld();
+        }
+    }
+
     /** Whether a claim is open: as a transport does, this one hands out one at a time. */
     boolean claimOpen;
     /** Thrown once by the next claim's {@code segment()} (then cleared), as a stack that runs out there would. */
