@@ -81,6 +81,19 @@ class DispatcherSpinTest {
     }
 
     @Test
+    void aNewConnectionCalledNowAndThenNeitherSpinsNorWaitsInTheTransportFromItsFirstCall() {
+        Ping p = connect();
+        Node server = nodes.getFirst();
+        long gap = 3 * WaitPolicy.RUN_IDLE_NANOS / 2;
+        LockSupport.parkNanos(gap); // (the lookup was its first message)
+        long parks = NodeAccess.nodes().parks(server);
+        double polls = emptyPollsPerCall(p, 3, gap);
+        assertEquals(0, NodeAccess.nodes().parks(server) - parks, "the server parked for a new connection's first calls, "
+                + gap / 1_000_000 + " ms apart (a wait in the transport after each)");
+        assertTrue(polls <= 3, polls + " empty polls of a spin per call");
+    }
+
+    @Test
     void aRunThatFindsEverySpinSlotTakenDoesNotSpin() {
         Ping p = connect();
         emptyPollsPerCall(p, 200, 0); // warm
