@@ -293,9 +293,9 @@ public final class ScaleIdle {
                     r.fdsLoaded(), (double) (r.fdsLoaded() - r.fdsBefore()) / r.connections());
             out.printf(Locale.ROOT, "  null call p50: %.0f ns with them, %.0f ns without (the lowest window of each): %.2fx%n",
                     r.p50Loaded(), r.p50Unloaded(), r.ratio());
-            double cpuShare = r.cpuMicrosPerCall() * r.connections() * 1e3 / (PERIOD_MILLIS * 1e6);
+            double callsPerSecond = r.connections() * 1000.0 / PERIOD_MILLIS;
             out.printf(Locale.ROOT, "  node CPU per load call: %.1f us (%.2f of a CPU for their %,d calls a second; the host has %d)%n",
-                    r.cpuMicrosPerCall(), cpuShare, Math.round(r.connections() * 1000.0 / PERIOD_MILLIS),
+                    r.cpuMicrosPerCall(), r.cpuMicrosPerCall() * callsPerSecond / 1e6, Math.round(callsPerSecond),
                     Runtime.getRuntime().availableProcessors());
         }
         Target.print(out, targets(r), 48, x -> String.format(Locale.ROOT, "%.2f", x), Target.Missing.FIGURE);

@@ -425,7 +425,7 @@ final class Dispatcher {
                     sleeping = true; // (before the last look at held calls: a caller that holds one after it wakes us)
                 }
                 callsHeldSeen = sender.flushCalls(true, callsHeldSeen);
-                if (n == 0 && watchable && (spinMisses >= WaitPolicy.SPIN_MISSES_TO_END || noSlot || quiet) && queued.isEmpty()
+                if (n == 0 && watchable && (sporadic() || noSlot || quiet) && queued.isEmpty()
                         && calls.mapEmpty() && outbox.count() == 0 && !calls.callersWait()) {
                     // messages come further apart than a spin: waiting on (a spin in the transport, a sleep) would
                     // cost this connection CPU per message and a thread meanwhile; the transport calls when the next comes
