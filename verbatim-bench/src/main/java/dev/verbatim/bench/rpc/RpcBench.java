@@ -249,8 +249,7 @@ public final class RpcBench {
         AtomicReference<ScaleIdle.Setup> setup = new AtomicReference<>();
         try (ScratchDir scratch = ScratchDir.create()) {
             double before = Host.loadAverage();
-            List<RpcContender> cs = RpcContenders.all().stream()
-                    .filter(c -> SuiteArgs.selected(RpcContenders.id(c))).toList();
+            List<RpcContender> cs = RpcContenders.all().stream().filter(c -> runs(c, quick)).toList();
             // the scale case's processes start with the contenders' and wait, idle, for the case after the turns
             List<Runnable> more = SuiteArgs.selected(SCALE_ID) ? List.of(() -> setup.set(ScaleIdle.start(quick))) : List.of();
             // the children start from the class archive; a whole run without one lists their classes to make it
@@ -282,6 +281,15 @@ public final class RpcBench {
                     }
                 },
                 file -> RpcPlot.write(done, file), !run.failures().isEmpty() || idle != null && idle.error() != null, out, err);
+    }
+
+    /**
+     * Whether contender {@code c} takes turns in this run: named by {@code -Dverbatim.bench.only}, or all are (then a
+     * quick run leaves out those that are not {@linkplain RpcContender#inQuickRuns() for quick runs}).
+     */
+    static boolean runs(RpcContender c, boolean quick) {
+        String only = System.getProperty(SuiteArgs.ONLY);
+        return SuiteArgs.selected(RpcContenders.id(c)) && (!quick || c.inQuickRuns() || (only != null && !only.isBlank()));
     }
 
     /** The id that {@code -Dverbatim.bench.only} names to run case {@code scale/idle-1000} ({@link ScaleIdle}). */

@@ -34,6 +34,15 @@ public interface RpcContender extends Contender {
         return name();
     }
 
+    /**
+     * Whether a {@code --quick} run includes it (unless {@code -Dverbatim.bench.only} names it): false for a
+     * contender that only explains a target's bound ({@link FloorListRpc}), whose figure a quick run would not be
+     * judged by anyway, so that {@code --quick} stays under its 90 s.
+     */
+    default boolean inQuickRuns() {
+        return true;
+    }
+
     /** The cases it measures; the others are n/a ('-') in its column. */
     Set<RpcCase> cases();
 

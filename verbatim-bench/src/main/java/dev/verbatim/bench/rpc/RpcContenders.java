@@ -24,6 +24,8 @@ public final class RpcContenders {
     public static List<RpcContender> all() {
         return List.of(
                 new PingPongRpc("shm/floor", EnumSet.of(NULL, INTS4, REMOTE_ARG, BYTES_8192, LIST_128)),
+                new FloorListRpc(FloorListRpc.Variant.HAND),
+                new FloorListRpc(FloorListRpc.Variant.WIRE),
                 new StreamFloorRpc(),
                 new VerbatimRpcContender(Medium.SHM, VerbatimRpcContender.Variant.PLAIN),
                 new VerbatimRpcContender(Medium.SHM, VerbatimRpcContender.Variant.COPY),

@@ -1,6 +1,7 @@
 package dev.verbatim.bench.transport;
 
 import dev.verbatim.bench.harness.Medium;
+import dev.verbatim.bench.harness.Session;
 
 import java.util.List;
 
@@ -51,6 +52,15 @@ public final class Contenders {
     public static PingPongContender pingPong(String id) {
         return pingPong().stream().filter(c -> id(c).equals(id)).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("no ping-pong contender " + id));
+    }
+
+    /**
+     * The shm floor's pong side ({@code shm/floor}) for a session whose reply is shorter than its requests (the rpc
+     * suite's): each request is copied out of the shared file whole, as the floor's pong does, and the reply is the
+     * one word {@code work} makes of it instead of the request's first word. Its ping side is {@code shm/floor}'s.
+     */
+    public static PingPongContender.Pong servingFloor(Session session, PingPongContender.Work work) throws Exception {
+        return new FloorPingPong().pong(session, work);
     }
 
     static StreamContender stream(String id) {

@@ -3,6 +3,7 @@ package dev.verbatim.bench.transport;
 import dev.verbatim.bench.harness.Medium;
 import dev.verbatim.bench.harness.Session;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -37,6 +38,12 @@ final class FloorPingPong implements PingPongContender {
     /** Whether the spin loops pause ({@link Thread#onSpinWait()}); {@code -Dverbatim.bench.floor.pause=false} spins bare. */
     static final boolean PAUSE = !"false".equals(System.getProperty("verbatim.bench.floor.pause"));
     private static final String FILE = "floor-pingpong";
+    /** A ping looks at the clock once every this many + 1 empty polls. */
+    private static final int CLOCK_SPINS = (1 << 16) - 1;
+    /** How long a ping waits for an answer before it gives up (as the rpc harness gives up on a caller). */
+    private static final long GIVE_UP_NANOS = 30_000_000_000L;
+    /** The reply size of a serving pong whose work failed on the message: the ping fails the round trip. */
+    private static final int FAILED = -1;
 
     @Override
     public String name() {
@@ -56,10 +63,19 @@ final class FloorPingPong implements PingPongContender {
 
     @Override
     public Pong pong(Session session) throws Exception {
+        return pong(session, null);
+    }
+
+    /** The pong side; with {@code work} (non-null), a serving one ({@link Contenders#servingFloor}). */
+    Pong pong(Session session, Work work) throws Exception {
         int max = session.maxSize();
+        if (work != null && session.replyMax() != Long.BYTES) {
+            throw new IllegalArgumentException("a serving floor replies one word; the session's reply is "
+                    + session.replyMax() + " bytes");
+        }
         Arena arena = Arena.ofShared();
         MemorySegment m = SharedFile.create(session.dir().resolve(FILE), FloorPingPongDescriptor.fileSize(max), arena);
-        return new FloorPong(m, arena, max, session.replyMax());
+        return new FloorPong(m, arena, max, session.replyMax(), work);
     }
 
     @Override
@@ -96,17 +112,30 @@ final class FloorPingPong implements PingPongContender {
         }
 
         @Override
-        public void roundTrip(MemorySegment message, MemorySegment reply, int size) {
+        public void roundTrip(MemorySegment message, MemorySegment reply, int size) throws IOException {
             FloorPingPongDescriptor.checkSize(size, max);
             long s = ++seq;
             put(shm, PING_LINE, FloorPingPongDescriptor.pingPayload(), message, 0, size);
             LONG.setRelease(shm, PING_LINE + SEQ, s);
-            while ((long) LONG.getAcquire(shm, PONG_LINE + SEQ) != s) {
+            long deadline = 0;
+            for (int spins = 1; (long) LONG.getAcquire(shm, PONG_LINE + SEQ) != s; spins++) {
                 if (PAUSE) {
                     Thread.onSpinWait(); // the pong's release store ends the wait
                 }
+                if ((spins & CLOCK_SPINS) == 0) { // now and then: a pong that died never answers
+                    long now = System.nanoTime();
+                    if (deadline == 0) {
+                        deadline = now + GIVE_UP_NANOS;
+                    } else if (now - deadline > 0) {
+                        throw new IOException("the floor's pong side did not answer message " + s + " within "
+                                + GIVE_UP_NANOS / 1_000_000_000 + " s");
+                    }
+                }
             }
             int n = (int) shm.get(ValueLayout.JAVA_LONG, PONG_LINE + SIZE);
+            if (n == FAILED) {
+                throw new IOException("the floor's pong side failed on message " + s + " (its process says why)");
+            }
             if (n <= INLINE_MAX) {
                 MemorySegment.copy(shm, PONG_LINE + INLINE, reply, 0, n);
             } else {
@@ -130,9 +159,12 @@ final class FloorPingPong implements PingPongContender {
         private final int replyMax;
         /** Where a message whose reply is shorter is received whole (the rpc suite); null otherwise. */
         private final MemorySegment received;
+        /** What a serving pong makes of each request; null: the floor, which echoes its first word. */
+        private final Work work;
         private long seen;
 
-        FloorPong(MemorySegment shm, Arena arena, int max, int replyMax) {
+        FloorPong(MemorySegment shm, Arena arena, int max, int replyMax, Work work) {
+            this.work = work;
             this.shm = shm;
             this.arena = arena;
             this.max = max;
@@ -143,7 +175,7 @@ final class FloorPingPong implements PingPongContender {
         }
 
         @Override
-        public boolean echo() {
+        public boolean echo() throws Exception {
             long s;
             while ((s = (long) LONG.getAcquire(shm, PING_LINE + SEQ)) == seen) {
                 if (PAUSE) {
@@ -157,11 +189,19 @@ final class FloorPingPong implements PingPongContender {
             int n = (int) shm.get(ValueLayout.JAVA_LONG, PING_LINE + SIZE);
             FloorPingPongDescriptor.checkSize(n, max);
             int r = Math.min(n, replyMax); // the first r bytes go back (all of them but in the rpc suite)
-            if (r < n) {
+            if (r < n || work != null) {
                 // a call: the argument is still taken in whole (copied out, as a server receives it)
                 MemorySegment.copy(shm, n <= INLINE_MAX ? PING_LINE + INLINE : pingArea, received, 0, n);
             }
-            if (r <= INLINE_MAX) {
+            if (work != null) { // a serving pong: the word its work makes of the request taken in
+                try {
+                    shm.set(ValueLayout.JAVA_LONG, PONG_LINE + INLINE, work.reply(received, n));
+                } catch (Exception | Error e) { // the ping learns at once, not by waiting
+                    shm.set(ValueLayout.JAVA_LONG, PONG_LINE + SIZE, FAILED);
+                    LONG.setRelease(shm, PONG_LINE + SEQ, s);
+                    throw e;
+                }
+            } else if (r <= INLINE_MAX) {
                 MemorySegment.copy(shm, n <= INLINE_MAX ? PING_LINE + INLINE : pingArea, shm, PONG_LINE + INLINE, r);
             } else {
                 MemorySegment.copy(shm, pingArea, shm, pongArea, r);

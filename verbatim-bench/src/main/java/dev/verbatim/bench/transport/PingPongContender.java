@@ -37,6 +37,15 @@ public interface PingPongContender extends Contender {
         void close() throws IOException;
     }
 
+    /**
+     * What a server makes of a whole request ({@link Contenders#servingFloor}): the word its reply carries. The
+     * request is memory of the server's own, the message copied out of the shared file as the floor takes it in.
+     */
+    @FunctionalInterface
+    interface Work {
+        long reply(MemorySegment request, int size) throws Exception;
+    }
+
     /** The echoing side. One thread. */
     interface Pong extends AutoCloseable {
         /**

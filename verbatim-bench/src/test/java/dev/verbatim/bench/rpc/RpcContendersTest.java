@@ -270,6 +270,13 @@ class RpcContendersTest {
     }
 
     @Test
+    @Timeout(20)
+    void theListWrittenByHandOrAsAWireMessageOverTheFloorIsSummedByItsServerInAnotherProcess() throws Exception {
+        assertEquals(503, callEveryCase("shm/hand", 500, EnumSet.of(RpcCase.LIST_128)));
+        assertEquals(503, callEveryCase("shm/wire", 500, EnumSet.of(RpcCase.LIST_128)));
+    }
+
+    @Test
     @Timeout(60)
     void foryAndKryoSendTheListAsTheirBytesOverAVerbatimConnection() throws Exception {
         assertEquals(303, callEveryCase("shm/fory", 300, EnumSet.of(RpcCase.LIST_128)));

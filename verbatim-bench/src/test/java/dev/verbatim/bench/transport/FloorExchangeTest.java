@@ -73,6 +73,48 @@ class FloorExchangeTest {
     }
 
     @Test
+    void aServingFloorsPingFailsAtOnceWhenTheServersWorkFailsOnAMessage() throws Exception {
+        Path base = ScratchDir.privateDir();
+        try {
+            Map<String, String> props = new LinkedHashMap<>(Session.properties(ScratchDir.sessionDir(base, "shm/floor"),
+                    MAX, 60_000));
+            props.put(Session.REPLY_MAX, "8");
+            Session session = new Session(props);
+            try (PingPongContender.Pong pong = Contenders.servingFloor(session, (m, size) -> {
+                        if (m.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0) == 13) {
+                            throw new IllegalStateException("no 13s here");
+                        }
+                        return size;
+                    });
+                 Arena arena = Arena.ofShared();
+                 PingPongContender.Ping ping = Contenders.pingPong("shm/floor").ping(session)) {
+                MemorySegment msg = arena.allocate(MAX);
+                MemorySegment reply = arena.allocate(MAX);
+                Thread server = Thread.ofPlatform().start(() -> {
+                    try {
+                        while (pong.echo()) {
+                            // serves until the work fails
+                        }
+                    } catch (Exception expected) {
+                        // the failure the ping must learn of
+                    }
+                });
+                ping.roundTrip(msg, reply, 100);
+                assertEquals(100, reply.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0), "the work's word");
+                msg.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, 13);
+                long start = System.nanoTime();
+                java.io.IOException e = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+                        () -> ping.roundTrip(msg, reply, 100));
+                assertTrue(e.getMessage().contains("failed on message 2"), e.getMessage());
+                assertTrue(System.nanoTime() - start < 10_000_000_000L, "the ping waited for its give-up time");
+                assertTrue(server.join(Duration.ofSeconds(5)), "the server's loop ended with its work's failure");
+            }
+        } finally {
+            ScratchDir.deleteTree(base);
+        }
+    }
+
+    @Test
     void shmFloorEchoesEveryMessage() throws Exception {
         assertEquals(SIZES.length * 500L, exchange("shm/floor", 500));
     }
