@@ -1,6 +1,7 @@
 package dev.verbatim.bench.rpc;
 
 import dev.verbatim.bench.fixtures.Graphs;
+import dev.verbatim.bench.fixtures.HandList;
 import dev.verbatim.bench.fixtures.ListNode;
 import dev.verbatim.bench.fixtures.ListNodeView;
 import dev.verbatim.bench.harness.ChildMain;
@@ -31,7 +32,7 @@ import java.util.Set;
  *       format's (validation, types, sharing, views), what {@code verbatim} costs over it is the call's.</li>
  * </ul>
  *
- * <p>{@code hand}: the client walks the heap list and writes each node as two words, its value and
+ * <p>{@code hand} ({@link HandList}): the client walks the heap list and writes each node as two words, its value and
  * the index of the next node (-1: none), the way a flyweight codec without a schema compiler writes a repeating
  * group; the server follows the indices through the message it took in, checking each against the count (a
  * server that reads a peer's bytes must), and replies the sum. The message is as long as Verbatim's list call
@@ -42,11 +43,6 @@ import java.util.Set;
  * reached twice would be written twice, and a cycle would never end on the client), validation of the whole
  * message before its first read (this server checks only what its walk touches), the call (method ids, an
  * answer, exceptions) and views that a program reads as its own interfaces.
- *
- * <pre>
- *   0        8                 24                    8 + 16k          8 + 16k + 8
- *   | count  | value 0 | next 0 | value 1 | next 1 | ... | value k | next k (index, or -1) | ... padding
- * </pre>
  */
 final class FloorListRpc implements RpcContender {
     private static final String FLOOR = "shm/floor";
@@ -68,10 +64,6 @@ final class FloorListRpc implements RpcContender {
     FloorListRpc(Variant variant) {
         this.variant = variant;
     }
-    /** Where node 0 starts: after the node count. */
-    private static final long NODES = 8;
-    /** The bytes of one node: its value and its next node's index, a word each. */
-    private static final long NODE = 16;
 
     @Override
     public String name() {
@@ -109,50 +101,6 @@ final class FloorListRpc implements RpcContender {
         return Contenders.pingPong(FLOOR).jvmFlags();
     }
 
-    /**
-     * Writes the list at {@code head} into {@code m}, in {@code [0, size)}: its count, then its nodes in list order.
-     *
-     * @throws IllegalArgumentException when the list has more nodes than {@code size} holds
-     */
-    static void encode(ListNode head, MemorySegment m, int size) {
-        long capacity = (size - NODES) / NODE;
-        long k = 0;
-        for (ListNode n = head; n != null; n = n.next, k++) {
-            if (k == capacity) {
-                throw new IllegalArgumentException("a list of more than " + capacity + " nodes does not fit "
-                        + size + " bytes");
-            }
-            long at = NODES + k * NODE;
-            m.set(ValueLayout.JAVA_LONG_UNALIGNED, at, n.value);
-            m.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 8, n.next == null ? -1 : k + 1);
-        }
-        m.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, k);
-    }
-
-    /**
-     * The sum of the values of the list in {@code m[0, size)}, following the next indices from node 0.
-     *
-     * @throws IOException when the count does not fit {@code size}, an index is out of range, or the walk takes more
-     *                     steps than there are nodes (a cycle)
-     */
-    static long walk(MemorySegment m, int size) throws IOException {
-        long count = m.get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
-        if (count < 0 || count > (size - NODES) / NODE) {
-            throw new IOException("a hand-written list of " + count + " nodes in " + size + " bytes");
-        }
-        long sum = 0;
-        long i = count == 0 ? -1 : 0;
-        for (long steps = 0; i != -1; steps++) {
-            if (Long.compareUnsigned(i, count) >= 0 || steps == count) {
-                throw new IOException("a hand-written list whose node " + steps + " leads to index " + i + " of " + count);
-            }
-            long at = NODES + i * NODE;
-            sum += m.get(ValueLayout.JAVA_LONG_UNALIGNED, at);
-            i = m.get(ValueLayout.JAVA_LONG_UNALIGNED, at + 8);
-        }
-        return sum;
-    }
-
     /** The {@code wire} server's work: validates the message, then sums the list through views. */
     static PingPongContender.Work wireWalk() {
         dev.verbatim.wire.Schema.fingerprint(ListNode.class); // the reader knows the types its program knows, as an RPC server its interface's
@@ -162,7 +110,7 @@ final class FloorListRpc implements RpcContender {
 
     @Override
     public Server server(Session session) throws Exception {
-        PingPongContender.Pong pong = Contenders.servingFloor(session, variant == Variant.HAND ? FloorListRpc::walk
+        PingPongContender.Pong pong = Contenders.servingFloor(session, variant == Variant.HAND ? HandList::walk
                 : wireWalk());
         return new Server() {
             @Override
@@ -210,7 +158,7 @@ final class FloorListRpc implements RpcContender {
                 }
                 return seq -> {
                     head.value = (int) seq;
-                    encode(head, msg, size);
+                    HandList.encode(head, msg, size);
                     ping.roundTrip(msg, reply, size);
                     return reply.get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
                 };

@@ -1,6 +1,7 @@
 package dev.verbatim.bench.rpc;
 
 import dev.verbatim.bench.fixtures.Graphs;
+import dev.verbatim.bench.fixtures.HandList;
 import dev.verbatim.bench.fixtures.ListNode;
 import org.junit.jupiter.api.Test;
 
@@ -20,7 +21,7 @@ class FloorListRpcTest {
 
     private static MemorySegment encoded(ListNode head) {
         MemorySegment m = Arena.ofAuto().allocate(SIZE);
-        FloorListRpc.encode(head, m, SIZE);
+        HandList.encode(head, m, SIZE);
         return m;
     }
 
@@ -51,9 +52,9 @@ class FloorListRpcTest {
     void theServerSumsWhatTheClientWrote() throws IOException {
         ListNode head = Graphs.list(RpcCase.LIST);
         head.value = -12;
-        assertEquals(Graphs.touch(head), FloorListRpc.walk(encoded(head), SIZE));
-        assertEquals(0, FloorListRpc.walk(encoded(null), SIZE));
-        assertEquals(7, FloorListRpc.walk(encoded(new ListNode(7, null)), SIZE));
+        assertEquals(Graphs.touch(head), HandList.walk(encoded(head), SIZE));
+        assertEquals(0, HandList.walk(encoded(null), SIZE));
+        assertEquals(7, HandList.walk(encoded(new ListNode(7, null)), SIZE));
     }
 
     @Test
@@ -71,7 +72,7 @@ class FloorListRpcTest {
         assertEquals(RpcCase.LIST, m.get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
         ListNode tooLong = Graphs.list((SIZE - 8) / 16 + 1);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> FloorListRpc.encode(tooLong, Arena.ofAuto().allocate(SIZE), SIZE));
+                () -> HandList.encode(tooLong, Arena.ofAuto().allocate(SIZE), SIZE));
         assertTrue(e.getMessage().contains("does not fit"), e.getMessage());
     }
 
@@ -79,17 +80,17 @@ class FloorListRpcTest {
     void anIndexOutOfRangeACycleOrACountTooLargeIsRefused() {
         MemorySegment out = encoded(Graphs.list(4));
         out.set(ValueLayout.JAVA_LONG_UNALIGNED, 8 + 16 + 8, 4); // node 1 leads to index 4 of 4
-        assertTrue(assertThrows(IOException.class, () -> FloorListRpc.walk(out, SIZE)).getMessage()
+        assertTrue(assertThrows(IOException.class, () -> HandList.walk(out, SIZE)).getMessage()
                 .contains("node 2 leads to index 4 of 4"));
         MemorySegment negative = encoded(Graphs.list(4));
         negative.set(ValueLayout.JAVA_LONG_UNALIGNED, 8 + 8, -2);
-        assertThrows(IOException.class, () -> FloorListRpc.walk(negative, SIZE));
+        assertThrows(IOException.class, () -> HandList.walk(negative, SIZE));
         MemorySegment cycle = encoded(Graphs.list(4));
         cycle.set(ValueLayout.JAVA_LONG_UNALIGNED, 8 + 3 * 16 + 8, 0); // the last node leads back to the first
-        assertTrue(assertThrows(IOException.class, () -> FloorListRpc.walk(cycle, SIZE)).getMessage()
+        assertTrue(assertThrows(IOException.class, () -> HandList.walk(cycle, SIZE)).getMessage()
                 .contains("node 4 leads to index 0 of 4"));
         MemorySegment count = encoded(Graphs.list(4));
         count.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, (SIZE - 8) / 16 + 1);
-        assertThrows(IOException.class, () -> FloorListRpc.walk(count, SIZE));
+        assertThrows(IOException.class, () -> HandList.walk(count, SIZE));
     }
 }
