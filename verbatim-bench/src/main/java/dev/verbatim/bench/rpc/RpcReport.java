@@ -478,6 +478,12 @@ final class RpcReport {
                         + " bytes-8192 8192; list-128, shm only: the " + String.format(Locale.ROOT, "%,d", RpcCase.listCallBytes())
                         + " bytes of Verbatim's whole call message), the server side taking them in whole (shm: copied out of the file;"
                         + " tcp: read), and getting one word back: what any RPC over that medium must pay.",
+                "hand, wire (list-128, full runs only): the list over the shm floor's transport with no RPC layer; hand:"
+                        + " written by hand (two words a node, value and next index) from the heap list and walked by its"
+                        + " server through checked indices, the least per-node work any call carrying the list does; wire:"
+                        + " Verbatim's wire format alone (WireWriter; WireReader validation, then a walk through views, as"
+                        + " the RPC server walks). Both send the floor's message; the note under the targets splits what"
+                        + " Verbatim spends over hand into the format's share (wire - hand) and the RPC layer's.",
                 "verbatim: a dev.verbatim.rpc.Node exports the service (calls run inline on the connection's"
                         + " dispatcher), the client calls its generated proxy. Waiting as the floor of the medium waits:"
                         + " over shm both nodes spin 1 ms before they park (within a turn, calls microseconds apart,"
