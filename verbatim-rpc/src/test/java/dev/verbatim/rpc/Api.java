@@ -479,4 +479,28 @@ public final class Api {
             return value;
         }
     }
+
+    /** Set by a test: the threads on which {@link Fragile}'s constructor throws an {@link Error} for the value 13. */
+    public static volatile java.util.function.Predicate<Thread> fragileRefusesOn = t -> false;
+
+    /** A record whose constructor throws an {@link Error} when told to: an error in the machinery reading a call. */
+    public record Fragile(int value) {
+        public Fragile {
+            if (value == 13 && fragileRefusesOn.test(Thread.currentThread())) {
+                throw new AssertionError("a fragile record refused " + value);
+            }
+        }
+    }
+
+    /** Takes a record by copy (its constructor runs where the call arrives). */
+    public interface FragileSink extends Remote {
+        int take(Fragile f);
+    }
+
+    /** Calls a sink back with a record, from inside the call (a nested call the waiting caller reads and runs). */
+    public interface FragileCaller {
+        int callBack(FragileSink sink, int value);
+
+        int take(Fragile f);
+    }
 }

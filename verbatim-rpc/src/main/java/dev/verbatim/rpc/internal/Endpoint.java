@@ -397,6 +397,9 @@ public final class Endpoint {
             }
         } catch (RuntimeException | InternalError e) { // (no clearing here: this spans the calls it runs, whose interrupts are real)
             protocol("a message that could not be handled: " + (e instanceof InternalError i ? truncated(i) : e));
+        } catch (Error e) { // this side's failure (out of memory or stack): no message may wait for an answer that never comes
+            closeWith("a message could not be handled: " + e);
+            throw e;
         }
         return false;
     }

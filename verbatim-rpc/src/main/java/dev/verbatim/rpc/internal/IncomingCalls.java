@@ -233,7 +233,12 @@ final class IncomingCalls {
                 }
             } catch (IllegalStateException closed) {
                 // the connection closed before the call ran: its caller learnt that already
-                endpoint.closedUnder(closed, interrupted);
+                if (!endpoint.closedUnder(closed, interrupted)) { // else a failure of this side's: no call left unanswered
+                    endpoint.closeWith("a call could not be run: " + closed);
+                }
+            } catch (Error e) { // (out of memory or stack outside the method itself: the method's own are answered)
+                endpoint.closeWith("a call could not be run: " + e);
+                throw e;
             } finally {
                 if (!keep) {
                     Endpoint.releaseQuietly(kept);
@@ -373,10 +378,17 @@ final class IncomingCalls {
             answers.fail(FAIL, callId, Reason.OVERLOADED, "the arguments of " + mi.signature + " could not be read: "
                     + over.getMessage());
             return null;
-        } catch (RuntimeException e) {
+        } catch (InternalError e) { // a shm peer truncated the window under the call (see Endpoint.truncated)
+            endpoint.closeWith("the peer sent a call of " + mi.signature + " that could not be read: "
+                    + Endpoint.truncated(e));
+            return null;
+        } catch (RuntimeException | Error e) {
             endpoint.closedUnder(e, interrupted); // (closed under the decode: JDK-8306324)
-            // a malformed call: the caller learns why, then the connection is dropped (other connections go on)
-            String why = "the arguments of " + mi.signature + " could not be read: " + e.getMessage();
+            // a malformed call, or one this side failed to read (an Error: a record's constructor threw one, the
+            // stack or the heap ran out): the caller learns why at once, then the connection is dropped (other
+            // connections go on); the message is released by whoever took it, and nothing waits for an answer
+            String why = "the arguments of " + mi.signature + " could not be read: "
+                    + (e instanceof RuntimeException ? e.getMessage() : e.toString());
             try {
                 byte[] b = why.getBytes(StandardCharsets.UTF_8);
                 MemorySegment bytes = MemorySegment.ofArray(b);
@@ -387,10 +399,6 @@ final class IncomingCalls {
             } finally {
                 endpoint.closeWith("the peer sent a call whose " + why);
             }
-            return null;
-        } catch (InternalError e) { // a shm peer truncated the window under the call (see Endpoint.truncated)
-            endpoint.closeWith("the peer sent a call of " + mi.signature + " that could not be read: "
-                    + Endpoint.truncated(e));
             return null;
         }
     }
