@@ -4,7 +4,6 @@ import dev.verbatim.bench.fixtures.Graphs;
 import dev.verbatim.bench.fixtures.HandList;
 import dev.verbatim.bench.fixtures.ListNode;
 import dev.verbatim.bench.fixtures.ListNodeView;
-import dev.verbatim.bench.harness.ChildMain;
 import dev.verbatim.bench.harness.Medium;
 import dev.verbatim.bench.harness.Session;
 import dev.verbatim.bench.transport.Contenders;
@@ -13,7 +12,6 @@ import dev.verbatim.wire.WireReader;
 import dev.verbatim.wire.WireWriter;
 
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.EnumSet;
@@ -110,36 +108,15 @@ final class FloorListRpc implements RpcContender {
 
     @Override
     public Server server(Session session) throws Exception {
-        PingPongContender.Pong pong = Contenders.servingFloor(session, variant == Variant.HAND ? HandList::walk
-                : wireWalk());
-        return new Server() {
-            @Override
-            public void serve() throws Exception {
-                long served = 0;
-                while (pong.echo()) { // until the client closes
-                    ChildMain.echoed(++served); // paused between turns (it spins)
-                }
-            }
-
-            @Override
-            public void close() throws IOException {
-                pong.close();
-            }
-        };
+        return PingPongRpc.serving(Contenders.servingFloor(session, variant == Variant.HAND ? HandList::walk
+                : wireWalk()));
     }
 
     @Override
     public Client client(Session session) throws Exception {
-        Arena arena = Arena.ofConfined();
-        MemorySegment msg = arena.allocate(session.maxSize(), 4096);
-        MemorySegment reply = arena.allocate(session.maxSize(), 4096);
-        PingPongContender.Ping ping;
-        try {
-            ping = Contenders.pingPong(FLOOR).ping(session);
-        } catch (Exception | Error e) {
-            arena.close();
-            throw e;
-        }
+        PingPongRpc.Link link = PingPongRpc.Link.open(FLOOR, session);
+        MemorySegment msg = link.msg();
+        MemorySegment reply = link.reply();
         return new Client() {
             @Override
             public Call call(RpcCase c) {
@@ -152,25 +129,21 @@ final class FloorListRpc implements RpcContender {
                     WireWriter writer = new WireWriter();
                     return seq -> {
                         head.value = (int) seq;
-                        ping.roundTrip(msg, reply, Math.toIntExact(writer.write(head, msg, 0)));
+                        link.ping().roundTrip(msg, reply, Math.toIntExact(writer.write(head, msg, 0)));
                         return reply.get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
                     };
                 }
                 return seq -> {
                     head.value = (int) seq;
                     HandList.encode(head, msg, size);
-                    ping.roundTrip(msg, reply, size);
+                    link.ping().roundTrip(msg, reply, size);
                     return reply.get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
                 };
             }
 
             @Override
             public void close() throws IOException {
-                try {
-                    ping.close();
-                } finally {
-                    arena.close();
-                }
+                link.close();
             }
         };
     }

@@ -72,7 +72,11 @@ final class PingPongRpc implements RpcContender {
     @Override
     public Server server(Session session) throws Exception {
         check(session);
-        PingPongContender.Pong pong = transport().pong(session);
+        return serving(transport().pong(session));
+    }
+
+    /** A server that runs {@code pong} until its client closes: an echo (or a serving floor's work) per call. */
+    static Server serving(PingPongContender.Pong pong) {
         return new Server() {
             @Override
             public void serve() throws Exception {
@@ -89,19 +93,39 @@ final class PingPongRpc implements RpcContender {
         };
     }
 
+    /**
+     * A client's side of a ping-pong: the {@code ping} of contender {@code id} and two native segments of the
+     * session's largest message for the request and the reply; closing closes both.
+     */
+    record Link(PingPongContender.Ping ping, Arena arena, MemorySegment msg, MemorySegment reply) implements AutoCloseable {
+        static Link open(String id, Session session) throws Exception {
+            Arena arena = Arena.ofConfined();
+            try {
+                MemorySegment msg = arena.allocate(session.maxSize(), 4096);
+                MemorySegment reply = arena.allocate(session.maxSize(), 4096);
+                return new Link(Contenders.pingPong(id).ping(session), arena, msg, reply);
+            } catch (Exception | Error e) {
+                arena.close();
+                throw e;
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            try {
+                ping.close();
+            } finally {
+                arena.close();
+            }
+        }
+    }
+
     @Override
     public Client client(Session session) throws Exception {
         check(session);
-        Arena arena = Arena.ofConfined();
-        MemorySegment msg = arena.allocate(session.maxSize(), 4096);
-        MemorySegment reply = arena.allocate(session.maxSize(), 4096);
-        PingPongContender.Ping ping;
-        try {
-            ping = transport().ping(session);
-        } catch (Exception | Error e) {
-            arena.close();
-            throw e;
-        }
+        Link link = Link.open(id, session);
+        MemorySegment msg = link.msg();
+        MemorySegment reply = link.reply();
         return new Client() {
             @Override
             public Call call(RpcCase c) {
@@ -112,7 +136,7 @@ final class PingPongRpc implements RpcContender {
                 Loops.pattern(msg, size);
                 return seq -> {
                     Loops.stamp(msg, size, seq);
-                    ping.roundTrip(msg, reply, size);
+                    link.ping().roundTrip(msg, reply, size);
                     long echoed = reply.get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
                     if (echoed != seq) {
                         throw new IOException(id + ": reply " + echoed + " to call " + seq);
@@ -123,11 +147,7 @@ final class PingPongRpc implements RpcContender {
 
             @Override
             public void close() throws IOException {
-                try {
-                    ping.close();
-                } finally {
-                    arena.close();
-                }
+                link.close();
             }
         };
     }

@@ -205,9 +205,7 @@ class RpcReportTest {
 
     @Test
     void theTablesSayWhatBoundsTheRmiTarget() {
-        ByteArrayOutputStream b = new ByteArrayOutputStream();
-        RpcReport.printTables(run(true), new PrintStream(b, true, StandardCharsets.UTF_8));
-        String text = b.toString(StandardCharsets.UTF_8);
+        String text = tables(run(true));
         assertTrue(text.contains("rmi/floor (shm null) is 75.0x in this run: 100x faster than RMI needs a null call"
                 + " within 0.75x the floor (300 ns)"), text);
         assertTrue(text.contains("jos/floor (shm list-128) is 400.0x in this run: the floor moves the "
@@ -218,9 +216,7 @@ class RpcReportTest {
 
     @Test
     void theTablesSayWhatTheListFloorTargetLeavesBeyondTheHandWrittenList() {
-        ByteArrayOutputStream b = new ByteArrayOutputStream();
-        RpcReport.printTables(run(true), new PrintStream(b, true, StandardCharsets.UTF_8));
-        String text = b.toString(StandardCharsets.UTF_8);
+        String text = tables(run(true));
         // 4 x 500 - 1,100 (hand) - (600 - 400) (the null call over its floor) = 700 ns, 5.47 a node of 128;
         // verbatim 2,000 - 1,100 - 200 = 700, of which the wire format over the floor 1,500 - 1,100 = 400
         assertTrue(text.contains("hand/floor (shm list-128) is 2.20x in this run: the list written and walked by hand"
