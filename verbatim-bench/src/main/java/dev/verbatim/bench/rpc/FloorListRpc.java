@@ -26,7 +26,8 @@ import java.util.Set;
  *   <li>{@code shm/hand}: written by hand, the least per-node work any call carrying the list does (below);</li>
  *   <li>{@code shm/wire}: Verbatim's wire format alone: the client writes the list with a {@link WireWriter}, the
  *       server validates the message it took in with a {@link WireReader} and walks it through views
- *       ({@link Graphs#touchView(ListNodeView)}), as the RPC server does; what it costs over {@code hand} is the
+ *       ({@link Graphs#touchView(ListNodeView)}), as the RPC server does (its message is the list's wire message: the
+ *       floor's bytes less the call's 40 bytes of headers); what it costs over {@code hand} is the
  *       format's (validation, types, sharing, views), what {@code verbatim} costs over it is the call's.</li>
  * </ul>
  *

@@ -482,7 +482,8 @@ final class RpcReport {
                         + " written by hand (two words a node, value and next index) from the heap list and walked by its"
                         + " server through checked indices, the least per-node work any call carrying the list does; wire:"
                         + " Verbatim's wire format alone (WireWriter; WireReader validation, then a walk through views, as"
-                        + " the RPC server walks). Both send the floor's message; the note under the targets splits what"
+                        + " the RPC server walks). hand sends the floor's bytes, wire the list's wire message (those less the call's"
+                        + " headers); the note under the targets splits what"
                         + " Verbatim spends over hand into the format's share (wire - hand) and the RPC layer's.",
                 "verbatim: a dev.verbatim.rpc.Node exports the service (calls run inline on the connection's"
                         + " dispatcher), the client calls its generated proxy. Waiting as the floor of the medium waits:"
