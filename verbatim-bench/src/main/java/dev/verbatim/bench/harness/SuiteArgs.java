@@ -42,13 +42,17 @@ public record SuiteArgs(boolean quick, boolean json, Path plot) {
 
     /** Whether contender {@code id} runs: {@value #ONLY} unset or blank, or naming it. */
     public static boolean selected(String id) {
-        String only = System.getProperty(ONLY);
-        return only == null || only.isBlank() || List.of(only.split(",")).contains(id);
+        return !contendersNamed() || List.of(System.getProperty(ONLY).split(",")).contains(id);
+    }
+
+    /** Whether {@value #ONLY} names contenders (then only those run). */
+    public static boolean contendersNamed() {
+        return !isBlank(System.getProperty(ONLY));
     }
 
     /** Whether every contender and every case runs: neither {@value #ONLY} nor {@value #CASES} names any. */
     public static boolean everything() {
-        return isBlank(System.getProperty(ONLY)) && isBlank(System.getProperty(CASES));
+        return !contendersNamed() && isBlank(System.getProperty(CASES));
     }
 
     private static boolean isBlank(String s) {

@@ -68,7 +68,7 @@ public class WireStepsJmh {
         received = Arena.ofAuto().allocate(size, 64);
         writer.write(root, received, 0);
         validated = reader.validate(received);
-        hand = Arena.ofAuto().allocate(8 + 16L * n, 64);
+        hand = Arena.ofAuto().allocate(HandList.bytes(n), 64);
         if (root instanceof ListNode l) {
             HandList.encode(l, hand, Math.toIntExact(hand.byteSize()));
         }
@@ -93,7 +93,7 @@ public class WireStepsJmh {
     @Benchmark
     public long objectPerNodeWalk() {
         long sum = 0;
-        for (Node x = new Node(hand, 8, this); x != null; x = x.next()) {
+        for (Node x = new Node(hand, HandList.node(0), this); x != null; x = x.next()) {
             sum += x.value();
         }
         return sum;
@@ -120,10 +120,10 @@ public class WireStepsJmh {
             if (i == -1) {
                 return null;
             }
-            if (Long.compareUnsigned(i, (seg.byteSize() - 8) / 16) >= 0) {
+            if (Long.compareUnsigned(i, HandList.capacity(seg.byteSize())) >= 0) {
                 throw new IllegalStateException("index " + i + " out of range");
             }
-            return new Node(seg, 8 + 16 * i, owner);
+            return new Node(seg, HandList.node(i), owner);
         }
     }
 

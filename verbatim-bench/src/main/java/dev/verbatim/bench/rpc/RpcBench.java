@@ -288,8 +288,7 @@ public final class RpcBench {
      * quick run leaves out those that are not {@linkplain RpcContender#inQuickRuns() for quick runs}).
      */
     static boolean runs(RpcContender c, boolean quick) {
-        String only = System.getProperty(SuiteArgs.ONLY);
-        return SuiteArgs.selected(RpcContenders.id(c)) && (!quick || c.inQuickRuns() || (only != null && !only.isBlank()));
+        return SuiteArgs.selected(RpcContenders.id(c)) && (!quick || c.inQuickRuns() || SuiteArgs.contendersNamed());
     }
 
     /** The id that {@code -Dverbatim.bench.only} names to run case {@code scale/idle-1000} ({@link ScaleIdle}). */
