@@ -45,7 +45,8 @@ public class WireJmh {
             "list-10", "list-100", "list-500", "pso-128", "trade", "profile", "batch-100"})
     public String caseName;
 
-    @Param({"verbatim", "verbatim-materialize", "jos", "kryo", "fory", "kryo-noref", "fory-noref"})
+    @Param({"verbatim", "verbatim-materialize", "jos", "kryo", "fory", "kryo-noref", "fory-noref", "verbatim-hand",
+            "verbatim-hand-materialize"})
     public String library;
 
     private Codec codec;

@@ -58,11 +58,16 @@ import java.util.Map;
 public final class WireBench {
     /** Columns, in table order. */
     public static final List<String> LIBRARIES = List.of("verbatim", "verbatim-materialize", "jos", "kryo", "fory",
-            "kryo-noref", "fory-noref");
+            "kryo-noref", "fory-noref", "verbatim-hand", "verbatim-hand-materialize");
     /** The peers, compared against {@code verbatim}. */
     public static final List<String> PEERS = List.of("jos", "kryo", "fory", "kryo-noref", "fory-noref");
     /** The columns with reference tracking off: measured on the payloads only (the lists' cycle check needs tracking). */
     public static final List<String> NOREF = List.of("kryo-noref", "fory-noref");
+    /**
+     * Verbatim's format written and read by hand ({@link HandCodec}): the format's floor beside the library, on the
+     * payloads only (it knows their schemas and nothing else).
+     */
+    public static final List<String> HAND = List.of("verbatim-hand", "verbatim-hand-materialize");
     /** System property: {@code true} measures every library in this JVM, without forking. */
     public static final String IN_PROCESS = "verbatim.bench.wire.inProcess";
 
@@ -92,17 +97,24 @@ public final class WireBench {
             case "fory" -> new ForyCodec();
             case "kryo-noref" -> new KryoCodec(false);
             case "fory-noref" -> new ForyCodec(false);
+            case "verbatim-hand" -> new HandCodec(false);
+            case "verbatim-hand-materialize" -> new HandCodec(true);
             default -> throw new IllegalArgumentException("unknown library '" + library + "' (known: " + LIBRARIES + ")");
         };
     }
 
     /**
      * Whether {@code library} is measured on case {@code c}: every library on the payloads, all but
-     * the {@link #NOREF} columns on the byte arrays and lists (issue 19 asks tracking off for the
-     * payloads; the lists' cases are J-RPC's tables with sharing kept).
+     * the {@link #NOREF} and {@link #HAND} columns on the byte arrays and lists (issue 19 asks tracking off for the
+     * payloads; the lists' cases are J-RPC's tables with sharing kept; the hand-written codec knows the payloads only).
      */
     static boolean measures(String library, WireCase c) {
-        return c.kind().payload() || !NOREF.contains(library);
+        return c.kind().payload() || !payloadsOnly(library);
+    }
+
+    /** Whether {@code library} is measured on the payloads only ({@link #NOREF}, {@link #HAND}). */
+    static boolean payloadsOnly(String library) {
+        return NOREF.contains(library) || HAND.contains(library);
     }
 
     /** The cases of {@code cases} that {@code library} is measured on, in order. */
@@ -110,9 +122,12 @@ public final class WireBench {
         return cases.stream().filter(c -> measures(library, c)).toList();
     }
 
-    /** Whether the suite measures {@code library}'s marshal and size ({@code verbatim-materialize}'s are verbatim's). */
+    /**
+     * Whether the suite measures {@code library}'s marshal and size ({@code verbatim-materialize}'s are verbatim's,
+     * {@code verbatim-hand-materialize}'s {@code verbatim-hand}'s).
+     */
     static boolean measuresMarshal(String library) {
-        return !library.equals("verbatim-materialize");
+        return !library.endsWith("-materialize");
     }
 
     /** Figures of one run: per case and library, the marshal and unmarshal results and the size. */
@@ -506,8 +521,8 @@ public final class WireBench {
             }
         }
         for (Codec codec : codecs.values()) {
-            if (NOREF.contains(codec.name())) {
-                continue; // a ring without tracking never ends: these columns run on the acyclic payloads only
+            if (payloadsOnly(codec.name())) {
+                continue; // a ring without tracking never ends, the hand-written codec knows the payloads only
             }
             codec.receive(Graphs.sharedRing());
             Object back = codec.decode();

@@ -141,6 +141,7 @@ final class WireReport {
         table(out, run, "Table 5b. Payloads, unmarshal (ns per message)", "payload", payloads, "unmarshal");
         table(out, run, "Table 5c. Payloads, message size (bytes)", "payload", payloads, "size");
         sizeBound(run, out);
+        formatFloor(run, out);
 
         Target.print(out, targets(run), 60, ReportText::ratio, Target.Missing.FIGURE);
         out.println();
@@ -209,6 +210,61 @@ final class WireReport {
                     a.tables(), a.stringPadding(), a.withoutTablesAndPadding(),
                     ReportText.ratio(a.withoutTablesAndPadding() / fory), ReportText.ratio(a.size() / fory));
         }
+        out.println();
+    }
+
+    /** One payload target measured on the hand-written codec: the format's floor against the target's need. */
+    record Floor(String payload, String op, double fory, double hand, double verbatim, boolean handMeets) {
+        /** What the library spends beyond the floor, ns per message. */
+        double overHand() {
+            return verbatim - hand;
+        }
+    }
+
+    /**
+     * Each payload's time targets evaluated on {@code verbatim-hand} (the format written and read by hand) instead of
+     * Verbatim: a target the floor itself misses is bound by the format; one it meets is not, and Verbatim's figure
+     * beyond the floor is the library's own cost. Empty when the run has no hand-written figures.
+     */
+    static List<Floor> floors(WireBench.Run run) {
+        List<Floor> f = new ArrayList<>();
+        for (WireCase c : run.cases().stream().filter(c -> c.kind().payload()).toList()) {
+            Map<String, Double> m = times(run, c, "marshal");
+            Map<String, Double> u = times(run, c, "unmarshal");
+            if (!m.containsKey("verbatim-hand") || !u.containsKey("verbatim-hand-materialize")) {
+                continue;
+            }
+            f.add(new Floor(c.name(), "marshal", m.get("fory"), m.get("verbatim-hand"), m.get("verbatim"),
+                    m.get("fory") / m.get("verbatim-hand") >= 1));
+            f.add(new Floor(c.name(), "unmarshal", u.get("fory"), u.get("verbatim-hand"), u.get("verbatim"),
+                    u.get("fory") / u.get("verbatim-hand") >= 1.5));
+            f.add(new Floor(c.name(), "materialize", u.get("fory"), u.get("verbatim-hand-materialize"),
+                    u.get("verbatim-materialize"), u.get("verbatim-hand-materialize") / u.get("fory") <= 1.2));
+        }
+        return f;
+    }
+
+    private static void formatFloor(WireBench.Run run, PrintStream out) {
+        List<Floor> floors = floors(run);
+        if (floors.isEmpty()) {
+            return;
+        }
+        out.println("Format floor on time: the payloads written and read by hand in Verbatim's format (verbatim-hand:"
+                + " the same bytes, validation by the format's rules, fields read straight from the message; no identity"
+                + " index, queue, views or generated code), against each time target's need (ns per message)");
+        out.printf(Locale.ROOT, "  %-10s %-12s %9s %9s %9s %-14s %-12s %s%n", "payload", "target", "fory", "hand",
+                "verbatim", "need", "hand meets?", "verbatim beyond hand");
+        for (Floor x : floors) {
+            String need = switch (x.op()) {
+                case "marshal" -> "<= " + fmtTime(x.fory());
+                case "unmarshal" -> "<= " + fmtTime(x.fory() / 1.5);
+                default -> "<= " + fmtTime(1.2 * x.fory());
+            };
+            out.printf(Locale.ROOT, "  %-10s %-12s %9s %9s %9s %-14s %-12s %s (%s)%n", x.payload(), x.op(),
+                    fmtTime(x.fory()), fmtTime(x.hand()), fmtTime(x.verbatim()), need, x.handMeets() ? "yes" : "NO",
+                    fmtTime(x.overHand()), ReportText.ratio(x.verbatim() / x.hand()));
+        }
+        out.println("  (materialize: v-materialize beside verbatim-hand-materialize, validated and built as heap objects.)");
         out.println();
     }
 
@@ -287,6 +343,10 @@ final class WireReport {
                         + " Map<String, String> of 5, a LocalDate, a nickname and a null address), batch-100 (a"
                         + " list of 100 events: a long, an enum, two short strings). Unmarshal reads every field,"
                         + " strings char by char as CharSequence (views: in place; peers: the String copies).",
+                "verbatim-hand, verbatim-hand-materialize (payloads only): Verbatim's format written and read by"
+                        + " code that knows each payload's schema (HandWriter, HandReader): the bytes WireWriter"
+                        + " writes, the format's validation rules, fields read straight from the message; the floor"
+                        + " any implementation of the format could reach, not a library.",
                 "kryo-noref, fory-noref: the same with reference tracking OFF (no sharing or cycles kept), on"
                         + " the payloads only; the targets compare with tracking ON, as Verbatim always keeps sharing.",
                 WireBench.inProcess()

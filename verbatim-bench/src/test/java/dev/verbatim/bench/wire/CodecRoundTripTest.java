@@ -62,6 +62,12 @@ class CodecRoundTripTest {
     }
 
     @Test
+    void theFormatWrittenAndReadByHandOnThePayloads() throws Exception {
+        roundTrips(new HandCodec(false), WireCase.payloads());
+        roundTrips(new HandCodec(true), WireCase.payloads());
+    }
+
+    @Test
     void verbatimViews() throws Exception {
         roundTrips(new VerbatimCodec());
     }

@@ -44,12 +44,20 @@ class PayloadTargetsTest {
     }
 
     private static Map<String, Double> times(double verbatim, double materialize, double fory, double foryNoref) {
+        return times(verbatim, materialize, fory, foryNoref, 1, 1);
+    }
+
+    /** With the hand-written codec's figures too: {@code hand} and {@code handMaterialize} ns. */
+    private static Map<String, Double> times(double verbatim, double materialize, double fory, double foryNoref,
+                                             double hand, double handMaterialize) {
         return Map.of("verbatim", verbatim, "verbatim-materialize", materialize, "jos", 5000.0, "kryo", 300.0,
-                "fory", fory, "kryo-noref", 250.0, "fory-noref", foryNoref);
+                "fory", fory, "kryo-noref", 250.0, "fory-noref", foryNoref, "verbatim-hand", hand,
+                "verbatim-hand-materialize", handMaterialize);
     }
 
     private static Map<String, Long> sizes(long verbatim, long fory, long foryNoref) {
-        return Map.of("verbatim", verbatim, "jos", 900L, "kryo", 80L, "fory", fory, "kryo-noref", 70L, "fory-noref", foryNoref);
+        return Map.of("verbatim", verbatim, "jos", 900L, "kryo", 80L, "fory", fory, "kryo-noref", 70L, "fory-noref", foryNoref,
+                "verbatim-hand", verbatim);
     }
 
     @Test
@@ -77,5 +85,24 @@ class PayloadTargetsTest {
             assertFalse(t.pass(), t.what() + " " + t.measured());
             assertEquals("MISS", t.status());
         }
+    }
+
+    @Test
+    void theFormatFloorIsJudgedByEachTimeTargetsNeed() {
+        // fory marshals in 100 ns and unmarshals in 150: the floor's need is <= 100, <= 100 and <= 180 ns
+        WireBench.Run meets = run(times(300, 0, 100, 1, 100, 0), times(400, 500, 150, 1, 100, 180), sizes(130, 100, 1));
+        WireBench.Run misses = run(times(300, 0, 100, 1, 101, 0), times(400, 500, 150, 1, 101, 181), sizes(130, 100, 1));
+        List<WireReport.Floor> yes = WireReport.floors(meets);
+        List<WireReport.Floor> no = WireReport.floors(misses);
+        assertEquals(9, yes.size());
+        assertEquals(9, no.size());
+        for (int i = 0; i < 9; i++) {
+            assertTrue(yes.get(i).handMeets(), yes.get(i).toString());
+            assertFalse(no.get(i).handMeets(), no.get(i).toString());
+        }
+        WireReport.Floor materialize = yes.stream().filter(f -> f.op().equals("materialize")).findFirst().orElseThrow();
+        assertEquals(500, materialize.verbatim(), 1e-9); // v-materialize against the hand-written materialize
+        assertEquals(320, materialize.overHand(), 1e-9);
+        assertEquals(200, yes.get(0).overHand(), 1e-9); // marshal: 300 - 100
     }
 }
