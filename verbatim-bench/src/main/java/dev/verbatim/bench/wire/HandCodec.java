@@ -91,7 +91,12 @@ public final class HandCodec implements Codec {
 
     @Override
     public Object decode() {
-        reader.check(received, rootKind);
+        return decode(received);
+    }
+
+    /** Validates {@code message} as this codec's received payload type and builds it (for tests: any message). */
+    Object decode(MemorySegment message) {
+        reader.check(message, rootKind);
         return switch (rootKind) {
             case HandSchema.TRADE -> reader.buildTrade();
             case HandSchema.PROFILE -> reader.buildProfile();

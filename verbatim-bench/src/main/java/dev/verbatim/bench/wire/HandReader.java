@@ -30,10 +30,12 @@ import static dev.verbatim.bench.wire.HandWriter.U16;
  * table, then every struct's references and ordinals, the value types' ranges and the map's key order. The
  * message's object table is copied out (offsets and kinds), as {@code WireReader} does. Then {@code touch} reads
  * every field the suite's view walk reads ({@code Payloads.touchView}: the same sums) straight from the message
- * (Latin-1 strings a word at a time), no view objects; {@code build} makes the heap payload. What it leaves out against
- * {@code WireReader}: a message changed after {@link #check} (a shared-memory peer) is not re-checked on read, and
- * map keys' chars are not budgeted (rule 8); both guard against peers that the suite does not have. Not
- * thread-safe.
+ * (Latin-1 strings a word at a time), no view objects; {@code build} makes the heap payload, one heap object per
+ * object index (an object referenced twice is built once: the sharing the format keeps).
+ *
+ * <p>What it leaves out against {@code WireReader}: a message changed after {@link #check} (a shared-memory peer) is
+ * not re-checked on read, and map keys' chars are not budgeted (rule 8); both guard against peers that the suite
+ * does not have. Not thread-safe.
  */
 final class HandReader {
     private final long[] fingerprints = HandSchema.fingerprints();
@@ -356,23 +358,45 @@ final class HandReader {
 
     // ---- building the heap payload ----------------------------------------------------------
 
+    /**
+     * The objects built so far, by object index: a second reference to an object gets the same heap object (the
+     * sharing the format keeps, which any reader building heap objects must restore). Cleared per message.
+     */
+    private Object[] memo = new Object[64];
+
+    private void beginBuild() {
+        if (memo.length < n) {
+            memo = new Object[n];
+        } else {
+            java.util.Arrays.fill(memo, 0, n, null);
+        }
+    }
+
     private String string(long at) {
-        long o = target(at);
-        if (o < 0) {
+        int r = m.get(I32, at);
+        if (r < 0) {
             return null;
         }
+        if (memo[r] != null) {
+            return (String) memo[r];
+        }
+        long o = offsets[r];
         int word = m.get(I32, o);
         int len = word & 0x7FFF_FFFF;
+        String s;
         if (word < 0) {
             char[] c = new char[len];
             MemorySegment.copy(m, U16, o + 4, c, 0, len);
-            return new String(c);
+            s = new String(c);
+        } else {
+            if (scratch.length < len) {
+                scratch = new byte[Math.max(len, 2 * scratch.length)];
+            }
+            MemorySegment.copy(m, ValueLayout.JAVA_BYTE, o + 4, scratch, 0, len);
+            s = new String(scratch, 0, len, StandardCharsets.ISO_8859_1);
         }
-        if (scratch.length < len) {
-            scratch = new byte[Math.max(len, 2 * scratch.length)];
-        }
-        MemorySegment.copy(m, ValueLayout.JAVA_BYTE, o + 4, scratch, 0, len);
-        return new String(scratch, 0, len, StandardCharsets.ISO_8859_1);
+        memo[r] = s;
+        return s;
     }
 
     private static <E extends Enum<E>> E constant(E[] values, int ordinal) {
@@ -383,20 +407,25 @@ final class HandReader {
     private static final EventBatch.Kind[] EVENT_KINDS = EventBatch.Kind.values();
 
     Trade buildTrade() {
+        beginBuild();
         long o = offsets[0];
-        long exec = target(o + 40), id = target(o + 44);
+        int exec = m.get(I32, o + 40), id = m.get(I32, o + 44);
         return new Trade(m.get(I64, o + 32), m.get(I64, o), m.get(I64, o + 24),
                 Double.longBitsToDouble(m.get(I64, o + 16)), Double.longBitsToDouble(m.get(I64, o + 8)),
                 constant(SIDES, m.get(I32, o + 48)), string(o + 52), string(o + 56),
-                exec < 0 ? null : Instant.ofEpochSecond(m.get(I64, exec), m.get(I32, exec + 8)),
-                id < 0 ? null : new UUID(m.get(I64, id), m.get(I64, id + 8)));
+                exec < 0 ? null : Instant.ofEpochSecond(m.get(I64, offsets[exec]), m.get(I32, offsets[exec] + 8)),
+                id < 0 ? null : new UUID(m.get(I64, offsets[id]), m.get(I64, offsets[id] + 8)));
     }
 
     Profile buildProfile() {
+        beginBuild();
         long o = offsets[0];
-        long p = target(o + 20);
-        Profile.Person person = p < 0 ? null
-                : new Profile.Person(string(p + 4), string(p + 12), m.get(I32, p), buildAddress(target(p + 8)));
+        int p = m.get(I32, o + 20);
+        Profile.Person person = null;
+        if (p >= 0) {
+            long at = offsets[p];
+            person = new Profile.Person(string(at + 4), string(at + 12), m.get(I32, at), buildAddress(at + 8));
+        }
         long tags = target(o + 28);
         List<String> tagList = null;
         if (tags >= 0) {
@@ -418,14 +447,24 @@ final class HandReader {
         long date = target(o + 12);
         LocalDate joined = date < 0 ? null : LocalDate.of(m.get(I32, date), m.get(ValueLayout.JAVA_BYTE, date + 5),
                 m.get(ValueLayout.JAVA_BYTE, date + 4));
-        return new Profile(m.get(I64, o), person, tagList, attributes, joined, string(o + 16), buildAddress(target(o + 24)));
+        return new Profile(m.get(I64, o), person, tagList, attributes, joined, string(o + 16), buildAddress(o + 24));
     }
 
-    private Profile.Address buildAddress(long a) {
-        return a < 0 ? null : new Profile.Address(string(a + 12), string(a), string(a + 8), string(a + 4));
+    /** The address a reference at {@code at} names (one object per index), null for null. */
+    private Profile.Address buildAddress(long at) {
+        int r = m.get(I32, at);
+        if (r < 0) {
+            return null;
+        }
+        if (memo[r] == null) {
+            long a = offsets[r];
+            memo[r] = new Profile.Address(string(a + 12), string(a), string(a + 8), string(a + 4));
+        }
+        return (Profile.Address) memo[r];
     }
 
     EventBatch buildEvents() {
+        beginBuild();
         long list = target(offsets[0]);
         if (list < 0) {
             return new EventBatch(null);
@@ -433,9 +472,13 @@ final class HandReader {
         int len = m.get(I32, list);
         List<EventBatch.Event> events = new ArrayList<>(len);
         for (int k = 0; k < len; k++) {
-            long e = target(list + 4 + 4L * k);
-            events.add(e < 0 ? null : new EventBatch.Event(m.get(I64, e), constant(EVENT_KINDS, m.get(I32, e + 8)),
-                    string(e + 16), string(e + 12)));
+            int r = m.get(I32, list + 4 + 4L * k);
+            if (r >= 0 && memo[r] == null) {
+                long e = offsets[r];
+                memo[r] = new EventBatch.Event(m.get(I64, e), constant(EVENT_KINDS, m.get(I32, e + 8)), string(e + 16),
+                        string(e + 12));
+            }
+            events.add(r < 0 ? null : (EventBatch.Event) memo[r]);
         }
         return new EventBatch(events);
     }

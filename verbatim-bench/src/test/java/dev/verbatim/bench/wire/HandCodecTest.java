@@ -25,6 +25,7 @@ import static dev.verbatim.bench.wire.HandWriter.I32;
 import static dev.verbatim.bench.wire.HandWriter.I64;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
@@ -137,6 +138,28 @@ class HandCodecTest {
         bothRefuse(b, "enum ordinal out of range", m -> m.set(I32, 40 + 24 + 8, -2)); // the second event's kind
         bothRefuse(b, "object not where the previous one ends", m -> m.set(I32, 16, 3)); // a list shorter than its object
         bothRefuse(b, "bytes between the objects and the tables", m -> m.set(I32, offset(m, 13), 3)); // the last string
+    }
+
+    @Test
+    void theHandMaterializerKeepsTheSharingOfTheLibrarysMessages() throws Exception {
+        Profile.Address both = new Profile.Address("1 Main St", "Springfield", "12345", "US");
+        String shared = both.city();
+        Profile p = new Profile(1, new Profile.Person(shared, "Simpson", 39, both), new ArrayList<>(List.of(shared)),
+                new LinkedHashMap<>(Map.of("city", shared)), null, null, both);
+        HandCodec hand = new HandCodec(false);
+        hand.receive(p);
+        Profile back = (Profile) hand.decode(library(p)); // WireWriter writes each shared object once
+        assertNull(Graphs.diff(p, back));
+        assertSame(back.person().home(), back.shipping());
+        assertSame(back.person().firstName(), back.tags().get(0));
+        assertSame(back.tags().get(0), back.attributes().get("city"));
+        assertSame(back.shipping().city(), back.tags().get(0));
+        EventBatch.Event e = new EventBatch.Event(1, EventBatch.Kind.CREATED, shared, shared);
+        EventBatch b = new EventBatch(new ArrayList<>(List.of(e, e)));
+        hand.receive(b);
+        EventBatch events = (EventBatch) hand.decode(library(b));
+        assertSame(events.events().get(0), events.events().get(1));
+        assertSame(events.events().get(0).source(), events.events().get(0).message());
     }
 
     @Test
