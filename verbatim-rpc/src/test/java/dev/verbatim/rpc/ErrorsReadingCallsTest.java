@@ -90,6 +90,9 @@ class ErrorsReadingCallsTest {
         Throwable t = assertThrows(Throwable.class, () -> caller.callBack(sink, 13));
         assertTrue(System.nanoTime() - start < 20_000_000_000L, "a call waited for its timeout: " + t);
         assertTrue(t instanceof RemoteException r && r.reason() != RemoteException.Reason.TIMEOUT, t.toString());
+        // the Error was this side's, reading a good call: the connection's close says so, not that the peer erred
+        assertTrue(t.getMessage().contains("this side failed reading a call of") && !t.getMessage().contains("the peer sent"),
+                t.getMessage());
         // the server's call of the sink was answered, or failed with its connection, at once
         Object ended = assertDoesNotThrow(() -> lastCallBack.get(10, java.util.concurrent.TimeUnit.SECONDS),
                 "the server's nested call was left unanswered");

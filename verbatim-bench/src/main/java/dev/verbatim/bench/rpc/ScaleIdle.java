@@ -186,7 +186,7 @@ public final class ScaleIdle {
             Thread.sleep(settle); // every connection made its calls of a second or more, and went idle between
             Map<String, String> s1 = stats(server);
             double loadCalls = (double) n * (System.nanoTime() - settleStart) / (PERIOD_MILLIS * 1e6);
-            double cpuPerCall = (Long.parseLong(s1.get("cpu")) - Long.parseLong(sa.get("cpu"))) / 1e3 / loadCalls;
+            double cpuPerCall = cpuMicrosPerCall(Long.parseLong(sa.get("cpu")), Long.parseLong(s1.get("cpu")), loadCalls);
             double[] loaded = p50s(meter, window, windows);
             for (ChildProcess l : s.loads) {
                 l.close();
@@ -258,6 +258,17 @@ public final class ScaleIdle {
                         1.2, "<= 1.20x"));
     }
 
+    /**
+     * The node's CPU time per load call in microseconds, from its process CPU time in ns before and after ({@code -1}:
+     * the platform did not give it, {@code ProcessHandle.Info.totalCpuDuration} being empty): NaN when either is unknown.
+     */
+    static double cpuMicrosPerCall(long cpuBeforeNanos, long cpuAfterNanos, double calls) {
+        if (cpuBeforeNanos < 0 || cpuAfterNanos < 0) {
+            return Double.NaN;
+        }
+        return (cpuAfterNanos - cpuBeforeNanos) / 1e3 / calls;
+    }
+
     static void printJson(Result r, PrintStream out) {
         Map<String, Double> results = new java.util.LinkedHashMap<>();
         results.put(KIB, r.kibPerConnection());
@@ -294,9 +305,13 @@ public final class ScaleIdle {
             out.printf(Locale.ROOT, "  null call p50: %.0f ns with them, %.0f ns without (the lowest window of each): %.2fx%n",
                     r.p50Loaded(), r.p50Unloaded(), r.ratio());
             double callsPerSecond = r.connections() * 1000.0 / PERIOD_MILLIS;
-            out.printf(Locale.ROOT, "  node CPU per load call: %.1f us (%.2f of a CPU for their %,d calls a second; the host has %d)%n",
-                    r.cpuMicrosPerCall(), r.cpuMicrosPerCall() * callsPerSecond / 1e6, Math.round(callsPerSecond),
-                    Runtime.getRuntime().availableProcessors());
+            if (Double.isNaN(r.cpuMicrosPerCall())) {
+                out.println("  node CPU per load call: unknown (the platform gives no process CPU time)");
+            } else {
+                out.printf(Locale.ROOT, "  node CPU per load call: %.1f us (%.2f of a CPU for their %,d calls a second; the host has %d)%n",
+                        r.cpuMicrosPerCall(), r.cpuMicrosPerCall() * callsPerSecond / 1e6, Math.round(callsPerSecond),
+                        Runtime.getRuntime().availableProcessors());
+            }
         }
         Target.print(out, targets(r), 48, x -> String.format(Locale.ROOT, "%.2f", x), Target.Missing.FIGURE);
     }

@@ -397,7 +397,10 @@ final class IncomingCalls {
             } catch (RuntimeException ignored) {
                 // the connection failed first
             } finally {
-                endpoint.closeWith("the peer sent a call whose " + why);
+                // a RuntimeException is the peer's malformed call; an Error is this side's failure to read a good one
+                endpoint.closeWith(e instanceof RuntimeException ? "the peer sent a call of " + mi.signature
+                        + " whose arguments could not be read: " + e.getMessage()
+                        : "this side failed reading a call of " + mi.signature + ": " + e);
             }
             return null;
         }
