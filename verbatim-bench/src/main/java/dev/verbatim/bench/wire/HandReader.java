@@ -148,7 +148,7 @@ final class HandReader {
             case TRADE -> {
                 ref(o + 40, INSTANT);
                 ref(o + 44, UUID_KIND);
-                ordinal(o + 48, Trade.Side.values().length);
+                ordinal(o + 48, SIDES.length);
                 ref(o + 52, STRING);
                 ref(o + 56, STRING);
             }
@@ -172,7 +172,7 @@ final class HandReader {
             }
             case BATCH -> ref(o, EVENT_LIST);
             case EVENT -> {
-                ordinal(o + 8, EventBatch.Kind.values().length);
+                ordinal(o + 8, EVENT_KINDS.length);
                 ref(o + 12, STRING);
                 ref(o + 16, STRING);
             }
@@ -277,20 +277,17 @@ final class HandReader {
      * masked off.
      */
     private long chars(long at) {
-        long o = target(at);
-        if (o < 0) {
+        int r = m.get(I32, at);
+        if (r < 0) {
             return -1;
         }
+        long o = offsets[r];
         int word = m.get(I32, o);
-        int len = word & 0x7FFF_FFFF;
-        long sum = len;
         if (word < 0) {
-            for (int k = 0; k < len; k++) {
-                sum += m.get(U16, o + 4 + 2L * k);
-            }
-            return sum;
+            return utf16Chars(o, word & 0x7FFF_FFFF);
         }
-        long end = o + 4 + len;
+        long end = o + 4 + word;
+        long sum = word;
         for (long p = o; p < end; p += 8) {
             long w = m.get(I64, p);
             if (p == o) {
@@ -300,6 +297,14 @@ final class HandReader {
                 w &= (1L << ((end - p) << 3)) - 1; // the padding
             }
             sum += byteSum(w);
+        }
+        return sum;
+    }
+
+    private long utf16Chars(long o, int len) {
+        long sum = len;
+        for (int k = 0; k < len; k++) {
+            sum += m.get(U16, o + 4 + 2L * k);
         }
         return sum;
     }
