@@ -168,8 +168,9 @@ final class HandWriter {
         long list = object(EVENT_LIST, 4 + 4L * n);
         MemorySegment s = seg;
         s.set(I32, list, n);
+        int next = 2; // a null event takes no index: the events after it are numbered on
         for (int i = 0; i < n; i++) {
-            s.set(I32, list + 4 + 4L * i, events.get(i) == null ? -1 : 2 + i);
+            s.set(I32, list + 4 + 4L * i, events.get(i) == null ? -1 : next++);
         }
         // The events, then their strings: straight-line stores, the entries kept in locals.
         if (entries.length < count + 3 * n) {
@@ -179,7 +180,6 @@ final class HandWriter {
         int k = count;
         long p = pos;
         long event = 0; // the events' type id, taken at the first (a type-table entry only if one is written)
-        int next = 2 + n;
         for (int i = 0; i < n; i++) {
             EventBatch.Event x = events.get(i);
             if (x == null) {

@@ -16,9 +16,11 @@ import java.lang.foreign.ValueLayout;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.function.Consumer;
 
 import static dev.verbatim.bench.wire.HandWriter.I32;
@@ -46,13 +48,29 @@ class HandCodecTest {
         Profile.Address shipping = new Profile.Address("1 Rue de l'Étoile", "Paris", null, "FR");
         List<EventBatch.Event> events = new ArrayList<>(Payloads.events(3).events());
         events.add(new EventBatch.Event(7, null, "src", null));
+        List<EventBatch.Event> gaps = new ArrayList<>(Arrays.asList(null, events.get(0), null, null, events.get(3), null));
+        Map<String, String> large = new LinkedHashMap<>(); // past the library's insertion sort of keys (32)
+        for (int i = 0; i < 100; i++) {
+            large.put("key-" + (i * 37 % 100), i % 9 == 0 ? null : "v" + i);
+        }
+        Map<String, String> nullKey = new LinkedHashMap<>();
+        nullKey.put("b", "1");
+        nullKey.put(null, "0");
+        nullKey.put("a", null);
+        String longLatin1 = "x".repeat(70) + "é", longUtf16 = "ü".repeat(40) + "☃".repeat(30);
         return List.of(t, p, Payloads.events(100), Payloads.events(0),
                 new Trade(1, 2, 3, -0.0, Double.NaN, null, null, "Ωmega", null, t.orderId()),
                 new Trade(1, 2, 3, 4, 5, Trade.Side.SHORT_SELL, "x", null, Instant.MIN, null),
                 new Profile(5, p.person(), List.of(), attrs, LocalDate.of(2024, 2, 29), null, shipping),
                 new Profile(6, new Profile.Person(null, "Ł", -1, null), new ArrayList<>(List.of("a", "ä", "☃")),
                         new LinkedHashMap<>(), null, "n", null),
-                new EventBatch(events));
+                new EventBatch(events), new EventBatch(gaps), new EventBatch(null),
+                new Profile(7, null, null, null, null, longLatin1, new Profile.Address(longUtf16, null, null, null)),
+                new Profile(8, new Profile.Person("a", "b", 1, null), new ArrayList<>(Arrays.asList("t", null)), large,
+                        null, null, null),
+                new Profile(9, new Profile.Person(null, null, 0, new Profile.Address("2 Elm", "Leeds", "LS1", "GB")), null,
+                        nullKey, null, null, shipping), // (nothing shared: the hand-written writer keeps no identity)
+                new Trade(1, 2, 3, 4, 5, Trade.Side.BUY, longLatin1, longUtf16, Instant.MAX, new UUID(-1, 0)));
     }
 
     private static MemorySegment library(Object root) {
