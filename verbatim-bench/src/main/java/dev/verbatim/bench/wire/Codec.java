@@ -15,7 +15,7 @@ public interface Codec {
 
     /**
      * The column name: {@code verbatim}, {@code verbatim-materialize}, {@code jos}, {@code kryo}, {@code fory},
-     * {@code kryo-noref}, {@code fory-noref}.
+     * {@code kryo-noref}, {@code fory-noref}, {@code verbatim-hand}, {@code verbatim-hand-materialize}.
      */
     String name();
 

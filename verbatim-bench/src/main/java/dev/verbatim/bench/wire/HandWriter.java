@@ -5,8 +5,6 @@ import dev.verbatim.bench.fixtures.Profile;
 import dev.verbatim.bench.fixtures.Trade;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.Arrays;
@@ -31,10 +29,6 @@ import static dev.verbatim.bench.wire.HandSchema.*;
  * suite's five attributes, quadratic in a map's size. Not thread-safe; the destination must hold the message.
  */
 final class HandWriter {
-    static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    static final ValueLayout.OfChar U16 = ValueLayout.JAVA_CHAR_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-
     private final long[] fingerprints = HandSchema.fingerprints();
     private long[] entries = new long[64];
     private int count;
@@ -45,9 +39,14 @@ final class HandWriter {
     private final int[] typeTable = new int[KINDS];
     private int typeCount;
     private int[] order = new int[16];
+    /** An event's aligned size. */
+    private static final int EVENT_ALIGNED = (SIZES[EVENT] + 7) & ~7;
 
     /** Writes {@code root} (a suite payload) at {@code dst[0..]}; returns the message length. */
     long write(Object root, MemorySegment dst) {
+        if (root == null) {
+            throw new IllegalArgumentException("the hand-written codec writes the suite's payloads, never a null root");
+        }
         seg = dst;
         count = 0;
         typeCount = 0;
@@ -70,15 +69,16 @@ final class HandWriter {
         int order = t.orderId() == null ? -1 : next++;
         int symbol = t.symbol() == null ? -1 : next++;
         int venue = t.venue() == null ? -1 : next++;
-        long at = object(TRADE, 64);
-        seg.set(I64, at, t.accountId());
-        seg.set(I64, at + 8, Double.doubleToRawLongBits(t.fee()));
-        seg.set(I64, at + 16, Double.doubleToRawLongBits(t.price()));
-        seg.set(I64, at + 24, t.quantity());
-        seg.set(I64, at + 32, t.tradeId());
-        seg.set(I64, at + 40, (exec & 0xFFFF_FFFFL) | (long) order << 32);
-        seg.set(I64, at + 48, (ordinal(t.side()) & 0xFFFF_FFFFL) | (long) symbol << 32);
-        seg.set(I64, at + 56, venue & 0xFFFF_FFFFL);
+        long at = object(TRADE, SIZES[TRADE]);
+        seg.set(I64, at + TRADE_ACCOUNT_ID, t.accountId());
+        seg.set(I64, at + TRADE_FEE, Double.doubleToRawLongBits(t.fee()));
+        seg.set(I64, at + TRADE_PRICE, Double.doubleToRawLongBits(t.price()));
+        seg.set(I64, at + TRADE_QUANTITY, t.quantity());
+        seg.set(I64, at + TRADE_TRADE_ID, t.tradeId());
+        // the 4-byte fields two to a word (the layout's last word: venue, then the padding)
+        seg.set(I64, at + TRADE_EXECUTED_AT, (exec & 0xFFFF_FFFFL) | (long) order << 32);
+        seg.set(I64, at + TRADE_SIDE, (ordinal(t.side()) & 0xFFFF_FFFFL) | (long) symbol << 32);
+        seg.set(I64, at + TRADE_VENUE, venue & 0xFFFF_FFFFL);
         if (exec >= 0) {
             instant(t.executedAt());
         }
@@ -99,11 +99,11 @@ final class HandWriter {
         int personAt = person == null ? -1 : next++;
         int shipping = p.shipping() == null ? -1 : next++;
         int tags = p.tags() == null ? -1 : next++;
-        long at = object(PROFILE, 32);
-        seg.set(I64, at, p.profileId());
-        seg.set(I64, at + 8, (attributes & 0xFFFF_FFFFL) | (long) joined << 32);
-        seg.set(I64, at + 16, (nickname & 0xFFFF_FFFFL) | (long) personAt << 32);
-        seg.set(I64, at + 24, (shipping & 0xFFFF_FFFFL) | (long) tags << 32);
+        long at = object(PROFILE, SIZES[PROFILE]);
+        seg.set(I64, at + PROFILE_ID, p.profileId());
+        seg.set(I64, at + PROFILE_ATTRIBUTES, (attributes & 0xFFFF_FFFFL) | (long) joined << 32);
+        seg.set(I64, at + PROFILE_NICKNAME, (nickname & 0xFFFF_FFFFL) | (long) personAt << 32);
+        seg.set(I64, at + PROFILE_SHIPPING, (shipping & 0xFFFF_FFFFL) | (long) tags << 32);
         // Level 1: the objects the profile references, each numbering what it references.
         if (attrs != null) {
             next = map(attrs, next);
@@ -117,9 +117,9 @@ final class HandWriter {
             int first = person.firstName() == null ? -1 : next++;
             home = person.home() == null ? -1 : next++;
             int last = person.lastName() == null ? -1 : next++;
-            long o = object(PERSON, 16);
-            seg.set(I64, o, (person.age() & 0xFFFF_FFFFL) | (long) first << 32);
-            seg.set(I64, o + 8, (home & 0xFFFF_FFFFL) | (long) last << 32);
+            long o = object(PERSON, SIZES[PERSON]);
+            seg.set(I64, o + PERSON_AGE, (person.age() & 0xFFFF_FFFFL) | (long) first << 32);
+            seg.set(I64, o + PERSON_HOME, (home & 0xFFFF_FFFFL) | (long) last << 32);
         }
         if (shipping >= 0) {
             next = address(p.shipping(), next);
@@ -159,8 +159,8 @@ final class HandWriter {
 
     private void events(EventBatch b) {
         List<EventBatch.Event> events = b.events();
-        long at = object(BATCH, 4);
-        seg.set(I64, at, events == null ? 0xFFFF_FFFFL : 1);
+        long at = object(BATCH, SIZES[BATCH]);
+        seg.set(I64, at + BATCH_EVENTS, events == null ? 0xFFFF_FFFFL : 1);
         if (events == null) {
             return;
         }
@@ -191,10 +191,10 @@ final class HandWriter {
                 event = (long) typeId(EVENT) << 32;
             }
             e[k++] = event | p;
-            s.set(I64, p, x.sequence());
-            s.set(I64, p + 8, (ordinal(x.kind()) & 0xFFFF_FFFFL) | (long) message << 32);
-            s.set(I64, p + 16, source & 0xFFFF_FFFFL);
-            p += 24;
+            s.set(I64, p + EVENT_SEQUENCE, x.sequence());
+            s.set(I64, p + EVENT_KIND, (ordinal(x.kind()) & 0xFFFF_FFFFL) | (long) message << 32);
+            s.set(I64, p + EVENT_SOURCE, source & 0xFFFF_FFFFL);
+            p += EVENT_ALIGNED;
         }
         long string = (long) BUILTIN_IDS[STRING] << 32;
         for (int i = 0; i < n; i++) {
@@ -254,9 +254,9 @@ final class HandWriter {
         int country = a.country() == null ? -1 : next++;
         int postcode = a.postcode() == null ? -1 : next++;
         int street = a.street() == null ? -1 : next++;
-        long o = object(ADDRESS, 16);
-        seg.set(I64, o, (city & 0xFFFF_FFFFL) | (long) country << 32);
-        seg.set(I64, o + 8, (postcode & 0xFFFF_FFFFL) | (long) street << 32);
+        long o = object(ADDRESS, SIZES[ADDRESS]);
+        seg.set(I64, o + ADDRESS_CITY, (city & 0xFFFF_FFFFL) | (long) country << 32);
+        seg.set(I64, o + ADDRESS_POSTCODE, (postcode & 0xFFFF_FFFFL) | (long) street << 32);
         return next;
     }
 
@@ -279,20 +279,21 @@ final class HandWriter {
     }
 
     private void instant(Instant t) {
-        long at = object(INSTANT, 12);
-        seg.set(I64, at, t.getEpochSecond());
-        seg.set(I64, at + 8, t.getNano() & 0xFFFF_FFFFL);
+        long at = object(INSTANT, SIZES[INSTANT]);
+        seg.set(I64, at + INSTANT_SECONDS, t.getEpochSecond());
+        seg.set(I64, at + INSTANT_NANOS, t.getNano() & 0xFFFF_FFFFL);
     }
 
     private void uuid(UUID u) {
-        long at = object(UUID_KIND, 16);
-        seg.set(I64, at, u.getMostSignificantBits());
-        seg.set(I64, at + 8, u.getLeastSignificantBits());
+        long at = object(UUID_KIND, SIZES[UUID_KIND]);
+        seg.set(I64, at + UUID_HIGH, u.getMostSignificantBits());
+        seg.set(I64, at + UUID_LOW, u.getLeastSignificantBits());
     }
 
     private void localDate(LocalDate d) {
-        long at = object(LOCAL_DATE, 6);
-        seg.set(I64, at, (d.getYear() & 0xFFFF_FFFFL) | (long) d.getDayOfMonth() << 32 | (long) d.getMonthValue() << 40);
+        long at = object(LOCAL_DATE, SIZES[LOCAL_DATE]);
+        seg.set(I64, at + DATE_YEAR, (d.getYear() & 0xFFFF_FFFFL) | (long) d.getDayOfMonth() << (8 * DATE_DAY)
+                | (long) d.getMonthValue() << (8 * DATE_MONTH));
     }
 
     /** A string object, if {@code s} is not null. */
@@ -361,7 +362,7 @@ final class HandWriter {
         int id = typeIds[kind];
         if (id == 0) {
             typeTable[typeCount] = kind;
-            id = 64 + typeCount++;
+            id = FIRST_TABLE_ID + typeCount++;
             typeIds[kind] = id;
         }
         return id;

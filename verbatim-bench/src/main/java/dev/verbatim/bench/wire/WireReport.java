@@ -223,8 +223,9 @@ final class WireReport {
 
     /**
      * Each payload's time targets evaluated on {@code verbatim-hand} (the format written and read by hand) instead of
-     * Verbatim: a target the floor itself misses is bound by the format; one it meets is not, and Verbatim's figure
-     * beyond the floor is the library's own cost. Empty when the run has no hand-written figures.
+     * Verbatim: a target the hand-written format misses is out of reach of the format as far as this run can show (it
+     * is one implementation: an upper bound of the floor); one it meets is not, and Verbatim's figure beyond it is the
+     * library's own cost. Empty when the run has no hand-written figures.
      */
     static List<Floor> floors(WireBench.Run run) {
         List<Floor> f = new ArrayList<>();
@@ -344,9 +345,10 @@ final class WireReport {
                         + " list of 100 events: a long, an enum, two short strings). Unmarshal reads every field,"
                         + " strings char by char as CharSequence (views: in place; peers: the String copies).",
                 "verbatim-hand, verbatim-hand-materialize (payloads only): Verbatim's format written and read by"
-                        + " code that knows each payload's schema (HandWriter, HandReader): the bytes WireWriter"
-                        + " writes, the format's validation rules, fields read straight from the message; the floor"
-                        + " any implementation of the format could reach, not a library.",
+                        + " code that knows each payload's schema (HandWriter, HandValidator, HandReader): the bytes"
+                        + " WireWriter writes (no identity index: the payloads share nothing), the format's"
+                        + " validation rules, fields read straight from the message. Not a library: one hand-written"
+                        + " implementation's time, so an upper bound of the format's floor (a faster one may exist).",
                 "kryo-noref, fory-noref: the same with reference tracking OFF (no sharing or cycles kept), on"
                         + " the payloads only; the targets compare with tracking ON, as Verbatim always keeps sharing.",
                 WireBench.inProcess()

@@ -23,8 +23,8 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.function.Consumer;
 
-import static dev.verbatim.bench.wire.HandWriter.I32;
-import static dev.verbatim.bench.wire.HandWriter.I64;
+import static dev.verbatim.bench.wire.HandSchema.I32;
+import static dev.verbatim.bench.wire.HandSchema.I64;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -110,12 +110,21 @@ class HandCodecTest {
         }
     }
 
-    /** Damages {@code root}'s message with {@code damage}: both the library's validator and the hand reader refuse it. */
+    /**
+     * Damages {@code root}'s message with {@code damage}: both the library's validator and the hand reader refuse it,
+     * the hand reader under {@code rule} (the library's wording is its own).
+     */
     private static void bothRefuse(Object root, String rule, Consumer<MemorySegment> damage) throws Exception {
+        bothRefuse(root, rule, damage, -1);
+    }
+
+    /** {@link #bothRefuse(Object, String, Consumer)} of the message's first {@code length} bytes (-1: all). */
+    private static void bothRefuse(Object root, String rule, Consumer<MemorySegment> damage, long length) throws Exception {
         HandCodec hand = new HandCodec(false);
         hand.receive(root);
-        MemorySegment m = library(root);
-        hand.check(m); // intact: accepted
+        MemorySegment whole = library(root);
+        hand.check(whole); // intact: accepted
+        MemorySegment m = length < 0 ? whole : whole.asSlice(0, length);
         damage.accept(m);
         assertThrows(WireFormatException.class, () -> new WireReader().validate(m), "the library refuses: " + rule);
         WireFormatException e = assertThrows(WireFormatException.class, () -> hand.check(m), "the hand reader refuses: " + rule);
@@ -156,6 +165,10 @@ class HandCodecTest {
         bothRefuse(b, "enum ordinal out of range", m -> m.set(I32, 40 + 24 + 8, -2)); // the second event's kind
         bothRefuse(b, "object not where the previous one ends", m -> m.set(I32, 16, 3)); // a list shorter than its object
         bothRefuse(b, "bytes between the objects and the tables", m -> m.set(I32, offset(m, 13), 3)); // the last string
+        bothRefuse(b, "object does not fit", m -> m.set(I32, 16, -1)); // a negative list length
+        bothRefuse(t, "instant out of range", m -> m.set(I64, 72, Long.MAX_VALUE));
+        bothRefuse(p, "fingerprint twice in the type table", m -> m.set(I64, 480 + 8, m.get(I64, 480)));
+        bothRefuse(t, "message shorter than its header", m -> { }, 7);
     }
 
     @Test
@@ -186,12 +199,17 @@ class HandCodecTest {
         hand.receive(Payloads.trade());
         WireFormatException e = assertThrows(WireFormatException.class, () -> hand.check(library(Payloads.events(2))));
         assertEquals("root of another type", e.rule());
+        MemorySegment nullRoot = library(Payloads.events(1)).asSlice(0, 8); // a valid message: the null root
+        nullRoot.set(I64, 0, 1L);
+        new WireReader().validate(nullRoot);
+        assertEquals("a null root, not a payload", assertThrows(WireFormatException.class, () -> hand.check(nullRoot)).rule());
     }
 
     @Test
     void onlyThePayloadsAreCarried() {
         HandCodec hand = new HandCodec(false);
         assertThrows(IllegalArgumentException.class, () -> hand.receive(new byte[3]));
+        assertThrows(IllegalArgumentException.class, () -> hand.receive(null));
         assertEquals(List.of("verbatim-hand", "verbatim-hand-materialize"),
                 List.of(hand.name(), new HandCodec(true).name()));
     }

@@ -397,7 +397,8 @@ final class IncomingCalls {
             } catch (RuntimeException ignored) {
                 // the connection failed first
             } finally {
-                // a RuntimeException is the peer's malformed call; an Error is this side's failure to read a good one
+                // a RuntimeException: the call could not be read as sent (malformed, or naming what this side cannot
+                // read, such as a zone region its rules lack); an Error: this side failed reading it (out of stack...)
                 endpoint.closeWith(e instanceof RuntimeException ? "the peer sent a call of " + mi.signature
                         + " whose arguments could not be read: " + e.getMessage()
                         : "this side failed reading a call of " + mi.signature + ": " + e);
