@@ -12,11 +12,12 @@ import java.lang.foreign.MemorySegment;
 /**
  * Verbatim's wire format written and read by hand, for the payloads only: the format's floor, measured in the run
  * beside the library so that a payload target the format itself cannot meet is seen as such (issue 19: "where the
- * format itself bounds a target, measure the bound"). {@code verbatim-hand} marshals with {@link HandWriter} (the
- * bytes {@code WireWriter} writes, without its identity index, queue and generated writers) and unmarshals with
- * {@link HandReader}: the format's validation rules for the payload's known schema, then every field read straight
- * from the message. {@code verbatim-hand-materialize} validates the same way and builds the heap payload. Messages
- * live off-heap, 64-byte aligned, as {@link VerbatimCodec}'s do.
+ * format itself bounds a target, measure the bound"). It is one implementation, so its time is an upper bound of the
+ * floor. {@code verbatim-hand} marshals with {@link HandWriter} (the bytes {@code WireWriter} writes, without its
+ * identity index, queue and generated writers) and unmarshals with {@link HandReader}: the format's validation rules
+ * for the payload's known schema ({@link HandValidator}), then every field read straight from the message.
+ * {@code verbatim-hand-materialize} validates the same way and builds the heap payload. Messages live off-heap,
+ * 64-byte aligned, as {@link VerbatimCodec}'s do.
  */
 public final class HandCodec implements Codec {
     private final boolean materialize;
