@@ -81,6 +81,16 @@ final class LeafEncoding {
                 }
             }
         }
+        return writeStringGeneral(s, seg, pos, limit);
+    }
+
+    /**
+     * {@link #writeString} of a long string, a UTF-16 one, or one near {@code limit}: a method of its own, so that the
+     * short path stays small enough for the JIT to inline into the writer's loop (a short string cost ~9 ns more
+     * written through one method holding both).
+     */
+    private static long writeStringGeneral(CharSequence s, MemorySegment seg, long pos, long limit) {
+        int n = s.length();
         long p = pos + STRING_DATA_OFFSET;
         boolean latin1 = isLatin1(s);
         if (p + (latin1 ? (long) n : 2L * n) > limit) return -1;
