@@ -129,6 +129,26 @@ public final class ObjectsBench {
             return turns.get(c.key()).get(contender).stream().mapToDouble(h -> h.quantile(0.5) / per).toArray();
         }
 
+        /** Per turn of {@code contender} in {@code c}: its mean, per call (ns), or per element for a walk. */
+        public double[] meanPerTurn(ObjectsCase c, String contender) {
+            if (!has(c, contender)) {
+                return new double[0];
+            }
+            double per = c.isList() ? elements : 1;
+            return turns.get(c.key()).get(contender).stream().mapToDouble(h -> h.mean() / per).toArray();
+        }
+
+        /**
+         * The hop's figure over the objects null call's mean per call, paired by round (NaN if either is missing): a
+         * walk's p50 per element counts the tails of the calls inside it, a call's p50 leaves its own out, so the hop
+         * against the null call like for like lies between this and the target's ratio (against the p50).
+         */
+        public double hopOverNullMean() {
+            double[] x = perTurn(ObjectsCase.HOP, ObjectsCase.OBJECTS);
+            double[] y = meanPerTurn(ObjectsCase.SHM_CALL_NULL, ObjectsCase.OBJECTS);
+            return x.length == 0 || y.length == 0 ? Double.NaN : Stats.pairedRatio(x, y);
+        }
+
         /** The figure of {@code contender} in {@code c}: the median of its turns' (NaN if none). */
         public double figure(ObjectsCase c, String contender) {
             return Stats.median(perTurn(c, contender));

@@ -91,6 +91,12 @@ final class ObjectsReport {
                 + " p50 walk / n (ns per element) against the number of bases", run.elements(), run.work()),
                 "layout/walk", listRows(run));
         Target.print(out, targets(run), 66, ReportText::ratio, Target.Missing.CONTENDER);
+        double hopOverMean = run.hopOverNullMean();
+        if (!Double.isNaN(hopOverMean)) {
+            out.printf(Locale.ROOT, "  (the hop per element over the objects null call's mean per call: %s. A walk's p50 per"
+                    + " element counts the tails of the calls in it, a call's p50 leaves its own out: like for like, the"
+                    + " hop's ratio lies between this and the target's.)%n", ReportText.ratio(hopOverMean));
+        }
         out.println();
         out.printf(Locale.ROOT, "Host load average (1 min) %.2f before, %.2f after.%n%n", run.loadBefore(), run.loadAfter());
         ReportText.closing(out, failures(run), notes(run), run.seconds());

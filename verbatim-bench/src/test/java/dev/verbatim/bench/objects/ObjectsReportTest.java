@@ -72,6 +72,31 @@ class ObjectsReportTest {
     }
 
     @Test
+    void theHopIsAlsoSetAgainstTheNullCallsMeanWhichCountsItsTails() {
+        Map<String, Map<String, List<LatencyHistogram>>> t = new LinkedHashMap<>();
+        List<LatencyHistogram> nulls = new ArrayList<>();
+        for (int k = 0; k < 3; k++) {
+            LatencyHistogram h = new LatencyHistogram(); // p50 400 ns, mean 600: one call in ten takes 2,400
+            for (int i = 0; i < 90; i++) {
+                h.record(400);
+            }
+            for (int i = 0; i < 10; i++) {
+                h.record(2400);
+            }
+            nulls.add(h);
+        }
+        t.computeIfAbsent(ObjectsCase.SHM_CALL_NULL.key(), k -> new LinkedHashMap<>()).put("objects", nulls);
+        put(t, ObjectsCase.HOP, "objects", 720 * N, 720 * N, 720 * N);
+        ObjectsBench.Run r = new ObjectsBench.Run("quick", 3, N, 4400, t, Map.of(), 1, 0, 0);
+        assertEquals(1.8, ObjectsReport.targets(r).get(3).measured(), 0.05, "the target: against the p50");
+        assertEquals(1.2, r.hopOverNullMean(), 0.05, "against the mean");
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        ObjectsReport.printTables(r, new PrintStream(b, true, StandardCharsets.UTF_8));
+        assertTrue(b.toString(StandardCharsets.UTF_8).contains("null call's mean per call: 1.20x"), b.toString(StandardCharsets.UTF_8));
+        assertTrue(Double.isNaN(run(false).hopOverNullMean()), "no hop, no figure");
+    }
+
+    @Test
     void theTargetsAreTheRatiosOfIssue15InOneRun() {
         var targets = ObjectsReport.targets(run(true));
         assertEquals(5, targets.size());
