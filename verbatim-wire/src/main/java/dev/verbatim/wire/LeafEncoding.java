@@ -86,8 +86,8 @@ final class LeafEncoding {
 
     /**
      * {@link #writeString} of a long string, a UTF-16 one, or one near {@code limit}: a method of its own, so that the
-     * short path stays small enough for the JIT to inline into the writer's loop (a short string cost ~9 ns more
-     * written through one method holding both).
+     * short path stays small enough for the JIT to inline into the writer's loop (through one method holding both,
+     * two 4-char strings took 17.4-17.7 ns, against 11.4-11.5 now).
      */
     private static long writeStringGeneral(CharSequence s, MemorySegment seg, long pos, long limit) {
         int n = s.length();
