@@ -122,20 +122,20 @@ public final class ObjectsBench {
 
         /** Per turn of {@code contender} in {@code c}: its p50, per call (ns), or per element for a walk. */
         public double[] perTurn(ObjectsCase c, String contender) {
-            if (!has(c, contender)) {
-                return new double[0];
-            }
-            double per = c.isList() ? elements : 1;
-            return turns.get(c.key()).get(contender).stream().mapToDouble(h -> h.quantile(0.5) / per).toArray();
+            return perTurn(c, contender, h -> h.quantile(0.5));
         }
 
         /** Per turn of {@code contender} in {@code c}: its mean, per call (ns), or per element for a walk. */
         public double[] meanPerTurn(ObjectsCase c, String contender) {
+            return perTurn(c, contender, LatencyHistogram::mean);
+        }
+
+        private double[] perTurn(ObjectsCase c, String contender, java.util.function.ToDoubleFunction<LatencyHistogram> of) {
             if (!has(c, contender)) {
                 return new double[0];
             }
             double per = c.isList() ? elements : 1;
-            return turns.get(c.key()).get(contender).stream().mapToDouble(h -> h.mean() / per).toArray();
+            return turns.get(c.key()).get(contender).stream().mapToDouble(h -> of.applyAsDouble(h) / per).toArray();
         }
 
         /**
