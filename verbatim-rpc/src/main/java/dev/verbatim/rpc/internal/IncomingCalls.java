@@ -387,8 +387,8 @@ final class IncomingCalls {
             // a malformed call, or one this side failed to read (an Error: a record's constructor threw one, the
             // stack or the heap ran out): the caller learns why at once, then the connection is dropped (other
             // connections go on); the message is released by whoever took it, and nothing waits for an answer
-            String why = "the arguments of " + mi.signature + " could not be read: "
-                    + (e instanceof RuntimeException ? e.getMessage() : e.toString());
+            String detail = e instanceof RuntimeException ? e.getMessage() : e.toString();
+            String why = "the arguments of " + mi.signature + " could not be read: " + detail;
             try {
                 byte[] b = why.getBytes(StandardCharsets.UTF_8);
                 MemorySegment bytes = MemorySegment.ofArray(b);
@@ -400,8 +400,8 @@ final class IncomingCalls {
                 // a RuntimeException: the call could not be read as sent (malformed, or naming what this side cannot
                 // read, such as a zone region its rules lack); an Error: this side failed reading it (out of stack...)
                 endpoint.closeWith(e instanceof RuntimeException ? "the peer sent a call of " + mi.signature
-                        + " whose arguments could not be read: " + e.getMessage()
-                        : "this side failed reading a call of " + mi.signature + ": " + e);
+                        + " whose arguments could not be read: " + detail
+                        : "this side failed reading a call of " + mi.signature + ": " + detail);
             }
             return null;
         }
