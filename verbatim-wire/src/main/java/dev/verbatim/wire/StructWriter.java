@@ -49,4 +49,24 @@ abstract class StructWriter {
      *         does not fit before {@code limit} (the general writer then decides)
      */
     int writeChain(WireWriter w, Object head, MemorySegment seg, long base, long limit, long entryType) { return NOT_A_CHAIN; }
+
+    /**
+     * Whether this writer's type is flat ({@link FlatWriterGenerator#isFlat}): a record or class whose reference fields
+     * all hold leaves, objects that reference nothing (strings, boxes, primitive arrays, records or final classes of
+     * primitives and enums such as {@code Instant} and {@code UUID}). A message whose root is of a flat type holds the
+     * root and its distinct leaves only.
+     */
+    boolean flat() { return false; }
+
+    /**
+     * Writes a whole message from {@code root} (of this writer's type) without the identity index or the queue: the
+     * root, then its distinct non-null leaves in the order the general writer would queue them, each leaf compared by
+     * identity with the earlier ones of its class; stores every object-table entry (the root's {@code entryType |
+     * HEADER_LENGTH}) and calls {@link WireWriter#finishFlat}.
+     *
+     * @return the message length, or -1 if it does not fit before {@code limit} (nor would the general writer's)
+     */
+    long writeFlat(WireWriter w, Object root, MemorySegment seg, long base, long limit, long entryType) {
+        throw new UnsupportedOperationException("not a flat type");
+    }
 }

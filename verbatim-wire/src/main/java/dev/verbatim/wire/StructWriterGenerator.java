@@ -18,8 +18,8 @@ import static java.lang.constant.ConstantDescs.CD_void;
 /**
  * Generates the {@link StructWriter} of a record, class or accessor interface with the {@code java.lang.classfile}
  * API, once per type: {@code writeRun} (runs of objects of the type, one 8-byte store per word of its layout),
- * {@code sizeRun} (the same run, references only, for sizing) and, for a chain type (a linked list's node),
- * {@code writeChain}. Field reads are method handles loaded as dynamic constants from the class data, so the JIT
+ * {@code sizeRun} (the same run, references only, for sizing) and, for a flat type (a record of leaves, such as a
+ * trade), {@code writeFlat} ({@link FlatWriterGenerator}), or for a chain type (a linked list's node), {@code writeChain}. Field reads are method handles loaded as dynamic constants from the class data, so the JIT
  * inlines them like direct field accesses.
  *
  * <p>Thread-safe: callers publish the writer through a volatile field; generating twice is harmless.
@@ -70,7 +70,7 @@ final class StructWriterGenerator {
                         .lload(8).lload(10).lload(4).lsub().lor().lastore();
                 // One 8-byte store per word of the layout: its fields are packed into a long (local 13-14), the
                 // layout's holes and the padding stay zero, so no stale byte leaks into a message.
-                writeWords(code, t, data, 12, code2 -> code2.aload(1), null);
+                writeWords(code, t, data, 12, code2 -> code2.aload(1), f -> null);
                 code.lload(10).ldc(aligned).ladd().lstore(10);
                 code.iinc(2, 1);
                 code.iload(2).aload(1).getfield(CD_WireWriter, "count", CD_int).if_icmpge(done);
@@ -106,7 +106,9 @@ final class StructWriterGenerator {
                 code.labelBinding(done);
                 code.iload(2).ireturn();
             });
-            if (isChainType(t)) {
+            if (FlatWriterGenerator.isFlat(t)) {
+                FlatWriterGenerator.addWriteFlat(cb, t, data);
+            } else if (isChainType(t)) {
                 cb.withMethodBody("chains", MethodTypeDesc.of(ConstantDescs.CD_boolean), ClassFile.ACC_FINAL, code -> code.iconst_1().ireturn());
                 JType.JField next = null;
                 for (JType.JField f : t.fields) if (f.type == t) next = f;
@@ -148,7 +150,7 @@ final class StructWriterGenerator {
                     code.labelBinding(write);
                     // no object-table entry is kept: node k's is (entryType | HEADER + k * A), which the writer's
                     // finishChain stores into the table once the count is known
-                    writeWords(code, t, data, 2, c -> c.aload(1), 19);
+                    writeWords(code, t, data, 2, c -> c.aload(1), f -> 19);
                     code.lload(10).ldc(aligned).ladd().lstore(10);
                     code.iinc(12, 1);
                     code.aload(15).astore(2);
@@ -170,10 +172,11 @@ final class StructWriterGenerator {
     /**
      * Emits the stores of one object's layout words at {@code pos} (local 10-11) into {@code seg} (local 3), the object
      * in local {@code obj}, a word in local 13-14. References go through {@code w.ref} (the writer loaded by
-     * {@code loadWriter}), or, when {@code refLocal} is not null, are the int in that local.
+     * {@code loadWriter}), or are the int in the local {@code refLocal} gives for the field, where it gives one.
      */
-    private static void writeWords(CodeBuilder code, JType t, List<Object> data, int obj,
-                                   java.util.function.Consumer<CodeBuilder> loadWriter, Integer refLocal) {
+    static void writeWords(CodeBuilder code, JType t, List<Object> data, int obj,
+                           java.util.function.Consumer<CodeBuilder> loadWriter,
+                           java.util.function.Function<Shape.Field, Integer> refLocal) {
         Shape s = t.shape;
         long aligned = MessageDescriptor.align8(s.objectSize);
         Shape.Field[] order = s.layoutOrder;
@@ -190,8 +193,8 @@ final class StructWriterGenerator {
                     code.ldc(classDataAt(CD_MethodHandle, k)).aload(obj)
                             .invokevirtual(CD_MethodHandle, "invokeExact", MethodTypeDesc.of(PRIM_CD[kind], CD_Object));
                     widenToWord(code, kind);
-                } else if (refLocal != null && !sf.type.isInline()) {
-                    code.iload(refLocal);
+                } else if (refLocal.apply(sf) != null && !sf.type.isInline()) {
+                    code.iload(refLocal.apply(sf));
                     widenToWord(code, Shape.I32);
                 } else {
                     int tk = data.size();

@@ -151,6 +151,9 @@ public final class WireWriter {
         if (limit - base < HEADER_LENGTH) return -1;
         if (root != null && root.getClass() == rootType.raw && rootType.jkind >= JType.RECORD && rootType.jkind <= JType.CLASS) {
             StructWriter w = writerOf(rootType);
+            if (w.flat() && flatRoots) {
+                return writeFlat(root, rootType, w, seg, base, limit);
+            }
             if (w.chains()) {
                 long n = writeChain(root, rootType, w, seg, base, limit);
                 if (n != StructWriter.NOT_A_CHAIN) return n;
@@ -180,10 +183,8 @@ public final class WireWriter {
                 entries[i] = lastEntryType | (pos - base);
                 long n = writeObject(objects[i], t, seg, pos, limit);
                 if (n < 0) return -1;
-                pos += n;
-                long aligned = base + align8(pos - base);
-                if (aligned > limit) return -1;
-                while (pos < aligned) seg.set(I8, pos++, (byte) 0);
+                pos = padded(seg, base, pos + n, limit);
+                if (pos < 0) return -1;
                 i++;
             }
             return finish(seg, base, pos, limit);
@@ -208,6 +209,57 @@ public final class WireWriter {
         } finally {
             end();
         }
+    }
+
+    /**
+     * Whether flat roots go through their generated {@code writeFlat} ({@link StructWriter#flat}): always, except in the
+     * tests that compare its bytes with the general writer's.
+     */
+    boolean flatRoots = true;
+
+    /**
+     * A flat root's message (see {@link StructWriter#flat}) written by its generated writer without the identity index
+     * and the queue: the same bytes as the general writer's. Returns the message length, or -1 if it does not fit (the
+     * general writer's would not either: it writes the same bytes).
+     */
+    private long writeFlat(Object root, JType t, StructWriter w, MemorySegment seg, long base, long limit) {
+        begin();
+        try {
+            return w.writeFlat(this, root, seg, base, limit, (long) typeId(t.shape) << 32);
+        } finally {
+            end();
+        }
+    }
+
+    /**
+     * Called by generated flat writers: writes string {@code s} at {@code pos} (8-aligned), zero-padded to 8; the position
+     * after it, or -1 if it does not fit before {@code limit}.
+     */
+    long flatString(Object s, MemorySegment seg, long base, long pos, long limit) {
+        long n = LeafEncoding.writeString((CharSequence) s, seg, pos, limit);
+        return n < 0 ? -1 : padded(seg, base, pos + n, limit);
+    }
+
+    /** {@link #flatString} for another leaf that is not a struct (a box, a primitive array) of type {@code t}. */
+    long flatLeaf(Object o, MemorySegment seg, long base, long pos, long limit, JType t) {
+        long n = writeObject(o, t, seg, pos, limit);
+        return n < 0 ? -1 : padded(seg, base, pos + n, limit);
+    }
+
+    /** Zeroes {@code seg[pos..]} up to the next 8-aligned offset from {@code base}; that offset, or -1 past {@code limit}. */
+    private static long padded(MemorySegment seg, long base, long pos, long limit) {
+        long aligned = base + align8(pos - base);
+        if (aligned > limit) return -1;
+        while (pos < aligned) seg.set(I8, pos++, (byte) 0);
+        return aligned;
+    }
+
+    /** Called by generated flat writers: {@link #finish} for {@code n} objects, whose entries they stored. */
+    long finishFlat(MemorySegment seg, long base, long pos, int n, long limit) {
+        count = n;
+        long length = finish(seg, base, pos, limit);
+        count = 0; // (no object was queued: nothing for end() to clear)
+        return length;
     }
 
     /** Writes the tables after the objects (which end at {@code pos}) and the header; the message length, or -1. */
@@ -460,8 +512,8 @@ public final class WireWriter {
         return w;
     }
 
-    /** The message-local type id of a shape, assigning the next type-table entry on first use. */
-    private int typeId(Shape s) {
+    /** The message-local type id of a shape, assigning the next type-table entry on first use (generated flat writers call it). */
+    int typeId(Shape s) {
         if (s.builtinId != 0) return s.builtinId;
         int serial = s.serial;
         if (serial >= typeStamp.length) {
