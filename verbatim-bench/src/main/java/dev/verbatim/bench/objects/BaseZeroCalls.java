@@ -43,6 +43,16 @@ final class BaseZeroCalls {
 
     /** The call of {@code contender} in case {@code c}, each element of a walk working {@code work} ns. */
     CallLoop.Call call(String contender, ObjectsCase c, long work) throws Exception {
+        if (c.isList() && contender.equals(ObjectsCase.NULL_RUN)) { // the hop's like for like: a remote link's worth of null calls
+            Probe p = here.shm.lookup(session.require("shm1"), "probe", Probe.class);
+            int links = elements - 1;
+            return seq -> {
+                for (int i = 0; i < links; i++) {
+                    p.nullCall();
+                }
+                return 0;
+            };
+        }
         if (c.isList()) {
             long w = c.noWork() ? 0 : work;
             return switch (contender) {

@@ -139,9 +139,9 @@ public final class ObjectsBench {
         }
 
         /**
-         * The hop's figure over the objects null call's mean per call, paired by round (NaN if either is missing): a
-         * walk's p50 per element counts the tails of the calls inside it, a call's p50 leaves its own out, so the hop
-         * against the null call like for like lies between this and the target's ratio (against the p50).
+         * The hop's figure over the objects null call's mean per call, paired by round (NaN if either is missing), printed
+         * beside the target (which sets the walk against null calls in a row, {@link ObjectsCase#NULL_RUN}): a walk's p50
+         * per element counts the tails of the calls inside it, a call's p50 leaves its own out, its mean counts them.
          */
         public double hopOverNullMean() {
             double[] x = perTurn(ObjectsCase.HOP, ObjectsCase.OBJECTS);

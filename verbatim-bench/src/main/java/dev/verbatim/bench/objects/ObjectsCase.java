@@ -20,7 +20,8 @@ import java.util.Set;
  *       base 0, work {@code w} per element</td><td>{@code objects}; {@code rmi} for {@code serial}</td>
  *       <td>p50 walk / n, ns per element</td></tr>
  *   <tr><td>{@code list/scattered/serial/b2/w0}</td><td>the same with no work: the cost of a hop</td>
- *       <td>{@code objects}, {@code rmi}</td><td>ns per element</td></tr>
+ *       <td>{@code objects}, {@code rmi}, {@code null-run} (n - 1 null calls in a row, timed as one)</td>
+ *       <td>ns per element</td></tr>
  * </table>
  *
  * @param medium    {@code shm} or {@code tcp} (the list over shm)
@@ -34,6 +35,12 @@ public record ObjectsCase(String key, String medium, Layout layout, Traversal tr
     public static final String RPC = "rpc";
     public static final String OBJECTS = "objects";
     public static final String RMI = "rmi";
+    /**
+     * The hop's like-for-like denominator: as many null calls on base 1's object as the walk has remote links, one after
+     * the other, timed as one and divided by the list's length as a walk is (so every call's tail counts, as every hop's
+     * does in a walk).
+     */
+    public static final String NULL_RUN = "null-run";
     /** Bases of the list cases: 1 to this many. */
     public static final int MAX_BASES = 4;
 
@@ -44,7 +51,7 @@ public record ObjectsCase(String key, String medium, Layout layout, Traversal tr
     public static final ObjectsCase FORWARD_REF = new ObjectsCase("shm/forward-ref", "shm", null, null, 3, false,
             Set.of(OBJECTS, RMI));
     public static final ObjectsCase HOP = new ObjectsCase("list/scattered/serial/b2/w0", "shm", Layout.SCATTERED,
-            Traversal.SERIAL, 2, true, Set.of(OBJECTS, RMI));
+            Traversal.SERIAL, 2, true, Set.of(OBJECTS, RMI, NULL_RUN));
 
     /** Whether this is a walk of the list. */
     public boolean isList() {
@@ -53,7 +60,7 @@ public record ObjectsCase(String key, String medium, Layout layout, Traversal tr
 
     /** The contender names in column order that measure this case. */
     public List<String> columns() {
-        return List.of(RPC, OBJECTS, RMI).stream().filter(contenders::contains).toList();
+        return List.of(RPC, OBJECTS, RMI, NULL_RUN).stream().filter(contenders::contains).toList();
     }
 
     /** The cases of the first phase, which fix the work per element: the calls, the forwarded reference, the hop. */
@@ -93,8 +100,11 @@ public record ObjectsCase(String key, String medium, Layout layout, Traversal tr
                 .orElseThrow(() -> new NoSuchElementException("no objects case '" + key + "'"));
     }
 
-    /** What one call of this case returns: 0 for the calls, the sum of the values 0..n-1 for a walk of {@code n}. */
-    public long expected(int elements) {
-        return isList() ? (long) elements * (elements - 1) / 2 : 0;
+    /**
+     * What one call of {@code contender} in this case returns: the sum of the values 0..n-1 for a walk of {@code n}, 0
+     * for the calls (and the {@link #NULL_RUN}).
+     */
+    public long expected(String contender, int elements) {
+        return isList() && !contender.equals(NULL_RUN) ? (long) elements * (elements - 1) / 2 : 0;
     }
 }

@@ -67,7 +67,7 @@ public final class ObjectsPeer {
                         call = calls.call(f[1], c, work);
                         prepared.put(f[1] + " " + c.key() + " " + work, call);
                     }
-                    long expected = c.expected(n);
+                    long expected = c.expected(f[1], n);
                     CallLoop.Turn t = loop.run(call, (sq, r) -> {
                         if (r != expected) {
                             throw new IllegalStateException(c.key() + " call " + sq + " returned " + r + ", expected " + expected);

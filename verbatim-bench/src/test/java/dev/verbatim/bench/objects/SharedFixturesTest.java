@@ -30,7 +30,7 @@ class SharedFixturesTest {
             }
             Elem head = next;
             assertFalse(Base.isRemote(head));
-            long expected = ObjectsCase.list(Layout.COMPACT, Traversal.SERIAL, 2).expected(n);
+            long expected = ObjectsCase.list(Layout.COMPACT, Traversal.SERIAL, 2).expected(ObjectsCase.OBJECTS, n);
             assertEquals(45, expected);
             assertEquals(expected, head.serial(0));
             assertEquals(expected, head.threaded(1_000));
