@@ -19,7 +19,8 @@ import static java.lang.constant.ConstantDescs.CD_void;
  * Generates the {@link StructWriter} of a record, class or accessor interface with the {@code java.lang.classfile}
  * API, once per type: {@code writeRun} (runs of objects of the type, one 8-byte store per word of its layout),
  * {@code sizeRun} (the same run, references only, for sizing) and, for a flat type (a record of leaves, such as a
- * trade), {@code writeFlat} ({@link FlatWriterGenerator}), or for a chain type (a linked list's node), {@code writeChain}. Field reads are method handles loaded as dynamic constants from the class data, so the JIT
+ * trade), {@code writeFlat} ({@link FlatWriterGenerator}), or for a chain type (a linked list's node),
+ * {@code writeChain}. Field reads are method handles loaded as dynamic constants from the class data, so the JIT
  * inlines them like direct field accesses.
  *
  * <p>Thread-safe: callers publish the writer through a volatile field; generating twice is harmless.
