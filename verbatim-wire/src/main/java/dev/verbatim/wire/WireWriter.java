@@ -26,10 +26,8 @@ public final class WireWriter {
     /** Where the next object goes: the run writers' cursor. */
     long pos;
     private final IdentityIndex index = new IdentityIndex();
-    /** A map's or set's keys, as objects and as written, and their order ({@link #writeKeyed}): kept between maps. */
-    private Object[] keyScratch = new Object[16];
-    private int[] keyWritten = new int[16];
-    private int[] keyOrder = new int[16];
+    /** Writes maps and sets, with its scratch tables kept between them. */
+    private final KeyedWriter keyed = new KeyedWriter(this);
     /** Message-local type ids by shape serial; valid where {@code typeStamp[serial] == stamp}. */
     private int[] typeIdBySerial = new int[64];
     private int[] typeStamp = new int[64];
@@ -329,11 +327,7 @@ public final class WireWriter {
         Arrays.fill(objects, 0, count, null);
         Arrays.fill(typeTable, 0, typeCount, null);
         index.clear();
-        if (keyScratch.length > (1 << 16)) {
-            keyScratch = new Object[16];
-            keyWritten = new int[16];
-            keyOrder = new int[16];
-        }
+        keyed.shrink();
         if (objects.length > (1 << 16)) {
             objects = new Object[64];
             typeSerials = new int[64];
@@ -394,7 +388,7 @@ public final class WireWriter {
                 return 4 + 4L * a.length;
             }
             case JType.MAP, JType.SET -> {
-                return writeKeyed(o, t, seg, pos, limit);
+                return keyed.write(o, t, seg, pos, limit);
             }
             case JType.LIST -> {
                 java.util.Collection<?> l = (java.util.Collection<?>) o;
@@ -415,48 +409,6 @@ public final class WireWriter {
             }
             default -> throw new IllegalStateException("not an object kind: " + t);
         }
-    }
-
-    /**
-     * Writes a map or a set: its length, its keys (elements) and, for a map, its values, each in the collection's
-     * iteration order, then the order of the keys ({@link KeyOrder}).
-     */
-    private long writeKeyed(Object o, JType t, MemorySegment seg, long pos, long limit) {
-        boolean map = t.jkind == JType.MAP;
-        java.util.Collection<?> keys = map ? ((java.util.Map<?, ?>) o).keySet() : (java.util.Set<?>) o;
-        int n = keys.size();
-        if (pos + 4 + (long) n * t.shape.keyedEntrySize() > limit) return -1;
-        seg.set(I32, pos, n);
-        if (n > keyScratch.length) {
-            keyScratch = new Object[Math.max(n, 2 * keyScratch.length)];
-            keyWritten = new int[keyScratch.length];
-            keyOrder = new int[keyScratch.length];
-        }
-        Object[] ks = keyScratch;
-        int[] written = keyWritten;
-        int i = 0;
-        for (Object k : keys) {
-            if (i == n) throw new java.util.ConcurrentModificationException("map or set changed size while being written");
-            ks[i] = k;
-            written[i] = t.element.isInline() ? ordinal(k, t.element) : ref(k, t.element);
-            seg.set(I32, pos + 4 + 4L * i, written[i]);
-            i++;
-        }
-        if (i != n) throw new java.util.ConcurrentModificationException("map or set changed size while being written");
-        long at = pos + 4 + 4L * n;
-        if (map) {
-            i = 0;
-            for (Object v : ((java.util.Map<?, ?>) o).values()) {
-                if (i++ == n) throw new java.util.ConcurrentModificationException("map changed size while being written");
-                seg.set(I32, at, t.mapValue.isInline() ? ordinal(v, t.mapValue) : ref(v, t.mapValue));
-                at += 4;
-            }
-        }
-        int[] order = keyOrder;
-        KeyOrder.sort(t.shape.element, ks, written, n, order);
-        Arrays.fill(ks, 0, n, null);
-        MemorySegment.copy(order, 0, seg, I32, at, n);
-        return 4 + (long) n * t.shape.keyedEntrySize();
     }
 
     /** Size of one object that is not a struct, and discovery of the objects it references (for {@link #sizeOf}). */
