@@ -22,19 +22,19 @@ import static java.lang.constant.ConstantDescs.CD_long;
  * object: the bytes the general writer writes. For a root of aligned size {@code A} with leaves {@code l1..lr} (its
  * reference fields in layout order), the generated code is:
  * <pre>{@code
+ * long pos = base + HEADER_LENGTH;
+ * if (pos + A > limit) return -1;
  * int next = 1;                                  // object 0 is the root
- * Object l1 = symbol(root);                      // each leaf: read once, numbered in layout order as the queue would
+ * w.entries[0] = entryType | HEADER_LENGTH;
+ * // the root's words, fields read in layout order as the general writer reads them; a leaf, at its field's turn:
+ * Object l1 = symbol(root);                      // read once, numbered in layout order as the queue would
  * if (l1 == null) i1 = -1;
  * else i1 = next++;
- * Object l2 = venue(root);
+ * ... Object l2 = venue(root);
  * if (l2 == null) i2 = -1;
  * else if (l2 == l1) { i2 = i1; l2 = null; }     // shared with an earlier leaf of its class: written once
  * else i2 = next++;
- * ...
- * long pos = base + HEADER_LENGTH;
- * if (pos + A > limit) return -1;
- * w.entries[0] = entryType | HEADER_LENGTH;
- * seg.set(I64, pos + 0, ...);                    // the root's words, references from i1..ir
+ * seg.set(I64, pos + 0, ...);                    // each word with its fields and leaf numbers
  * pos += A;
  * if (l1 != null) {                               // the leaves in index order, each 8-aligned
  *     w.entries[i1] = (long) T_STRING << 32 | (pos - base);
@@ -51,8 +51,29 @@ import static java.lang.constant.ConstantDescs.CD_long;
 final class FlatWriterGenerator {
     private FlatWriterGenerator() {}
 
-    /** At most this many reference fields for a flat root: its objects' entries fit the writer's first queue arrays. */
+    /**
+     * At most this many reference fields for a flat root: its objects' entries fit the writer's queue arrays, which never
+     * hold fewer than 64 ({@code WireWriter.end}, {@code growQueue}).
+     */
     static final int MAX_LEAVES = 32;
+    /**
+     * The most bytes of code a {@code writeFlat} may have: HotSpot does not compile a method of more than 8,000
+     * ({@code -XX:HugeMethodLimit}), and interpreted it would be slower than the general writer (a root of 31 strings
+     * and a record: 6,700 ns against 980). Its code grows with the leaves' fields and, for leaves of one class, with
+     * the square of their number (each compared with the earlier ones); a type past this is written the general way.
+     */
+    static final int MAX_CODE_BYTES = 7_000;
+
+    /** Whether the {@code writeFlat} of writer class {@code classBytes} is small enough for the JIT ({@link #MAX_CODE_BYTES}). */
+    static boolean compiles(byte[] classBytes) {
+        for (java.lang.classfile.MethodModel m : ClassFile.of().parse(classBytes).methods()) {
+            if (m.methodName().equalsString("writeFlat")) {
+                return m.findAttribute(java.lang.classfile.Attributes.code())
+                        .map(c -> c.codeLength() <= MAX_CODE_BYTES).orElse(false);
+            }
+        }
+        return false;
+    }
 
     /**
      * Whether {@code t} is a flat type: a record or class (the caller checks the root's exact class) whose reference
@@ -103,19 +124,21 @@ final class FlatWriterGenerator {
         MethodTypeDesc type = MethodTypeDesc.of(CD_long, CD_WireWriter, CD_Object, CD_MemorySegment, CD_long, CD_long, CD_long);
         cb.withMethodBody("writeFlat", type, ClassFile.ACC_FINAL, code -> {
             Label noFit = code.newLabel();
-            code.iconst_1().istore(12);
-            for (int k = 0; k < r; k++) {
-                number(code, t, refs, k, leaf0, index0, data);
-            }
             code.lload(4).ldc((long) MessageDescriptor.HEADER_LENGTH).ladd().lstore(10);
             long aligned = MessageDescriptor.align8(s.objectSize);
             code.lload(10).ldc(aligned).ladd().lload(6).lcmp().ifgt(noFit);
+            code.iconst_1().istore(12);
             code.aload(1).getfield(CD_WireWriter, "entries", CD_long_array).iconst_0()
                     .lload(8).ldc((long) MessageDescriptor.HEADER_LENGTH).lor().lastore();
+            // the root's words, each leaf read and numbered at its field's turn: the accessors are called in the
+            // general writer's order (layout order, after the root's fit check)
             List<String> names = refs.stream().map(f -> f.name).toList();
             StructWriterGenerator.writeWords(code, t, data, 2, c -> c.aload(1), f -> {
                 int k = names.indexOf(f.name);
-                return k < 0 ? null : index0 + k;
+                return c -> {
+                    number(c, t, refs, k, leaf0, index0, data);
+                    c.iload(index0 + k);
+                };
             });
             code.lload(10).ldc(aligned).ladd().lstore(10);
             for (int k = 0; k < r; k++) {

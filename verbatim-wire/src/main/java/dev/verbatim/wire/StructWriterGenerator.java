@@ -47,15 +47,40 @@ final class StructWriterGenerator {
      * }</pre>
      */
     static StructWriter structWriter(JType t) {
-        Shape s = t.shape;
-        List<Object> data = new ArrayList<>();
         for (JType.JField f : t.fields) {
             if (f.getter == null) throw Schema.inaccessible(t.raw, "field " + f.name);
         }
-        long aligned = MessageDescriptor.align8(s.objectSize);
         ClassDesc self = ClassDesc.of(Bytecode.class.getPackageName() + ".StructWriter$" + simple(t.raw) + "$" + nextSerial());
+        List<Object> data = new ArrayList<>();
+        byte[] bytes = null;
+        if (FlatWriterGenerator.isFlat(t)) {
+            try {
+                bytes = classBytes(t, self, data, true);
+            } catch (IllegalArgumentException tooLarge) { // (a method past the class file's 64 KiB of code)
+                bytes = null;
+            }
+            if (bytes != null && !FlatWriterGenerator.compiles(bytes)) {
+                bytes = null; // a writeFlat the JIT would leave to the interpreter: the general writer is faster
+            }
+        }
+        if (bytes == null) {
+            data.clear();
+            bytes = classBytes(t, self, data, false);
+        }
+        try {
+            MethodHandles.Lookup hidden = defineHidden(bytes, data);
+            return (StructWriter) hidden.findConstructor(hidden.lookupClass(), java.lang.invoke.MethodType.methodType(void.class)).invoke();
+        } catch (Throwable e) {
+            throw new IllegalStateException("generating the writer of " + t.raw.getName() + " failed", e);
+        }
+    }
+
+    /** The writer class of {@code t}, with {@code writeFlat} if {@code flat}; its constants appended to {@code data}. */
+    static byte[] classBytes(JType t, ClassDesc self, List<Object> data, boolean flat) {
+        Shape s = t.shape;
+        long aligned = MessageDescriptor.align8(s.objectSize);
         MethodTypeDesc runType = MethodTypeDesc.of(CD_int, CD_WireWriter, CD_int, CD_MemorySegment, CD_long, CD_long, CD_long);
-        byte[] bytes = ClassFile.of().build(self, cb -> {
+        return ClassFile.of().build(self, cb -> {
             finalSubclass(cb, CD_StructWriter);
             cb.withMethodBody("writeRun", runType, ClassFile.ACC_FINAL, code -> {
                 // locals: 0 this, 1 w, 2 i, 3 seg, 4-5 base, 6-7 limit, 8-9 entryType, 10-11 pos, 12 o, 13-14 word
@@ -107,7 +132,7 @@ final class StructWriterGenerator {
                 code.labelBinding(done);
                 code.iload(2).ireturn();
             });
-            if (FlatWriterGenerator.isFlat(t)) {
+            if (flat) {
                 FlatWriterGenerator.addWriteFlat(cb, t, data);
             } else if (isChainType(t)) {
                 cb.withMethodBody("chains", MethodTypeDesc.of(ConstantDescs.CD_boolean), ClassFile.ACC_FINAL, code -> code.iconst_1().ireturn());
@@ -151,7 +176,7 @@ final class StructWriterGenerator {
                     code.labelBinding(write);
                     // no object-table entry is kept: node k's is (entryType | HEADER + k * A), which the writer's
                     // finishChain stores into the table once the count is known
-                    writeWords(code, t, data, 2, c -> c.aload(1), f -> 19);
+                    writeWords(code, t, data, 2, c -> c.aload(1), f -> c -> c.iload(19));
                     code.lload(10).ldc(aligned).ladd().lstore(10);
                     code.iinc(12, 1);
                     code.aload(15).astore(2);
@@ -162,22 +187,17 @@ final class StructWriterGenerator {
                 });
             }
         });
-        try {
-            MethodHandles.Lookup hidden = defineHidden(bytes, data);
-            return (StructWriter) hidden.findConstructor(hidden.lookupClass(), java.lang.invoke.MethodType.methodType(void.class)).invoke();
-        } catch (Throwable e) {
-            throw new IllegalStateException("generating the writer of " + t.raw.getName() + " failed", e);
-        }
     }
 
     /**
      * Emits the stores of one object's layout words at {@code pos} (local 10-11) into {@code seg} (local 3), the object
      * in local {@code obj}, a word in local 13-14. References go through {@code w.ref} (the writer loaded by
-     * {@code loadWriter}), or are the int in the local {@code refLocal} gives for the field, where it gives one.
+     * {@code loadWriter}), or are the int that the code {@code refCode} gives for the field emits, where it gives one
+     * (emitted at the field's turn, the operand stack empty, so the fields are read in layout order either way).
      */
     static void writeWords(CodeBuilder code, JType t, List<Object> data, int obj,
                            java.util.function.Consumer<CodeBuilder> loadWriter,
-                           java.util.function.Function<Shape.Field, Integer> refLocal) {
+                           java.util.function.Function<Shape.Field, java.util.function.Consumer<CodeBuilder>> refCode) {
         Shape s = t.shape;
         long aligned = MessageDescriptor.align8(s.objectSize);
         Shape.Field[] order = s.layoutOrder;
@@ -187,6 +207,7 @@ final class StructWriterGenerator {
             for (; f < order.length && order[f].offset < word + 8; f++) {
                 Shape.Field sf = order[f];
                 JType.JField jf = field(t, sf.name);
+                java.util.function.Consumer<CodeBuilder> own = sf.type.isPrimitive() || sf.type.isInline() ? null : refCode.apply(sf);
                 int k = data.size();
                 data.add(jf.getter);
                 if (sf.type.isPrimitive()) {
@@ -194,8 +215,8 @@ final class StructWriterGenerator {
                     code.ldc(classDataAt(CD_MethodHandle, k)).aload(obj)
                             .invokevirtual(CD_MethodHandle, "invokeExact", MethodTypeDesc.of(PRIM_CD[kind], CD_Object));
                     widenToWord(code, kind);
-                } else if (refLocal.apply(sf) != null && !sf.type.isInline()) {
-                    code.iload(refLocal.apply(sf));
+                } else if (own != null) {
+                    own.accept(code);
                     widenToWord(code, Shape.I32);
                 } else {
                     int tk = data.size();

@@ -214,6 +214,8 @@ public final class WireWriter {
      * tests that compare its bytes with the general writer's.
      */
     boolean flatRoots = true;
+    /** How many messages this writer wrote through a generated {@code writeFlat} (what tests look at). */
+    long flatMessages;
 
     /**
      * A flat root's message (see {@link StructWriter#flat}) written by its generated writer without the identity index
@@ -221,6 +223,7 @@ public final class WireWriter {
      * general writer's would not either: it writes the same bytes).
      */
     private long writeFlat(Object root, JType t, StructWriter w, MemorySegment seg, long base, long limit) {
+        flatMessages++;
         begin();
         try {
             return w.writeFlat(this, root, seg, base, limit, (long) typeId(t.shape) << 32);
