@@ -56,8 +56,8 @@ final class StructWriterGenerator {
         if (FlatWriterGenerator.isFlat(t)) {
             try {
                 bytes = classBytes(t, self, data, true);
-            } catch (IllegalArgumentException tooLarge) { // (a method past the class file's 64 KiB of code)
-                bytes = null;
+            } catch (IllegalArgumentException tooLarge) {
+                // a method past the class file's 64 KiB of code: written the general way (bytes stays null)
             }
             if (bytes != null && !FlatWriterGenerator.compiles(bytes)) {
                 bytes = null; // a writeFlat the JIT would leave to the interpreter: the general writer is faster
@@ -209,7 +209,9 @@ final class StructWriterGenerator {
                 JType.JField jf = field(t, sf.name);
                 java.util.function.Consumer<CodeBuilder> own = sf.type.isPrimitive() || sf.type.isInline() ? null : refCode.apply(sf);
                 int k = data.size();
-                data.add(jf.getter);
+                if (own == null) {
+                    data.add(jf.getter); // (code the caller gives reads the field itself, if at all)
+                }
                 if (sf.type.isPrimitive()) {
                     int kind = sf.type.kind;
                     code.ldc(classDataAt(CD_MethodHandle, k)).aload(obj)
