@@ -192,8 +192,8 @@ class NestedReferencesTest {
         assertEquals(accountsB, b.ledgerAccounts(), "no account left in b's ledger for the cells");
     }
 
-    /** What a reference sent on takes of a hold of {@code w}: half, at most 2^32 (docs/objects.md §3). */
+    /** What a reference sent on takes of a hold of {@code w}: half, at most 2^24 (docs/objects.md §3). */
     private static long split(long w) {
-        return Math.min(w / 2, 1L << 32);
+        return Math.min(w / 2, 1L << 24);
     }
 }

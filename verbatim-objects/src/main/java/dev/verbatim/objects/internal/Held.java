@@ -49,18 +49,23 @@ final class Held {
 
     /**
      * The most a reference sent on takes of a hold: half of it, up to this. A hold of the default grant (2^40) then
-     * lasts 271 forwards before it asks its owner for more ({@link #LOW_WATER}), where halving asked every 24: a
-     * refill is a round trip to the owner over a connection idle in between, on a thread started for it, which was
-     * half of a forward's CPU in a profile of three bases in one JVM. A receiver can still split 2^32 32 times.
+     * asks its owner for more once in 64,513 forwards ({@link #LOW_WATER}), where halving asked every 24 and a cap of
+     * 2^32 every 271: a refill is a round trip to the owner over a connection idle in between (both ends parked:
+     * a wake-up each), on a thread started for it. With 2^32, a holder forwarding one reference on and on (the objects
+     * suite's {@code shm/forward-ref}, ~0.5 us a forward) asked ahead 16 forwards (~8 us) before it ran out, less than
+     * such a round trip can take (it wakes two parked threads), and then the forward that found the hold exhausted asked
+     * for a grant itself, on the call's path. A receiver can
+     * still split 2^24 24 times.
      */
-    static final long FORWARD_MAX = 1L << 32;
+    static final long FORWARD_MAX = 1L << 24;
 
     /**
      * Weight below which a hold that had more asks its owner for another grant ahead of need, on a thread of its
-     * own, so that forwarding the object on and on never waits for the owner ({@link #wantsRefill}): with the
-     * default grant of 2^40, 271 splits in ({@link #FORWARD_MAX}), leaving 16 more before a refill would have to wait.
+     * own, so that forwarding the object on and on never waits for the owner ({@link #wantsRefill}): 1,024 forwards of
+     * {@link #FORWARD_MAX} (then 24 halvings) before a refill would have to wait, time enough for a round trip to an
+     * owner whose connection sleeps; with the default grant, 64,513 splits in.
      */
-    static final long LOW_WATER = 1L << 16;
+    static final long LOW_WATER = FORWARD_MAX << 10;
 
     /**
      * A hold above this sends all but {@link #KEEP} home at once ({@link #add}). Every reference an owner sends

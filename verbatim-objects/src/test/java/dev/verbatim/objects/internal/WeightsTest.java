@@ -69,7 +69,8 @@ class WeightsTest {
     }
 
     @Test
-    void aForwardTakesHalfTheHoldButNeverMoreThanTwoToTheThirtyTwo() {
+    void aForwardTakesHalfTheHoldButNeverMoreThanTwoToTheTwentyFour() {
+        assertEquals(1L << 24, Held.FORWARD_MAX);
         Held h = new Held(new Reference(7, 1, 1L << 40, List.of("shm:x"), List.of()), new Class<?>[0]);
         assertEquals(Held.FORWARD_MAX, h.split());
         assertEquals((1L << 40) - Held.FORWARD_MAX, h.weight());
