@@ -1,5 +1,6 @@
 package dev.verbatim.objects.internal;
 
+import java.lang.foreign.MemorySegment;
 import java.lang.ref.Cleaner;
 import java.lang.ref.WeakReference;
 import java.lang.reflect.Proxy;
@@ -78,6 +79,35 @@ final class HeldObjects {
             space.arrived(h, peer, r.weight(), h.excess()); // (counted once the hold is entered, as an added one is)
             return p;
         }
+    }
+
+    /**
+     * The proxy of the object whose entry was found or made last, with the weight of the reference in {@code payload},
+     * from base {@code peer}, added, if the reference names that object exactly as its hold's strings encode it
+     * ({@link ReferenceDescriptor#weightIfSame}), its proxy is alive and unreleased and implements {@code declared}, and
+     * {@code peer} is not its owner (whose own addresses {@link ObjectSpace} checks); else null, and nothing is done:
+     * {@link #resolve} reads it. What {@link #resolve} would do with that reference, without its look-up, its
+     * {@link Reference} or this object's monitor: the entry found last is its object's (an entry is replaced only
+     * when its proxy died or its hold was released, and then this finds no proxy, or {@link Held#add} refuses), and
+     * a hold being released takes its weight under the ledger's monitor, as this adds it. Under the ledger's monitor.
+     */
+    Object again(MemorySegment payload, Class<?> declared, long peer) {
+        Entry e = last;
+        if (e == null || e.held.owner == peer) {
+            return null;
+        }
+        Held h = e.held;
+        long w = ReferenceDescriptor.weightIfSame(payload, h.owner, h.id, h.strings);
+        Object p = w < 0 ? null : e.get();
+        if (p == null || !declared.isInstance(p)) {
+            return null;
+        }
+        long excess = h.add(w);
+        if (excess < 0) {
+            return null;
+        }
+        space.arrived(h, peer, w, excess);
+        return p;
     }
 
     /** The entry of object {@code id} of {@code owner}, or null. Under this object's monitor. */

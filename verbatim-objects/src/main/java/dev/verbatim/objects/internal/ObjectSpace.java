@@ -202,6 +202,10 @@ public final class ObjectSpace implements NodeExtension {
 
     @Override
     public Object decode(MemorySegment payload, Class<?> declared, Endpoint over) {
+        Object again = again(payload, declared, peers.peerOf(over));
+        if (again != null) {
+            return again;
+        }
         Reference r = read(payload);
         if (r.id() == 0) { // a base introducing itself over a connection it made
             if (r.weight() != 0 || over == null || r.addresses().isEmpty()) {
@@ -219,11 +223,27 @@ public final class ObjectSpace implements NodeExtension {
 
     /** The object the reference in {@code payload}, from base {@code peer} (0: not known), names, as {@code declared}. */
     Object decode(MemorySegment payload, Class<?> declared, long peer) {
+        Object again = again(payload, declared, peer);
+        if (again != null) {
+            return again;
+        }
         Reference r = read(payload);
         if (r.id() == 0) {
             throw new IllegalArgumentException("a reference to object #0, which no base hands out");
         }
         return decode(r, declared, peer);
+    }
+
+    /**
+     * The proxy of the object the reference in {@code payload}, from base {@code peer}, names if it is the object held
+     * whose hold was found last, its weight taken in ({@link HeldObjects#again}: no look-up, no {@link Reference}, no
+     * string); else null, for the general path (which refuses what comes from a base declared dead). Most arrivals
+     * name the object the one before named (a reference passed again and again).
+     */
+    private Object again(MemorySegment payload, Class<?> declared, long peer) {
+        synchronized (ledger) {
+            return peers.isDead(peer) ? null : held.again(payload, declared, peer);
+        }
     }
 
     /**

@@ -73,6 +73,11 @@ public final class ReferenceDescriptor {
             }
             return new Strings(out, addresses, interfaces, readable);
         }
+
+        /** The payload's word at {@link #ADDRESSES} for these strings: the two counts, and reserved 0 (little-endian). */
+        long counts() {
+            return addresses.size() | (long) interfaces.size() << 16;
+        }
     }
 
     /** The payload of {@code r}. */
@@ -91,6 +96,28 @@ public final class ReferenceDescriptor {
         m.set(ValueLayout.JAVA_SHORT_UNALIGNED, INTERFACES, (short) strings.interfaces().size());
         System.arraycopy(strings.bytes(), 0, out, FIXED, strings.bytes().length);
         return out;
+    }
+
+    /**
+     * The weight of the reference in {@code m} if it is one to object {@code id} of {@code owner} carrying exactly
+     * {@code known}'s strings (a {@link Strings#readable} one), with flags and reserved 0 and a weight from 1 to
+     * 2^63 - 1; else -1, and {@link #decode(MemorySegment, Strings)} says what it is. A payload this accepts is one that
+     * method accepts, and it reads as {@code (owner, id, weight, known's lists)}: the same checks, made by comparing
+     * whole words with what {@code known} encodes, and no object made (an arrival of an object held already).
+     */
+    static long weightIfSame(MemorySegment m, long owner, int id, Strings known) {
+        byte[] s = known.bytes();
+        if (!known.readable() || m.byteSize() != FIXED + s.length
+                || m.get(ValueLayout.JAVA_LONG_UNALIGNED, OWNER) != owner
+                || m.get(ValueLayout.JAVA_LONG_UNALIGNED, ID) != Integer.toUnsignedLong(id) // the id, flags 0
+                || m.get(ValueLayout.JAVA_LONG_UNALIGNED, ADDRESSES) != known.counts()) { // the counts, reserved 0
+            return -1;
+        }
+        long w = m.get(ValueLayout.JAVA_LONG_UNALIGNED, WEIGHT);
+        if (w <= 0 || MemorySegment.mismatch(m, FIXED, m.byteSize(), MemorySegment.ofArray(s), 0, s.length) != -1) {
+            return -1;
+        }
+        return w;
     }
 
     /** The owner field of {@code m}, read raw (unchecked: to find what {@link #decode(MemorySegment, Strings)} may match); 0 if too short. */

@@ -49,4 +49,30 @@ class HeldObjectsTest {
             s.close();
         }
     }
+
+    /**
+     * An arrival of the object whose hold was found last is read without a look-up ({@code HeldObjects.again}) only
+     * when the general path would take it as it is: declared as an interface its proxy lacks, or without weight, it is
+     * refused as before, and the hold keeps what it had.
+     */
+    @Test
+    void anArrivalOfTheObjectHeldLastThatTheGeneralPathWouldRefuseIsRefused() {
+        ObjectSpace s = ObjectSpace.listen(BaseOptions.DEFAULT, "shm:held-objects-again-" + ProcessHandle.current().pid());
+        try {
+            Object p = s.decode(reference(1, 8), Fixtures.Counter.class, 0L);
+            assertSame(p, s.decode(reference(1, 8), Fixtures.Counter.class, 0L));
+            assertEquals(16, ObjectSpace.weightHeld(p));
+            IllegalArgumentException notImplemented = assertThrows(IllegalArgumentException.class,
+                    () -> s.decode(reference(1, 8), Runnable.class, 0L));
+            assertTrue(notImplemented.getMessage().contains("does not implement"), notImplemented.getMessage());
+            IllegalArgumentException noWeight = assertThrows(IllegalArgumentException.class,
+                    () -> s.decode(reference(1, 0), Fixtures.Counter.class, 0L));
+            assertTrue(noWeight.getMessage().contains("without weight"), noWeight.getMessage());
+            assertEquals(16, ObjectSpace.weightHeld(p), "nothing added by what was refused");
+            assertSame(p, s.decode(reference(1, 8), Fixtures.Counter.class, 0L));
+            assertEquals(24, ObjectSpace.weightHeld(p));
+        } finally {
+            s.close();
+        }
+    }
 }

@@ -82,4 +82,49 @@ class ReferenceDescriptorTest {
         assertThrows(IllegalArgumentException.class, () -> decode(longer, Strings.of(List.of("shm:a"), List.of())),
                 "bytes after the last string");
     }
+
+    /**
+     * {@code weightIfSame} (an arrival of the object held last, read word by word) accepts a payload only if
+     * {@code decode} reads it as that object with the known strings: every byte of a reference changed in three ways,
+     * and what it accepts is what decode reads; the weight's bytes are the only ones it may accept changed.
+     */
+    @Test
+    void aReferenceToTheObjectHeldLastIsRecognisedWordByWordOnlyAsDecodeWouldReadIt() {
+        Strings known = Strings.of(List.of("shm:a", "tcp://h:1"), List.of("x.Counter"));
+        byte[] b = encode(9, -4, 1L << 24, known);
+        assertEquals(1L << 24, weightIfSame(MemorySegment.ofArray(b), 9, -4, known));
+        for (int i = 0; i < b.length; i++) {
+            for (int flip : new int[] {0x01, 0x80, 0xFF}) {
+                byte[] c = b.clone();
+                c[i] ^= (byte) flip;
+                long w = weightIfSame(MemorySegment.ofArray(c), 9, -4, known);
+                if (w >= 0) {
+                    assertTrue(i >= WEIGHT && i < WEIGHT + 8, "byte " + i + " changed and still accepted");
+                    assertEquals(new Reference(9, -4, w, known.addresses(), known.interfaces()), decode(MemorySegment.ofArray(c)));
+                } else if (i < WEIGHT || i >= WEIGHT + 8) {
+                    Reference r;
+                    try {
+                        r = decode(MemorySegment.ofArray(c));
+                    } catch (IllegalArgumentException refused) {
+                        continue;
+                    }
+                    assertNotEquals(new Reference(9, -4, r.weight(), known.addresses(), known.interfaces()), r,
+                            "byte " + i + ": refused though decode reads it as the same object");
+                }
+            }
+        }
+        MemorySegment m = MemorySegment.ofArray(b.clone());
+        for (long weight : new long[] {0, -1, Long.MIN_VALUE}) {
+            m.set(ValueLayout.JAVA_LONG_UNALIGNED, WEIGHT, weight);
+            assertEquals(-1, weightIfSame(m, 9, -4, known), "weight " + weight);
+        }
+        assertEquals(-1, weightIfSame(MemorySegment.ofArray(b), 8, -4, known), "another owner");
+        assertEquals(-1, weightIfSame(MemorySegment.ofArray(b), 9, 4, known), "another object");
+        assertEquals(-1, weightIfSame(MemorySegment.ofArray(java.util.Arrays.copyOf(b, b.length + 1)), 9, -4, known),
+                "a byte after the last string");
+        assertEquals(-1, weightIfSame(MemorySegment.ofArray(b).asSlice(0, b.length - 1), 9, -4, known), "one short");
+        Strings grown = Strings.of(List.of("\uFFFD".repeat(MAX_STRING)), List.of());
+        assertEquals(-1, weightIfSame(MemorySegment.ofArray(encode(9, -4, 1, grown)), 9, -4, grown),
+                "strings that would not pass the checks are never matched");
+    }
 }
