@@ -269,34 +269,34 @@ class BasesInOneProcessTest {
     /**
      * A holder that forwards a reference on and on asks the owner for more weight before it runs out, on a
      * thread of its own, so that no forward waits for the owner: once a split leaves less than {@code Held.LOW_WATER}
-     * (2^34: 1,024 forwards of {@code Held.FORWARD_MAX}, 2^24, then 24 halvings, before it would have to wait). Here the
-     * owner grants 2^36: 3,072 forwards leave 2^34, the next one asks. It used to ask only when a forward found 1 left,
+     * (2^38: 16,384 forwards of {@code Held.FORWARD_MAX}, 2^24, then 24 halvings, before it would have to wait). Here
+     * the owner grants 2^39: 16,384 forwards leave 2^38, the next one asks. It used to ask only when a forward found 1 left,
      * and that forward waited for the grant (a round trip to the owner, whose connection for grants is mostly idle).
      */
     @Test
     void aHolderWhoseWeightRunsLowAsksTheOwnerForMoreBeforeItRunsOut() throws InterruptedException {
-        Forwarding f = forwarding(BaseOptions.DEFAULT.withGrant(1L << 36));
+        Forwarding f = forwarding(BaseOptions.DEFAULT.withGrant(1L << 39));
         Base b = f.b();
         Cell cell = f.cell();
         Store atC = f.atC();
         Counter ref = f.ref();
         Registry storeC = f.storeC();
         long grant = Base.heldWeight(ref);
-        assertEquals(1L << 36, grant);
-        for (int i = 0; i < 3_072; i++) {
+        assertEquals(1L << 39, grant);
+        for (int i = 0; i < 16_384; i++) {
             storeC.put(ref);
         }
-        assertEquals(1L << 34, Base.heldWeight(ref));
-        assertEquals(grant, b.outstandingWeight(cell), "3,072 forwards: nothing asked of b");
+        assertEquals(1L << 38, Base.heldWeight(ref));
+        assertEquals(grant, b.outstandingWeight(cell), "16,384 forwards: nothing asked of b");
 
-        storeC.put(ref); // 2^34 - 2^24 left: b is asked for more now, while 1,023 more of 2^24 are possible without it
+        storeC.put(ref); // 2^38 - 2^24 left: b is asked for more now, while 16,383 more of 2^24 are possible without it
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         // (b counts the grant as it answers; a adds it once the answer is read: wait for both)
         while ((b.outstandingWeight(cell) == grant || Base.heldWeight(ref) < grant) && System.nanoTime() < deadline) {
             Thread.sleep(1);
         }
         assertEquals(2 * grant, b.outstandingWeight(cell), "b granted more before a ran out");
-        assertEquals((1L << 34) - (1L << 24) + grant, Base.heldWeight(ref), "a holds the grant");
+        assertEquals((1L << 38) - (1L << 24) + grant, Base.heldWeight(ref), "a holds the grant");
         assertEquals(b.outstandingWeight(cell), Base.heldWeight(ref) + atC.storedWeight(), "all weight is accounted for");
     }
 

@@ -49,7 +49,7 @@ final class Held {
 
     /**
      * The most a reference sent on takes of a hold: half of it, up to this. A hold of the default grant (2^40) then
-     * asks its owner for more once in 64,513 forwards ({@link #LOW_WATER}), where halving asked every 24 and a cap of
+     * asks its owner for more once in 65,536 forwards ({@link #LOW_WATER}), where halving asked every 24 and a cap of
      * 2^32 every 271: a refill is a round trip to the owner over a connection idle in between (both ends parked:
      * a wake-up each), on a thread started for it. With 2^32, a holder forwarding one reference on and on (the objects
      * suite's {@code shm/forward-ref}, ~0.5 us a forward) asked ahead 16 forwards (~8 us) before it ran out, less than
@@ -61,11 +61,13 @@ final class Held {
 
     /**
      * Weight below which a hold that had more asks its owner for another grant ahead of need, on a thread of its
-     * own, so that forwarding the object on and on never waits for the owner ({@link #wantsRefill}): 1,024 forwards of
-     * {@link #FORWARD_MAX} (then 24 halvings) before a refill would have to wait, time enough for a round trip to an
-     * owner whose connection sleeps; with the default grant, 64,513 splits in.
+     * own, so that forwarding the object on and on never waits for the owner ({@link #wantsRefill}): 16,384 forwards of
+     * {@link #FORWARD_MAX} (then 24 halvings) before a refill would have to wait, some milliseconds even at half a
+     * microsecond a forward: time enough for a round trip to an owner whose connection sleeps, on two busy CPUs (with
+     * 1,024 forwards of slack, three bases in one JVM still ran out now and then). With the default grant, the
+     * 49,153rd split asks; the grants asked stay one per 2^40 forwarded.
      */
-    static final long LOW_WATER = FORWARD_MAX << 10;
+    static final long LOW_WATER = FORWARD_MAX << 14;
 
     /**
      * A hold above this sends all but {@link #KEEP} home at once ({@link #add}). Every reference an owner sends
