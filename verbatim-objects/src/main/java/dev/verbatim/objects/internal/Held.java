@@ -54,8 +54,7 @@ final class Held {
      * a wake-up each), on a thread started for it. With 2^32, a holder forwarding one reference on and on (the objects
      * suite's {@code shm/forward-ref}, ~0.5 us a forward) asked ahead 16 forwards (~8 us) before it ran out, less than
      * such a round trip can take (it wakes two parked threads), and then the forward that found the hold exhausted asked
-     * for a grant itself, on the call's path. A receiver can
-     * still split 2^24 24 times.
+     * for a grant itself, on the call's path. A receiver can still split 2^24 24 times.
      */
     static final long FORWARD_MAX = 1L << 24;
 

@@ -84,12 +84,14 @@ final class HeldObjects {
     /**
      * The proxy of the object whose entry was found or made last, with the weight of the reference in {@code payload},
      * from base {@code peer}, added, if the reference names that object exactly as its hold's strings encode it
-     * ({@link ReferenceDescriptor#weightIfSame}), its proxy is alive and unreleased and implements {@code declared}, and
-     * {@code peer} is not its owner (whose own addresses {@link ObjectSpace} checks); else null, and nothing is done:
-     * {@link #resolve} reads it. What {@link #resolve} would do with that reference, without its look-up, its
-     * {@link Reference} or this object's monitor: the entry found last is its object's (an entry is replaced only
-     * when its proxy died or its hold was released, and then this finds no proxy, or {@link Held#add} refuses), and
-     * a hold being released takes its weight under the ledger's monitor, as this adds it. Under the ledger's monitor.
+     * ({@link ReferenceDescriptor#weightIfSame}), its proxy is alive and unreleased and implements {@code declared},
+     * {@code peer} is not its owner (whose own addresses {@link ObjectSpace} checks) and was not declared dead; else
+     * null, and nothing is done: {@link #resolve} reads it. What {@link #resolve} would do with that reference, without
+     * its look-up, its {@link Reference} or this object's monitor: the entry found last is its object's (an entry is
+     * replaced only when its proxy died or its hold was released, and then this finds no proxy, or {@link Held#add}
+     * refuses), and a hold being released takes its weight under the ledger's monitor, as this adds it
+     * ({@link ObjectSpace#takeIn}). Most arrivals name the object the one before named (a reference passed again and
+     * again).
      */
     Object again(MemorySegment payload, Class<?> declared, long peer) {
         Entry e = last;
@@ -99,15 +101,7 @@ final class HeldObjects {
         Held h = e.held;
         long w = ReferenceDescriptor.weightIfSame(payload, h.owner, h.id, h.strings);
         Object p = w < 0 ? null : e.get();
-        if (p == null || !declared.isInstance(p)) {
-            return null;
-        }
-        long excess = h.add(w);
-        if (excess < 0) {
-            return null;
-        }
-        space.arrived(h, peer, w, excess);
-        return p;
+        return p != null && declared.isInstance(p) && space.takeIn(h, w, peer) ? p : null;
     }
 
     /** The entry of object {@code id} of {@code owner}, or null. Under this object's monitor. */

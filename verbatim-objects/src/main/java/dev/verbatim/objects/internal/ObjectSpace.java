@@ -202,7 +202,7 @@ public final class ObjectSpace implements NodeExtension {
 
     @Override
     public Object decode(MemorySegment payload, Class<?> declared, Endpoint over) {
-        Object again = again(payload, declared, peers.peerOf(over));
+        Object again = held.again(payload, declared, peers.peerOf(over));
         if (again != null) {
             return again;
         }
@@ -223,7 +223,7 @@ public final class ObjectSpace implements NodeExtension {
 
     /** The object the reference in {@code payload}, from base {@code peer} (0: not known), names, as {@code declared}. */
     Object decode(MemorySegment payload, Class<?> declared, long peer) {
-        Object again = again(payload, declared, peer);
+        Object again = held.again(payload, declared, peer);
         if (again != null) {
             return again;
         }
@@ -235,14 +235,17 @@ public final class ObjectSpace implements NodeExtension {
     }
 
     /**
-     * The proxy of the object the reference in {@code payload}, from base {@code peer}, names if it is the object held
-     * whose hold was found last, its weight taken in ({@link HeldObjects#again}: no look-up, no {@link Reference}, no
-     * string); else null, for the general path (which refuses what comes from a base declared dead). Most arrivals
-     * name the object the one before named (a reference passed again and again).
+     * Adds weight {@code w}, which arrived from base {@code peer}, to {@code h}, as {@link HeldObjects#resolve} would
+     * ({@link HeldObjects#again}: an arrival of the object held last); false if {@code h} was released or {@code peer}
+     * was declared dead, for the general path to decide.
      */
-    private Object again(MemorySegment payload, Class<?> declared, long peer) {
+    boolean takeIn(Held h, long w, long peer) {
         synchronized (ledger) {
-            return peers.isDead(peer) ? null : held.again(payload, declared, peer);
+            long excess = peers.isDead(peer) ? -1 : h.add(w);
+            if (excess >= 0) {
+                arrived(h, peer, w, excess);
+            }
+            return excess >= 0;
         }
     }
 
