@@ -9,6 +9,7 @@ import dev.verbatim.bench.objects.SharedFixtures.Probe;
 import dev.verbatim.objects.Base;
 import dev.verbatim.objects.RemoteBase;
 
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -88,6 +89,14 @@ final class BaseZeroCalls {
                         return 0;
                     };
                 }
+                case ObjectsCase.BYTES -> {
+                    Probe third = here.shm.lookup(session.require("shm2"), "probe", Probe.class);
+                    byte[] reference = new byte[referenceBytes(session.require("shm1"), Probe.class)];
+                    yield seq -> {
+                        third.putBytes(reference);
+                        return 0;
+                    };
+                }
                 case ObjectsCase.RMI -> {
                     RmiFixtures.RmiProbe b = factory(1).probe();
                     RmiFixtures.RmiProbe third = factory(2).probe();
@@ -148,6 +157,16 @@ final class BaseZeroCalls {
             }
         }
         return comeBack.isEmpty() ? null : comeBack;
+    }
+
+    /**
+     * The length of a reference to an object of the base at {@code address} offering {@code type} only, as it travels
+     * to a third base (docs/objects.md §1): 32 fixed bytes, then the owner's address and the interface's name, each
+     * a u16 length and its UTF-8 bytes.
+     */
+    static int referenceBytes(String address, Class<?> type) {
+        return 32 + 2 + address.getBytes(StandardCharsets.UTF_8).length + 2
+                + type.getName().getBytes(StandardCharsets.UTF_8).length;
     }
 
     private RemoteBase shmBase(int k) {

@@ -15,7 +15,8 @@ import java.util.Set;
  *   <tr><td>{@code shm/call-null}, {@code tcp/call-null}</td><td>a method that does nothing, on base 1's object,
  *       from base 0</td><td>{@code rpc}, {@code objects}, {@code rmi} (always loopback TCP)</td><td>p50 ns per call</td></tr>
  *   <tr><td>{@code shm/forward-ref}</td><td>base 0 passes its reference to base 1's probe to base 2's probe,
- *       which stores it</td><td>{@code objects}, {@code rmi}</td><td>p50 ns per call</td></tr>
+ *       which stores it</td><td>{@code objects}, {@code bytes} (the same call carrying the reference's bytes as a
+ *       {@code byte[]}), {@code rmi}</td><td>p50 ns per call</td></tr>
  *   <tr><td>{@code list/LAYOUT/ALGORITHM/bB}</td><td>a walk of the n-element list over {@code B} bases from
  *       base 0, work {@code w} per element</td><td>{@code objects}; {@code rmi} for {@code serial}</td>
  *       <td>p50 walk / n, ns per element</td></tr>
@@ -41,6 +42,13 @@ public record ObjectsCase(String key, String medium, Layout layout, Traversal tr
      * does in a walk).
      */
     public static final String NULL_RUN = "null-run";
+    /**
+     * The forward's like for like without the objects layer's work on the reference: base 0 passes base 2's probe,
+     * through the same proxy, a {@code byte[]} as long as the reference the forward carries (docs/objects.md §1), which
+     * it stores. What is left of the forward beyond it is the reference's weight split and counted, its encoding, its
+     * reading and its weight taken in.
+     */
+    public static final String BYTES = "bytes";
     /** Bases of the list cases: 1 to this many. */
     public static final int MAX_BASES = 4;
 
@@ -49,7 +57,7 @@ public record ObjectsCase(String key, String medium, Layout layout, Traversal tr
     public static final ObjectsCase TCP_CALL_NULL = new ObjectsCase("tcp/call-null", "tcp", null, null, 2, false,
             Set.of(RPC, OBJECTS, RMI));
     public static final ObjectsCase FORWARD_REF = new ObjectsCase("shm/forward-ref", "shm", null, null, 3, false,
-            Set.of(OBJECTS, RMI));
+            Set.of(OBJECTS, BYTES, RMI));
     public static final ObjectsCase HOP = new ObjectsCase("list/scattered/serial/b2/w0", "shm", Layout.SCATTERED,
             Traversal.SERIAL, 2, true, Set.of(OBJECTS, RMI, NULL_RUN));
 
@@ -60,7 +68,7 @@ public record ObjectsCase(String key, String medium, Layout layout, Traversal tr
 
     /** The contender names in column order that measure this case. */
     public List<String> columns() {
-        return List.of(RPC, OBJECTS, RMI, NULL_RUN).stream().filter(contenders::contains).toList();
+        return List.of(RPC, OBJECTS, BYTES, RMI, NULL_RUN).stream().filter(contenders::contains).toList();
     }
 
     /** The cases of the first phase, which fix the work per element: the calls, the forwarded reference, the hop. */

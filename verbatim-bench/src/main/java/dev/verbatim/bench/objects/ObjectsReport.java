@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import static dev.verbatim.bench.objects.ObjectsCase.BYTES;
 import static dev.verbatim.bench.objects.ObjectsCase.NULL_RUN;
 import static dev.verbatim.bench.objects.ObjectsCase.OBJECTS;
 import static dev.verbatim.bench.objects.ObjectsCase.RMI;
@@ -52,6 +53,9 @@ final class ObjectsReport {
         }
         if (run.has(c, RMI) && run.has(c, OBJECTS)) {
             m.put(RMI + "/" + OBJECTS, run.ratio(c, RMI, c, OBJECTS));
+        }
+        if (run.has(c, OBJECTS) && run.has(c, BYTES)) {
+            m.put(OBJECTS + "/" + BYTES, run.ratio(c, OBJECTS, c, BYTES));
         }
         if (run.has(c, OBJECTS) && run.has(c, NULL_RUN)) {
             m.put(OBJECTS + "/" + NULL_RUN, run.ratio(c, OBJECTS, c, NULL_RUN));
@@ -103,6 +107,13 @@ final class ObjectsReport {
                     + " target sets the walk against null calls in a row, timed as the walk is.)%n",
                     ReportText.ratio(overP50), ReportText.ratio(run.hopOverNullMean()));
         }
+        double bytes = run.ratio(ObjectsCase.FORWARD_REF, BYTES, nul, OBJECTS);
+        if (!Double.isNaN(bytes)) {
+            out.printf(Locale.ROOT, "  (the forward's call carrying the reference's bytes as a plain byte[] (bytes) over the"
+                    + " shm/call-null objects p50: %s, the call and its argument alone; the forward over it: %s, the"
+                    + " objects layer's work on the reference.)%n", ReportText.ratio(bytes), ReportText.ratio(run.ratio(ObjectsCase.FORWARD_REF, OBJECTS,
+                    ObjectsCase.FORWARD_REF, BYTES)));
+        }
         out.println();
         out.printf(Locale.ROOT, "Host load average (1 min) %.2f before, %.2f after.%n%n", run.loadBefore(), run.loadAfter());
         ReportText.closing(out, failures(run), notes(run), run.seconds());
@@ -149,7 +160,9 @@ final class ObjectsReport {
                         + " export, objects = the proxy of a shared object (found by name), rmi = a UnicastRemoteObject"
                         + " on 127.0.0.1 (the same in both tables). Verbatim sides spin 1 ms waiting, then park.",
                 "forward-ref: base 0 passes its reference to base 1's probe to base 2's probe, which stores it"
-                        + " (objects: the weight split, nothing sent to base 1; rmi: a stub serialized).",
+                        + " (objects: the weight split, nothing sent to base 1; rmi: a stub serialized); bytes = the same"
+                        + " call through the same proxy carrying a byte[] as long as the reference (the call and its"
+                        + " argument without the objects layer's work on the reference).",
                 "the hop: null-run = as many null calls on base 1's object (objects, shm) as the walk has remote links,"
                         + " one after the other, timed as one and divided by the list's length as the walk is: the"
                         + " hop's like for like (a walk's time counts every call's tail; a call's p50 does not).",

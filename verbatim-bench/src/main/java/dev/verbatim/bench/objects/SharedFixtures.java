@@ -18,6 +18,9 @@ public final class SharedFixtures {
 
         /** Stores {@code p} (a reference to another base's probe): the third base of {@code forward-ref}. */
         void put(Probe p);
+
+        /** Stores {@code b}: {@code forward-ref}'s {@code bytes}, the reference's bytes passed as a plain argument. */
+        void putBytes(byte[] b);
     }
 
     /** The same null call through a plain RPC proxy ({@code rpc}). */
@@ -28,6 +31,8 @@ public final class SharedFixtures {
     /** One probe per base; {@link #stored} is what {@code put} got last. */
     public static final class ProbeImpl implements Probe, NullService {
         public volatile Probe stored;
+        /** What {@link #putBytes} got last. */
+        public volatile byte[] bytes;
 
         public ProbeImpl() {}
 
@@ -38,6 +43,11 @@ public final class SharedFixtures {
         @Override
         public void put(Probe p) {
             stored = p;
+        }
+
+        @Override
+        public void putBytes(byte[] b) {
+            bytes = b;
         }
     }
 

@@ -41,7 +41,7 @@ class ObjectsReportTest {
     }
 
     /**
-     * Null call: rpc 4000, objects 4400 (1.1x), rmi 500,000; forward 5000; hop 5200 ns per element (x100 elements), null
+     * Null call: rpc 4000, objects 4400 (1.1x), rmi 500,000; forward 5000, its bytes alone 4800; hop 5200 ns per element (x100 elements), null
      * calls in a row 4000 per element.
      */
     private static ObjectsBench.Run run(boolean withHop) {
@@ -51,6 +51,7 @@ class ObjectsReportTest {
         put(t, ObjectsCase.SHM_CALL_NULL, "rmi", 500_000, 500_000, 500_000);
         put(t, ObjectsCase.TCP_CALL_NULL, "objects", 20_000, 20_000, 20_000);
         put(t, ObjectsCase.FORWARD_REF, "objects", 5000, 5000, 5000);
+        put(t, ObjectsCase.FORWARD_REF, "bytes", 4800, 4800, 4800);
         put(t, ObjectsCase.FORWARD_REF, "rmi", 700_000, 700_000, 700_000);
         if (withHop) {
             put(t, ObjectsCase.HOP, "objects", 5200 * N, 5200 * N, 5200 * N);
@@ -102,6 +103,25 @@ class ObjectsReportTest {
         assertTrue(text.contains("objects p50: 1.80x, over its mean per call: 1.20x"), text);
         assertTrue(text.matches("(?s).*scattered b2 w0\\s+720\\s+600\n.*"), "the null calls in a row beside the walk:\n" + text);
         assertTrue(Double.isNaN(run(false).hopOverNullMean()), "no hop, no figure");
+    }
+
+    /**
+     * The forward beside the same call carrying the reference's bytes as a plain byte[]: its column in the calls table,
+     * the ratios printed under the targets (the call and its argument over the null call; the forward over that), and
+     * the JSON ratio.
+     */
+    @Test
+    void theForwardIsPrintedBesideTheSameCallCarryingTheReferencesBytes() {
+        ObjectsBench.Run r = run(true);
+        assertEquals(List.of("objects", "bytes", "rmi"), ObjectsCase.FORWARD_REF.columns());
+        assertEquals(5000.0 / 4800, ObjectsReport.ratios(r, ObjectsCase.FORWARD_REF).get("objects/bytes"), 0.01);
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        ObjectsReport.printTables(r, new PrintStream(b, true, StandardCharsets.UTF_8));
+        String text = b.toString(StandardCharsets.UTF_8);
+        assertTrue(text.matches("(?s).*shm/forward-ref\\s+-\\s+5000\\s+700000\\s+4800\n.*"), "the bytes column:\n" + text);
+        assertTrue(text.contains("(bytes) over the shm/call-null objects p50: 1.09x, the call and its argument alone;"
+                + " the forward over it: 1.04x"), text);
+        assertEquals(0, ObjectsCase.FORWARD_REF.expected("bytes", N));
     }
 
     @Test

@@ -4,8 +4,12 @@ import dev.verbatim.bench.objects.SharedFixtures.Elem;
 import dev.verbatim.bench.objects.SharedFixtures.Element;
 import dev.verbatim.objects.Base;
 import dev.verbatim.objects.RemoteBase;
+import dev.verbatim.objects.internal.Reference;
+import dev.verbatim.objects.internal.ReferenceDescriptor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+
+import java.util.List;
 
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -36,6 +40,17 @@ class SharedFixturesTest {
             assertEquals(expected, head.threaded(1_000));
             assertEquals(expected, head.hybrid(1_000));
         }
+    }
+
+    /** {@code forward-ref}'s {@code bytes} carries a byte[] exactly as long as the reference the forward carries. */
+    @Test
+    void theForwardsBytesAreAsLongAsTheReferenceItCarries() {
+        String address = "shm:verbatim-bench-objects-4242-b1";
+        byte[] reference = ReferenceDescriptor.encode(new Reference(7, 1, 1L << 24, List.of(address),
+                List.of(SharedFixtures.Probe.class.getName())));
+        assertEquals(reference.length, BaseZeroCalls.referenceBytes(address, SharedFixtures.Probe.class));
+        assertEquals(List.of(SharedFixtures.Probe.class), List.of(SharedFixtures.ProbeImpl.class.getInterfaces()).stream()
+                .filter(dev.verbatim.objects.Shared.class::isAssignableFrom).toList(), "the probe offers one shared interface");
     }
 
     @Test
