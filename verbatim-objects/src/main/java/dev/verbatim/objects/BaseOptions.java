@@ -9,8 +9,10 @@ import java.time.Duration;
  * How a base runs.
  *
  * @param grant          the weight a base gives each reference to one of its objects that it sends
- *                       (docs/objects.md §3): a holder can split it {@code log2(grant)} times before it
- *                       must ask for more; at least 2 and at most 2^44 (a holder sends home what it holds
+ *                       (docs/objects.md §3): a holder's forward takes half of what it holds, at most
+ *                       2^24, so the default 2^40 lasts some 65,000 forwards before the holder must ask
+ *                       for more (it asks ahead below 2^38, or below 2^16 for a hold that never had 2^38,
+ *                       and never for one that never had 2^16); at least 2 and at most 2^44 (a holder sends home what it holds
  *                       above 2^47, so that an owner's count of each object's weight, at most 2^63 - 1, does
  *                       not fill up however often it sends the object: docs/objects.md §3)
  * @param virtualThreads run calls to this base's shared objects on virtual threads of their own (for

@@ -342,7 +342,7 @@ class BasesInOneProcessTest {
      * grant raises: 1,000 forwards ask nothing.
      */
     @Test
-    void aHolderForwardingOneReferenceAThousandTimesAsksItsOwnerForWeightAFewTimesOnly() throws InterruptedException {
+    void aHolderForwardingOneReferenceAThousandTimesAsksItsOwnerForNoWeight() throws InterruptedException {
         Forwarding f = forwarding();
         long grant = Base.heldWeight(f.ref());
         for (int i = 0; i < 1_000; i++) {

@@ -45,7 +45,10 @@ final class ObjectsReport {
         return m;
     }
 
-    /** {@code objects/rpc} and {@code rmi/objects} in case {@code c}, paired by round, where both sides measured it. */
+    /**
+     * {@code objects/rpc}, {@code rmi/objects}, {@code objects/bytes} (the forward) and {@code objects/null-run} (the hop)
+     * in case {@code c}, paired by round, where both sides measured it.
+     */
     static Map<String, Double> ratios(ObjectsBench.Run run, ObjectsCase c) {
         Map<String, Double> m = new LinkedHashMap<>();
         if (run.has(c, OBJECTS) && run.has(c, RPC)) {

@@ -30,12 +30,16 @@ final class Held {
     private final Binding[] bindings;
     private long weight;
     private volatile boolean released;
-    /** Whether this hold ever had {@link #LOW_WATER} or more (a small grant never asks ahead: its arithmetic stays exact). */
-    private boolean high;
+    /**
+     * The weight below which this hold asks ahead: {@link #LOW_WATER} once it had that much, {@link #SMALL_WATER} once
+     * it had that much (a reference forwarded to this base brings at most {@link #FORWARD_MAX}), else 0: a small grant
+     * never asks ahead, and its arithmetic stays exact.
+     */
+    private long askBelow;
     /** A refill asked ahead of need is under way ({@link #wantsRefill}). */
     private boolean refilling;
     /**
-     * A split just left this hold below {@link #LOW_WATER} and started a refill ({@code refilling}) that nobody has
+     * A split just left this hold below {@link #askBelow} and started a refill ({@code refilling}) that nobody has
      * asked for yet ({@link #wantsRefill}): volatile, so the splits that leave none to ask for take no lock for it.
      */
     private volatile boolean refillDue;
@@ -69,6 +73,14 @@ final class Held {
     static final long LOW_WATER = FORWARD_MAX << 14;
 
     /**
+     * Weight below which a hold that had more, but never {@link #LOW_WATER}, asks ahead: a hold that came by a forward
+     * ({@link #FORWARD_MAX} or several) or of a small grant, forwarded on in turn, asks after 8 halvings of 2^24 with 16
+     * left, as every hold did before {@link #LOW_WATER} (a relay asking at half of what it got would message the owner
+     * after two forwards).
+     */
+    static final long SMALL_WATER = 1L << 16;
+
+    /**
      * A hold above this sends all but {@link #KEEP} home at once ({@link #add}). Every reference an owner sends
      * carries a fresh grant, so a base that receives one object again and again (a getter called in a loop) would
      * otherwise add them up until the owner's count of weight outstanding, at most 2^63 - 1, is full (2^23 grants
@@ -90,7 +102,7 @@ final class Held {
         this.types = types;
         this.bindings = new Binding[types.length];
         this.weight = r.weight();
-        this.high = weight >= LOW_WATER;
+        raised();
         lowered();
     }
 
@@ -99,16 +111,25 @@ final class Held {
         return mayBeExhausted;
     }
 
+    /** The weight went up (or was set): where this hold asks ahead from now on ({@link #askBelow}). Under the monitor. */
+    private void raised() {
+        if (weight >= LOW_WATER) {
+            askBelow = LOW_WATER;
+        } else if (weight >= SMALL_WATER && askBelow < SMALL_WATER) {
+            askBelow = SMALL_WATER;
+        }
+    }
+
     /**
      * The weight went down (or was set): notes a hold with less than 2, and whether to ask the owner for more ahead of
-     * need (this hold had {@link #LOW_WATER} or more, has less now, and no such refill is under way). Under the monitor
-     * (or in the constructor).
+     * need (this hold is below {@link #askBelow} and no such refill is under way). Under the monitor (or in the
+     * constructor).
      */
     private void lowered() {
         if (weight < 2 && !mayBeExhausted) {
             mayBeExhausted = true;
         }
-        if (high && !refilling && !released && weight < LOW_WATER) {
+        if (!refilling && !released && weight < askBelow) {
             refilling = true;
             refillDue = true;
         }
@@ -130,7 +151,7 @@ final class Held {
                     + " whose weight overflows what this base holds");
         }
         weight += w;
-        high |= weight >= LOW_WATER;
+        raised();
         return trim();
     }
 
@@ -153,8 +174,8 @@ final class Held {
     }
 
     /**
-     * Whether to ask the owner for more weight now, ahead of need: this hold had {@link #LOW_WATER} or more, has
-     * less now, and no such refill is under way (then one is, until {@link #refilled}).
+     * Whether to ask the owner for more weight now, ahead of need: this hold fell below {@link #askBelow}, and no such
+     * refill is under way (then one is, until {@link #refilled}).
      */
     boolean wantsRefill() {
         if (!refillDue) {

@@ -34,8 +34,8 @@ final class HeldObjects {
     private final Map<Key, Entry> proxies = new HashMap<>();
     /**
      * The entry {@link #entry} found or made last (written under this object's monitor; cleared when that entry goes
-     * or is replaced): most arrivals name the object the one before named. {@link #strings} reads it without the
-     * monitor, as a hint (its hold's fields are final).
+     * or is replaced): most arrivals name the object the one before named. {@link #strings} and {@link #again} read it
+     * without the monitor (its hold's fields are final): {@link #strings} as a hint, {@link #again} as its entry.
      */
     private volatile Entry last;
     private final ObjectSpace space;

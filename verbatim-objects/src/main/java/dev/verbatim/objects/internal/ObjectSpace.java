@@ -202,7 +202,8 @@ public final class ObjectSpace implements NodeExtension {
 
     @Override
     public Object decode(MemorySegment payload, Class<?> declared, Endpoint over) {
-        Object again = held.again(payload, declared, peers.peerOf(over));
+        long peer = peers.peerOf(over);
+        Object again = held.again(payload, declared, peer);
         if (again != null) {
             return again;
         }
@@ -218,7 +219,7 @@ public final class ObjectSpace implements NodeExtension {
             }
             return i;
         }
-        return decode(r, declared, peers.peerOf(over));
+        return decode(r, declared, peer);
     }
 
     /** The object the reference in {@code payload}, from base {@code peer} (0: not known), names, as {@code declared}. */

@@ -2,6 +2,7 @@ package dev.verbatim.objects.internal;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,6 +39,10 @@ public final class ReferenceDescriptor {
     public static final int MAX_ADDRESSES = 8;
     public static final int MAX_INTERFACES = 32;
     public static final int MAX_STRING = 1024;
+    /** The layouts of its fields: little-endian on any JVM, as the class comment says (and every base reads it). */
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     /**
      * A reference's strings as they travel (its addresses, then its interfaces, each {@code [u16 n][n bytes UTF-8]}),
@@ -67,7 +72,7 @@ public final class ReferenceDescriptor {
             MemorySegment m = MemorySegment.ofArray(out);
             long at = 0;
             for (byte[] b : each) {
-                m.set(ValueLayout.JAVA_SHORT_UNALIGNED, at, (short) b.length);
+                m.set(SHORT, at, (short) b.length);
                 MemorySegment.copy(MemorySegment.ofArray(b), 0, m, at + 2, b.length);
                 at += 2 + b.length;
             }
@@ -89,11 +94,11 @@ public final class ReferenceDescriptor {
     static byte[] encode(long owner, int id, long weight, Strings strings) {
         byte[] out = new byte[FIXED + strings.bytes().length];
         MemorySegment m = MemorySegment.ofArray(out);
-        m.set(ValueLayout.JAVA_LONG_UNALIGNED, OWNER, owner);
-        m.set(ValueLayout.JAVA_INT_UNALIGNED, ID, id);
-        m.set(ValueLayout.JAVA_LONG_UNALIGNED, WEIGHT, weight);
-        m.set(ValueLayout.JAVA_SHORT_UNALIGNED, ADDRESSES, (short) strings.addresses().size());
-        m.set(ValueLayout.JAVA_SHORT_UNALIGNED, INTERFACES, (short) strings.interfaces().size());
+        m.set(LONG, OWNER, owner);
+        m.set(INT, ID, id);
+        m.set(LONG, WEIGHT, weight);
+        m.set(SHORT, ADDRESSES, (short) strings.addresses().size());
+        m.set(SHORT, INTERFACES, (short) strings.interfaces().size());
         System.arraycopy(strings.bytes(), 0, out, FIXED, strings.bytes().length);
         return out;
     }
@@ -108,12 +113,12 @@ public final class ReferenceDescriptor {
     static long weightIfSame(MemorySegment m, long owner, int id, Strings known) {
         byte[] s = known.bytes();
         if (!known.readable() || m.byteSize() != FIXED + s.length
-                || m.get(ValueLayout.JAVA_LONG_UNALIGNED, OWNER) != owner
-                || m.get(ValueLayout.JAVA_LONG_UNALIGNED, ID) != Integer.toUnsignedLong(id) // the id, flags 0
-                || m.get(ValueLayout.JAVA_LONG_UNALIGNED, ADDRESSES) != known.counts()) { // the counts, reserved 0
+                || m.get(LONG, OWNER) != owner
+                || m.get(LONG, ID) != Integer.toUnsignedLong(id) // the id, flags 0
+                || m.get(LONG, ADDRESSES) != known.counts()) { // the counts, reserved 0
             return -1;
         }
-        long w = m.get(ValueLayout.JAVA_LONG_UNALIGNED, WEIGHT);
+        long w = m.get(LONG, WEIGHT);
         if (w <= 0 || MemorySegment.mismatch(m, FIXED, m.byteSize(), MemorySegment.ofArray(s), 0, s.length) != -1) {
             return -1;
         }
@@ -122,12 +127,12 @@ public final class ReferenceDescriptor {
 
     /** The owner field of {@code m}, read raw (unchecked: to find what {@link #decode(MemorySegment, Strings)} may match); 0 if too short. */
     static long owner(MemorySegment m) {
-        return m.byteSize() < FIXED ? 0 : m.get(ValueLayout.JAVA_LONG_UNALIGNED, OWNER);
+        return m.byteSize() < FIXED ? 0 : m.get(LONG, OWNER);
     }
 
     /** The id field of {@code m}, read raw as {@link #owner} is; 0 if too short. */
     static int id(MemorySegment m) {
-        return m.byteSize() < FIXED ? 0 : m.get(ValueLayout.JAVA_INT_UNALIGNED, ID);
+        return m.byteSize() < FIXED ? 0 : m.get(INT, ID);
     }
 
     /**
@@ -151,20 +156,20 @@ public final class ReferenceDescriptor {
         if (m.byteSize() < FIXED) {
             throw new IllegalArgumentException("a shared reference of " + m.byteSize() + " bytes");
         }
-        long owner = m.get(ValueLayout.JAVA_LONG_UNALIGNED, OWNER);
-        int id = m.get(ValueLayout.JAVA_INT_UNALIGNED, ID);
-        long weight = m.get(ValueLayout.JAVA_LONG_UNALIGNED, WEIGHT);
+        long owner = m.get(LONG, OWNER);
+        int id = m.get(INT, ID);
+        long weight = m.get(LONG, WEIGHT);
         if (owner == 0) {
             throw new IllegalArgumentException("a shared reference without an owner");
         }
-        if (m.get(ValueLayout.JAVA_INT_UNALIGNED, FLAGS) != 0 || m.get(ValueLayout.JAVA_INT_UNALIGNED, RESERVED) != 0) {
+        if (m.get(INT, FLAGS) != 0 || m.get(INT, RESERVED) != 0) {
             throw new IllegalArgumentException("a shared reference with unknown flags");
         }
         if (weight < 0) {
             throw new IllegalArgumentException("a shared reference with a weight of 2^63 or more (overflow)");
         }
-        int na = m.get(ValueLayout.JAVA_SHORT_UNALIGNED, ADDRESSES) & 0xFFFF;
-        int ni = m.get(ValueLayout.JAVA_SHORT_UNALIGNED, INTERFACES) & 0xFFFF;
+        int na = m.get(SHORT, ADDRESSES) & 0xFFFF;
+        int ni = m.get(SHORT, INTERFACES) & 0xFFFF;
         if (na > MAX_ADDRESSES || ni > MAX_INTERFACES) {
             throw new IllegalArgumentException("a shared reference with " + na + " addresses and " + ni + " interfaces");
         }
@@ -189,7 +194,7 @@ public final class ReferenceDescriptor {
             if (at[0] + 2 > m.byteSize()) {
                 throw new IllegalArgumentException("a shared reference's string overruns it");
             }
-            int n = m.get(ValueLayout.JAVA_SHORT_UNALIGNED, at[0]) & 0xFFFF;
+            int n = m.get(SHORT, at[0]) & 0xFFFF;
             if (n > MAX_STRING || at[0] + 2 + n > m.byteSize()) {
                 throw new IllegalArgumentException("a shared reference's string of " + n + " bytes overruns it");
             }

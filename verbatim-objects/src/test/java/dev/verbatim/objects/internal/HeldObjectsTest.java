@@ -20,8 +20,11 @@ class HeldObjectsTest {
     private static final long OWNER = 0x5eed0bL;
 
     private static MemorySegment reference(int id, long weight) {
-        return MemorySegment.ofArray(ReferenceDescriptor.encode(new Reference(OWNER, id, weight,
-                List.of("shm:held-objects-nowhere-" + ProcessHandle.current().pid()),
+        return reference(id, weight, "shm:held-objects-nowhere-" + ProcessHandle.current().pid());
+    }
+
+    private static MemorySegment reference(int id, long weight, String address) {
+        return MemorySegment.ofArray(ReferenceDescriptor.encode(new Reference(OWNER, id, weight, List.of(address),
                 List.of(Fixtures.Counter.class.getName()))));
     }
 
@@ -71,6 +74,33 @@ class HeldObjectsTest {
             assertEquals(16, ObjectSpace.weightHeld(p), "nothing added by what was refused");
             assertSame(p, s.decode(reference(1, 8), Fixtures.Counter.class, 0L));
             assertEquals(24, ObjectSpace.weightHeld(p));
+        } finally {
+            s.close();
+        }
+    }
+
+    /**
+     * The arrival of the object held last is refused as the general path refuses it when it comes from the owner
+     * vouching for addresses other than its own, or from a base declared dead: the hold was made from another base's
+     * reference carrying forged addresses, and its bytes match the arrival's.
+     */
+    @Test
+    void anArrivalOfTheObjectHeldLastFromItsOwnerOrADeadBaseIsCheckedAsEver() {
+        ObjectSpace s = ObjectSpace.listen(BaseOptions.DEFAULT, "shm:held-objects-owner-" + ProcessHandle.current().pid());
+        try {
+            String real = "shm:held-objects-real-" + ProcessHandle.current().pid();
+            String forged = "shm:held-objects-forged-" + ProcessHandle.current().pid();
+            s.decode(reference(2, 8, real), Fixtures.Counter.class, 0L); // the owner known at its real address
+            Object p = s.decode(reference(1, 8, forged), Fixtures.Counter.class, 0L); // held last: forged addresses
+            IllegalArgumentException notItsOwn = assertThrows(IllegalArgumentException.class,
+                    () -> s.decode(reference(1, 8, forged), Fixtures.Counter.class, OWNER));
+            assertTrue(notItsOwn.getMessage().contains("not the sender's"), notItsOwn.getMessage());
+            long dead = 0x0dead5L;
+            s.peers().declareDead(dead);
+            IllegalArgumentException fromTheDead = assertThrows(IllegalArgumentException.class,
+                    () -> s.decode(reference(1, 8, forged), Fixtures.Counter.class, dead));
+            assertTrue(fromTheDead.getMessage().contains("declared dead"), fromTheDead.getMessage());
+            assertEquals(8, ObjectSpace.weightHeld(p), "nothing added by what was refused");
         } finally {
             s.close();
         }

@@ -114,6 +114,10 @@ class ReferenceDescriptorTest {
             }
         }
         MemorySegment m = MemorySegment.ofArray(b.clone());
+        for (long weight : new long[] {1, (1L << 24) + 1, Long.MAX_VALUE}) {
+            m.set(ValueLayout.JAVA_LONG_UNALIGNED, WEIGHT, weight);
+            assertEquals(weight, weightIfSame(m, 9, -4, known), "weight " + weight + " read as it came");
+        }
         for (long weight : new long[] {0, -1, Long.MIN_VALUE}) {
             m.set(ValueLayout.JAVA_LONG_UNALIGNED, WEIGHT, weight);
             assertEquals(-1, weightIfSame(m, 9, -4, known), "weight " + weight);

@@ -111,4 +111,29 @@ class WeightsTest {
         assertThrows(IllegalArgumentException.class, () -> BaseOptions.DEFAULT.withGrant(1));
         assertTrue(BaseOptions.MAX_GRANT < Held.KEEP);
     }
+
+    /**
+     * Where a hold asks its owner ahead of need: one that had 2^38 below 2^38 (the 49,153rd split of the default grant);
+     * one that came by a forward (2^24) below 2^16, at its 9th split with 15 more left (a relay asked as a 2^32 one did
+     * before the cap); one that never had 2^16 (a small grant) never, its arithmetic exact.
+     */
+    @Test
+    void aHoldAsksAheadBelowWhatItsSizeAllowsAndASmallOneNever() {
+        assertEquals(49_153, firstAsk(new Held(new Reference(7, 1, 1L << 40, List.of("shm:x"), List.of()), new Class<?>[0])));
+        Held relay = new Held(new Reference(7, 2, Held.FORWARD_MAX, List.of("shm:x"), List.of()), new Class<?>[0]);
+        assertEquals(9, firstAsk(relay), "a forwarded hold asks before it runs out");
+        assertEquals(1L << 15, relay.weight());
+        assertEquals(-1, firstAsk(new Held(new Reference(7, 3, 1L << 15, List.of("shm:x"), List.of()), new Class<?>[0])),
+                "a small grant never asks ahead");
+    }
+
+    /** The split after which {@code h} first wants a refill, splitting until then (or until it cannot: -1). */
+    private static int firstAsk(Held h) {
+        for (int i = 1; h.split() > 0; i++) {
+            if (h.wantsRefill()) {
+                return i;
+            }
+        }
+        return -1;
+    }
 }

@@ -159,8 +159,8 @@ final class WaitPolicy {
      * read what came, a leading caller lets the transport park it after one look, and the transport parks at once.
      * An idle shm dispatcher otherwise spins {@link #DISPATCH_SPIN_NANOS} plus the connection's spin after each
      * message (1.2 ms of CPU with the objects suite's settings): on a connection used now and then by work that
-     * need not be quick (the object layer's weight requests, every ~24 forwards of a reference then, 271 now), that was a third
-     * spinning thread on two CPUs while the forwards ran.
+     * need not be quick (the object layer's weight requests, every ~24 forwards of a reference then, once in 65,536
+     * now), that was a third spinning thread on two CPUs while the forwards ran.
      */
     private volatile boolean quiet;
 
