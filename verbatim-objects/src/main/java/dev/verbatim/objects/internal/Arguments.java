@@ -40,6 +40,9 @@ final class Arguments {
     static final int COPY = 2;
     static final int COPY_REFS = 7;
     static final int SHARED = 6;
+    /** Read as they are written ({@link #put}): little-endian on any JVM. */
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     /** {@code values} as {@code types} declare them, sent to base {@code peer} (which decodes them). */
     static byte[] encode(ObjectSpace space, Class<?>[] types, Object[] values, long peer) {
@@ -71,8 +74,8 @@ final class Arguments {
             if (at + 8 > m.byteSize()) {
                 throw new IllegalArgumentException("argument " + i + " is missing");
             }
-            int tag = m.get(ValueLayout.JAVA_INT_UNALIGNED, at);
-            long n = m.get(ValueLayout.JAVA_INT_UNALIGNED, at + 4) & 0xFFFF_FFFFL;
+            int tag = m.get(INT, at);
+            long n = m.get(INT, at + 4) & 0xFFFF_FFFFL;
             if (at + 8 + n > m.byteSize()) {
                 throw new IllegalArgumentException("argument " + i + " overruns the arguments");
             }
@@ -89,7 +92,7 @@ final class Arguments {
                     if (!t.isPrimitive() || n != 8) {
                         throw new IllegalArgumentException("a primitive for the " + t.getName() + " argument " + i);
                     }
-                    yield unbits(t, p.get(ValueLayout.JAVA_LONG_UNALIGNED, 0));
+                    yield unbits(t, p.get(LONG, 0));
                 }
                 case SHARED -> {
                     if (!Shared.class.isAssignableFrom(t)) {
@@ -155,8 +158,8 @@ final class Arguments {
         if (m.byteSize() < 8) {
             throw new IllegalArgumentException("a copied state of " + m.byteSize() + " bytes");
         }
-        int tag = m.get(ValueLayout.JAVA_INT_UNALIGNED, 0);
-        long n = m.get(ValueLayout.JAVA_INT_UNALIGNED, 4) & 0xFFFF_FFFFL;
+        int tag = m.get(INT, 0);
+        long n = m.get(INT, 4) & 0xFFFF_FFFFL;
         if (8 + n != m.byteSize()) {
             throw new IllegalArgumentException("a copied state of " + m.byteSize() + " bytes whose payload says " + n);
         }
