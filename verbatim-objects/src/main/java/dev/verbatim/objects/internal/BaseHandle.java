@@ -35,7 +35,7 @@ public final class BaseHandle {
     /** A new object of {@code type} there, by the one public constructor that takes {@code args}. */
     public Object construct(Class<?> type, Object[] args) {
         Constructor<?> k = Construction.pickConstructor(type, args);
-        space.refillArguments(args);
+        space.weights().refillArguments(args);
         BaseService s = service();
         byte[] a = Arguments.encode(space, k.getParameterTypes(), args, peer.incarnation);
         return s.construct(space.id(), type.getName(), Construction.signature(k), a);
@@ -44,7 +44,7 @@ public final class BaseHandle {
     /** Runs there the one public static method {@code name} of {@code type} that takes {@code args}; its result. */
     public Object invokeStatic(Class<?> type, String name, Object[] args) {
         Method m = Construction.pickStatic(type, name, args);
-        space.refillArguments(args);
+        space.weights().refillArguments(args);
         BaseService s = service();
         byte[] a = Arguments.encode(space, m.getParameterTypes(), args, peer.incarnation);
         byte[] r = s.invokeStatic(space.id(), type.getName(), Construction.signature(m), a);

@@ -47,7 +47,7 @@ final class Held {
     /**
      * Whether some hold of this process may have had less than 2 to split at some time (it arrived with 1, or a
      * split left 1): until then no hold is exhausted, and a call need not look for one among its arguments
-     * ({@link ObjectSpace#refillArguments}). Set for good, never cleared.
+     * ({@link HoldWeights#refillArguments}). Set for good, never cleared.
      */
     private static volatile boolean mayBeExhausted;
 

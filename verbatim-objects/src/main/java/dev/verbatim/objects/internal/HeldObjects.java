@@ -63,7 +63,7 @@ final class HeldObjects {
                 }
                 long excess = ref.held.add(r.weight());
                 if (excess >= 0) {
-                    space.arrived(ref.held, peer, r.weight(), excess);
+                    space.weights().arrived(ref.held, peer, r.weight(), excess);
                     return p;
                 }
             }
@@ -76,7 +76,7 @@ final class HeldObjects {
             proxies.put(k, e);
             last = e;
             CLEANER.register(p, () -> drop(k, h));
-            space.arrived(h, peer, r.weight(), h.excess()); // (counted once the hold is entered, as an added one is)
+            space.weights().arrived(h, peer, r.weight(), h.excess()); // (counted once the hold is entered, as an added one is)
             return p;
         }
     }
@@ -90,7 +90,7 @@ final class HeldObjects {
      * its look-up, its {@link Reference} or this object's monitor: the entry found last is its object's (an entry is
      * replaced only when its proxy died or its hold was released, and then this finds no proxy, or {@link Held#add}
      * refuses), and a hold being released takes its weight under the ledger's monitor, as this adds it
-     * ({@link ObjectSpace#takeIn}). Most arrivals name the object the one before named (a reference passed again and
+     * ({@link HoldWeights#takeIn}). Most arrivals name the object the one before named (a reference passed again and
      * again).
      */
     Object again(MemorySegment payload, Class<?> declared, long peer) {
@@ -101,7 +101,7 @@ final class HeldObjects {
         Held h = e.held;
         long w = ReferenceDescriptor.weightIfSame(payload, h.owner, h.id, h.strings);
         Object p = w < 0 ? null : e.get();
-        return p != null && declared.isInstance(p) && space.takeIn(h, w, peer) ? p : null;
+        return p != null && declared.isInstance(p) && space.weights().takeIn(h, w, peer) ? p : null;
     }
 
     /** The entry of object {@code id} of {@code owner}, or null. Under this object's monitor. */
@@ -141,7 +141,7 @@ final class HeldObjects {
     }
 
     private void drop(Key k, Held h) {
-        long w = space.takeAll(h);
+        long w = space.weights().takeAll(h);
         synchronized (this) {
             Entry ref = proxies.get(k);
             if (ref != null && (ref.get() == null || ref.held == h)) {
@@ -152,7 +152,7 @@ final class HeldObjects {
             }
         }
         if (w > 0) {
-            space.giveBack(h, w);
+            space.weights().giveBack(h, w);
         }
     }
 

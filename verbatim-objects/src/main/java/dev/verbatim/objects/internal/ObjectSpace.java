@@ -24,7 +24,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Writing a reference: one of this base's objects gets a fresh grant of weight; a proxy of another
  * base's object gives half of what it holds (to the object's owner, possibly nothing); a proxy left with
- * too little to split asks the owner for another grant first. Reading one: this base's own object comes
+ * too little to split asks the owner for another grant first ({@link HoldWeights}, which also takes in and sends home
+ * what this base's holds receive and give back). Reading one: this base's own object comes
  * home and its weight is credited back; another base's arrives as the one proxy this base has of it. Every
  * weight that moves is entered in the {@link Ledger} with the base it went to or came from, under the
  * ledger's monitor together with the change of the hold ({@code owned}'s monitor first for this base's own
@@ -44,6 +45,7 @@ public final class ObjectSpace implements NodeExtension {
     private final Construction construction = new Construction();
     private final Ledger ledger = new Ledger();
     private final Census census = new Census(this);
+    private final HoldWeights weights = new HoldWeights(this);
     private final Map<String, Object> names = new ConcurrentHashMap<>();
     private volatile Node node;
     private volatile List<String> addresses = List.of();
@@ -115,6 +117,10 @@ public final class ObjectSpace implements NodeExtension {
         return owned;
     }
 
+    HoldWeights weights() {
+        return weights;
+    }
+
     Object named(String name) {
         return names.get(name);
     }
@@ -158,10 +164,10 @@ public final class ObjectSpace implements NodeExtension {
             h.check();
             long w;
             while ((w = split(h, peer)) < 0) {
-                refill(h);
+                weights.refill(h);
             }
             if (h.wantsRefill()) {
-                refillAhead(h);
+                weights.refillAhead(h);
             }
             return ReferenceDescriptor.encode(h.owner, h.id, w, h.strings);
         }
@@ -233,21 +239,6 @@ public final class ObjectSpace implements NodeExtension {
             throw new IllegalArgumentException("a reference to object #0, which no base hands out");
         }
         return decode(r, declared, peer);
-    }
-
-    /**
-     * Adds weight {@code w}, which arrived from base {@code peer}, to {@code h}, as {@link HeldObjects#resolve} would
-     * ({@link HeldObjects#again}: an arrival of the object held last); false if {@code h} was released or {@code peer}
-     * was declared dead, for the general path to decide.
-     */
-    boolean takeIn(Held h, long w, long peer) {
-        synchronized (ledger) {
-            long excess = peers.isDead(peer) ? -1 : h.add(w);
-            if (excess >= 0) {
-                arrived(h, peer, w, excess);
-            }
-            return excess >= 0;
-        }
     }
 
     /**
@@ -377,51 +368,7 @@ public final class ObjectSpace implements NodeExtension {
         return owned.target(id);
     }
 
-    // ------------------------------------------------------------------ weights
-
-    /** Asks the owner of {@code h}'s object for another grant (the hold has no weight to split). */
-    void refill(Held h) {
-        long g = peers.grants(h.owner, h.addresses).grant(new WeightReturn(h.owner, h.id, 0), id);
-        if (g <= 0) {
-            throw new RemoteException(Reason.PROTOCOL, "no weight granted for " + h);
-        }
-        boolean added;
-        synchronized (ledger) {
-            long excess = h.add(g);
-            added = excess >= 0;
-            ledger.received(h.owner, h.id, h.owner, g, true);
-            if (!added) {
-                ledger.sent(h.owner, h.id, h.owner, g, true);
-            }
-            sendHome(h, excess);
-        }
-        if (!added) { // released meanwhile (by another thread): the grant goes back at once
-            giveBackNow(h, g);
-            h.check();
-        }
-    }
-
-    /**
-     * Asks {@code h}'s owner for another grant on a thread of its own, ahead of need ({@link Held#LOW_WATER}): a
-     * holder that forwards the object on and on then never waits for the owner on a call's path (a refill
-     * there costs a round trip to the owner, over a connection that is mostly idle: a wake-up of its reader).
-     * A refill that fails leaves the hold as it was: the one that is needed then is made on the path, as before.
-     */
-    private void refillAhead(Held h) {
-        if (node.isClosed() || peers.isGone(h.owner)) {
-            h.refilled();
-            return;
-        }
-        Thread.ofVirtual().name("verbatim-objects-refill").start(() -> {
-            try {
-                refill(h);
-            } catch (RuntimeException ignored) {
-                // the owner is gone, or the hold was released: a forward that needs weight refills (and fails) itself
-            } finally {
-                h.refilled();
-            }
-        });
-    }
+    // ------------------------------------------------------------------ weights (the owner's side; a holder's: HoldWeights)
 
     /** Another grant of {@code impl} (one of this base's objects) for base {@code caller}, a holder that ran out. */
     long grantMore(Object impl, long caller) {
@@ -436,77 +383,16 @@ public final class ObjectSpace implements NodeExtension {
         }
     }
 
-    /**
-     * Weight {@code w} of {@code h}'s object arrived from base {@code peer} and was added to the hold, which took
-     * {@code excess} of it off to send home ({@link Held#HIGH_WATER}): both counted, and the excess sent (on a
-     * thread of its own). Nothing is counted for an owner declared dead (§7: what it handed out no longer matters).
-     * Under the ledger's monitor.
-     */
-    void arrived(Held h, long peer, long w, long excess) {
-        if (peers.isDead(h.owner)) {
-            return;
-        }
-        ledger.received(h.owner, h.id, peer, w, true);
-        sendHome(h, excess);
-    }
-
-    /** Sends weight {@code w} (if positive) of {@code h}'s object home, counted as sent there. Under the ledger's monitor. */
-    private void sendHome(Held h, long w) {
-        if (w <= 0) {
-            return;
-        }
-        ledger.sent(h.owner, h.id, h.owner, w, true);
-        giveBack(h, w);
-    }
-
-    /** Releases hold {@code h}: all its weight, counted as sent home (0 if it was released already). */
-    long takeAll(Held h) {
-        synchronized (ledger) {
-            long w = h.takeAll();
-            ledger.sent(h.owner, h.id, h.owner, w, true);
-            return w;
-        }
-    }
-
-    /** Refills, before a call is sent, any argument that is a proxy with too little weight to split. */
-    void refillArguments(Object[] args) {
-        if (!Held.mayBeExhausted()) {
-            return; // no hold ever had less than 2: none needs a refill (and no argument's handler is looked up)
-        }
-        for (Object a : args) {
-            Held h = SharedHandler.heldBy(a);
-            if (h != null && h.exhausted()) {
-                refill(h);
-            }
-        }
-    }
-
-    /** Sends weight {@code w} of {@code h}'s object home (on a thread of its own: the caller may be a cleaner). */
-    void giveBack(Held h, long w) {
-        if (node.isClosed() || peers.isGone(h.owner)) {
-            return;
-        }
-        Thread.ofVirtual().name("verbatim-objects-release").start(() -> giveBackNow(h, w));
-    }
-
-    private void giveBackNow(Held h, long w) {
-        try {
-            peers.service(h.owner, h.addresses).release(new WeightReturn(h.owner, h.id, w));
-        } catch (RuntimeException ignored) {
-            // the owner is gone or unreachable: what it handed out no longer matters to anyone
-        }
-    }
-
     /** Releases a proxy now: its weight goes home before this returns. */
     public void release(Object proxy) {
         Held h = SharedHandler.heldBy(proxy);
         if (h == null) {
             throw new IllegalArgumentException("not a reference to another base's object: " + proxy);
         }
-        long w = takeAll(h);
+        long w = weights.takeAll(h);
         held.drop(proxy);
         if (w > 0 && !peers.isGone(h.owner)) {
-            giveBackNow(h, w);
+            weights.giveBackNow(h, w);
         }
     }
 

@@ -92,7 +92,7 @@ final class SharedHandler implements InvocationHandler {
         }
         Route r = route(proxy.getClass(), method);
         Object[] a = args == null ? Binding.NO_ARGS : args;
-        space.refillArguments(a);
+        space.weights().refillArguments(a);
         held.check();
         Binding b = binding(r.type, false);
         try {
