@@ -45,7 +45,7 @@ final class BaseZeroCalls {
     /** The call of {@code contender} in case {@code c}, each element of a walk working {@code work} ns. */
     CallLoop.Call call(String contender, ObjectsCase c, long work) throws Exception {
         if (c.isList() && contender.equals(ObjectsCase.NULL_RUN)) { // the hop's like for like: a remote link's worth of null calls
-            Probe p = here.shm.lookup(session.require("shm1"), "probe", Probe.class);
+            Probe p = shmProbe(1);
             int links = elements - 1;
             return seq -> {
                 for (int i = 0; i < links; i++) {
@@ -82,15 +82,15 @@ final class BaseZeroCalls {
         if (c == ObjectsCase.FORWARD_REF) {
             return switch (contender) {
                 case ObjectsCase.OBJECTS -> {
-                    Probe b = here.shm.lookup(session.require("shm1"), "probe", Probe.class);
-                    Probe third = here.shm.lookup(session.require("shm2"), "probe", Probe.class);
+                    Probe b = shmProbe(1);
+                    Probe third = shmProbe(2);
                     yield seq -> {
                         third.put(b);
                         return 0;
                     };
                 }
                 case ObjectsCase.BYTES -> {
-                    Probe third = here.shm.lookup(session.require("shm2"), "probe", Probe.class);
+                    Probe third = shmProbe(2);
                     byte[] reference = new byte[referenceBytes(session.require("shm1"), Probe.class)];
                     yield seq -> {
                         third.putBytes(reference);
@@ -167,6 +167,11 @@ final class BaseZeroCalls {
     static int referenceBytes(String address, Class<?> type) {
         return 32 + 2 + address.getBytes(StandardCharsets.UTF_8).length + 2
                 + type.getName().getBytes(StandardCharsets.UTF_8).length;
+    }
+
+    /** The probe of process {@code k}'s shm base, as base 0's shm base holds it. */
+    private Probe shmProbe(int k) {
+        return here.shm.lookup(session.require("shm" + k), "probe", Probe.class);
     }
 
     private RemoteBase shmBase(int k) {

@@ -26,8 +26,8 @@ import static dev.verbatim.bench.objects.ObjectsCase.RPC;
  *
  * <p>JSON lines: {@code {"suite":"objects","case":KEY,"unit":"ns"|"ns/element","results":{contender: figure},
  * "ratios":{..},"work":W,"elements":N,"mode":"quick"}} for every case of {@link ObjectsCase#all()} (its
- * contenders that measured it; ratios: {@code objects/rpc}, {@code rmi/objects} and {@code objects/null-run} where
- * both are there, paired by round); then a line per target ({@code {"suite":"objects","target":..,"measured":x|null,
+ * contenders that measured it; ratios: {@code objects/rpc}, {@code rmi/objects}, {@code objects/bytes} and
+ * {@code objects/null-run} where both are there, paired by round); then a line per target ({@code {"suite":"objects","target":..,"measured":x|null,
  * "need":..,"pass":true|false|null}}) and a line per failure ({@code {"suite":"objects","failed":
  * "contender case","error":..}}).
  */
