@@ -86,10 +86,12 @@ final class ValueDecoder {
                 if (!k.bytes()) {
                     throw new IllegalArgumentException("bytes for a " + k.type().getName());
                 }
-                MemorySegment b = m.asSlice(p, n);
-                if (k.tag() != ValueKind.Tag.SEGMENT) {
-                    yield b.toArray(ValueLayout.JAVA_BYTE);
+                if (k.tag() != ValueKind.Tag.SEGMENT) { // copied straight, no slice made for it
+                    byte[] a = new byte[Math.toIntExact(n)];
+                    MemorySegment.copy(m, ValueLayout.JAVA_BYTE, p, a, 0, a.length);
+                    yield a;
                 }
+                MemorySegment b = m.asSlice(p, n);
                 // an argument is read in place, valid for the call; a result outlives its reply: a copy on the heap
                 yield kind(m) == REPLY ? MemorySegment.ofArray(b.toArray(ValueLayout.JAVA_BYTE)) : b;
             }

@@ -88,10 +88,21 @@ public final class AreaWriter {
         }
         long start = cleanFrom <= from && from <= cleanTo ? cleanTo : from; // extend what is still clean
         if (start < to) {
-            window.asSlice(areaStart + start, to - start).fill((byte) 0);
+            zero(areaStart + start, to - start);
         }
         cleanFrom = from;
         cleanTo = Math.max(to, start);
+    }
+
+    /** Zeroes {@code n} bytes at {@code at} of the window: a few lines by words (no slice made), more as a slice. */
+    private void zero(long at, long n) {
+        if (n > 256 || ((at | n) & 7) != 0) {
+            window.asSlice(at, n).fill((byte) 0);
+            return;
+        }
+        for (long end = at + n; at < end; at += 8) {
+            window.set(ValueLayout.JAVA_LONG, at, 0L);
+        }
     }
 
     /**
