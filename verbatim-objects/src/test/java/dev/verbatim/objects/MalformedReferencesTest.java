@@ -70,7 +70,7 @@ class MalformedReferencesTest {
         List<String> at = b.addresses();
         List<String> iface = List.of(Counter.class.getName());
         byte[] unknownFlags = ReferenceDescriptor.encode(new Reference(other, 1, 1, at, iface));
-        unknownFlags[ReferenceDescriptor.FLAGS] = 1;
+        unknownFlags[ReferenceDescriptor.FLAGS] = 2; // (1 is DECLARED)
         byte[] whole = ReferenceDescriptor.encode(new Reference(other, 1, 1, at, iface));
         byte[] trailing = java.util.Arrays.copyOf(whole, whole.length + 3);
         byte[] overrun = java.util.Arrays.copyOf(whole, whole.length - 1);

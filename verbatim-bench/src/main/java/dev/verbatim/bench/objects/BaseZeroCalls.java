@@ -91,7 +91,7 @@ final class BaseZeroCalls {
                 }
                 case ObjectsCase.BYTES -> {
                     Probe third = shmProbe(2);
-                    byte[] reference = new byte[referenceBytes(session.require("shm1"), Probe.class)];
+                    byte[] reference = new byte[referenceBytes(session.require("shm1"))];
                     yield seq -> {
                         third.putBytes(reference);
                         return 0;
@@ -160,13 +160,12 @@ final class BaseZeroCalls {
     }
 
     /**
-     * The length of a reference to an object of the base at {@code address} offering {@code type} only, as it travels
-     * to a third base (docs/objects.md §1): 32 fixed bytes, then the owner's address and the interface's name, each
-     * a u16 length and its UTF-8 bytes.
+     * The length of a reference to an object of the base at {@code address} offering one shared interface, as it
+     * travels to a third base where that interface is declared (docs/objects.md §1, {@code DECLARED}): 32 fixed bytes,
+     * then the owner's address, a u16 length and its UTF-8 bytes (the interface's name does not travel).
      */
-    static int referenceBytes(String address, Class<?> type) {
-        return 32 + 2 + address.getBytes(StandardCharsets.UTF_8).length + 2
-                + type.getName().getBytes(StandardCharsets.UTF_8).length;
+    static int referenceBytes(String address) {
+        return 32 + 2 + address.getBytes(StandardCharsets.UTF_8).length;
     }
 
     /** The probe of process {@code k}'s shm base, as base 0's shm base holds it. */

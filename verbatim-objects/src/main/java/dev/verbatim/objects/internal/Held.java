@@ -4,6 +4,7 @@ import dev.verbatim.rpc.RemoteException;
 import dev.verbatim.rpc.internal.Binding;
 
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * This base's hold on another base's object: the state behind one proxy (docs/objects.md §3). It carries
@@ -25,6 +26,8 @@ final class Held {
     final List<String> interfaces;
     /** The addresses and interfaces as they travel: encoded once, copied into every reference sent, matched on arrival. */
     final ReferenceDescriptor.Strings strings;
+    /** The type this hold's references last travelled {@link ReferenceDescriptor#DECLARED} as (racy: a hint). */
+    private Class<?> declaredAs;
     /** The interfaces of the proxy, in the proxy class's order; their bindings, made on the first call. */
     final Class<?>[] types;
     private final Binding[] bindings;
@@ -45,11 +48,14 @@ final class Held {
     private volatile boolean refillDue;
 
     /**
-     * Whether some hold of this process may have had less than 2 to split at some time (it arrived with 1, or a
-     * split left 1): until then no hold is exhausted, and a call need not look for one among its arguments
-     * ({@link HoldWeights#refillArguments}). Set for good, never cleared.
+     * How many holds of this process have less than 2 to split now and are not released (one arrived with 1, or a
+     * split left 1, and no weight came since): while there is none, a call need not look for one among its arguments
+     * ({@link HoldWeights#refillArguments}). Counted as holds go low and come back (was a flag set for good: one hold
+     * that ran out once made every later call of the process look its arguments over).
      */
-    private static volatile boolean mayBeExhausted;
+    private static final AtomicInteger LOW = new AtomicInteger();
+    /** Whether this hold is counted in {@link #LOW}. Under the monitor. */
+    private boolean low;
 
     /**
      * The most a reference sent on takes of a hold: half of it, up to this. A hold of the default grant (2^40) then
@@ -106,9 +112,39 @@ final class Held {
         lowered();
     }
 
-    /** Whether any hold of this process may have been exhausted at some time ({@link #mayBeExhausted}). */
+    /**
+     * Whether a reference to this object travels {@link ReferenceDescriptor#DECLARED} where {@code declared} is declared
+     * ({@link ReferenceDescriptor#declares}): the type a reference to it travels as is mostly the same each time,
+     * remembered so that the names are compared once.
+     */
+    boolean declares(Class<?> declared) {
+        if (declared != null && declared == declaredAs) {
+            return true;
+        }
+        if (ReferenceDescriptor.declares(interfaces, declared)) {
+            declaredAs = declared;
+            return true;
+        }
+        return false;
+    }
+
+    /** Whether some hold of this process may be exhausted now ({@link #LOW}). */
     static boolean mayBeExhausted() {
-        return mayBeExhausted;
+        return LOW.get() != 0;
+    }
+
+    /** How many holds of this process are exhausted now ({@link #LOW}). */
+    static int exhaustedHolds() {
+        return LOW.get();
+    }
+
+    /** Counts this hold in or out of {@link #LOW} as it is now. Under the monitor (or in the constructor). */
+    private void countLow() {
+        boolean now = weight < 2 && !released;
+        if (now != low) {
+            low = now;
+            LOW.getAndAdd(now ? 1 : -1);
+        }
     }
 
     /** The weight went up (or was set): where this hold asks ahead from now on ({@link #askBelow}). Under the monitor. */
@@ -118,6 +154,7 @@ final class Held {
         } else if (weight >= SMALL_WATER && askBelow < SMALL_WATER) {
             askBelow = SMALL_WATER;
         }
+        countLow();
     }
 
     /**
@@ -126,9 +163,7 @@ final class Held {
      * constructor).
      */
     private void lowered() {
-        if (weight < 2 && !mayBeExhausted) {
-            mayBeExhausted = true;
-        }
+        countLow();
         if (!refilling && !released && weight < askBelow) {
             refilling = true;
             refillDue = true;
@@ -234,6 +269,7 @@ final class Held {
         released = true;
         long w = weight;
         weight = 0;
+        countLow();
         return w;
     }
 

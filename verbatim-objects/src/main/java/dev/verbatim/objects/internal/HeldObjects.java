@@ -82,6 +82,29 @@ final class HeldObjects {
     }
 
     /**
+     * Takes in the weight of reference {@code r}, from base {@code peer}, read as no type (its message is dropped
+     * unread): added to this base's live hold of the object, or counted as received and sent straight home, with no
+     * proxy made (the interfaces a proxy made now would offer could be fewer than the object's, and a proxy, entered,
+     * is what every later reference to the object resolves to). Under the ledger's monitor.
+     *
+     * @throws IllegalArgumentException if the weight overflows the hold's
+     */
+    void takeIn(Reference r, long peer) {
+        synchronized (this) {
+            Entry ref = entry(r.owner(), r.id());
+            Object p = ref == null ? null : ref.get();
+            if (p != null) {
+                resolve(r, dev.verbatim.objects.Shared.class, peer); // (a proxy implements Shared)
+                java.lang.ref.Reference.reachabilityFence(p); // (so resolve finds it)
+                return;
+            }
+        }
+        Held h = new Held(r, new Class<?>[0]); // never entered: what it takes in goes home at once
+        space.weights().arrived(h, peer, r.weight(), h.excess());
+        space.weights().giveBack(h, space.weights().takeAll(h));
+    }
+
+    /**
      * The proxy of the object whose entry was found or made last, with the weight of the reference in {@code payload},
      * from base {@code peer}, added, if the reference names that object exactly as its hold's strings encode it
      * ({@link ReferenceDescriptor#weightIfSame}), its proxy is alive and unreleased and implements {@code declared},
@@ -99,7 +122,7 @@ final class HeldObjects {
             return null;
         }
         Held h = e.held;
-        long w = ReferenceDescriptor.weightIfSame(payload, h.owner, h.id, h.strings);
+        long w = ReferenceDescriptor.weightIfSame(payload, h.owner, h.id, h.strings, h.declares(declared));
         Object p = w < 0 ? null : e.get();
         return p != null && declared.isInstance(p) && space.weights().takeIn(h, w, peer) ? p : null;
     }
@@ -120,7 +143,7 @@ final class HeldObjects {
     /**
      * The strings of the hold this base has of object {@code id} of {@code owner}, or null: what a reference to it
      * arriving again most likely carries ({@link ReferenceDescriptor#decode(java.lang.foreign.MemorySegment,
-     * ReferenceDescriptor.Strings)}).
+     * ReferenceDescriptor.Strings, Class)}).
      */
     ReferenceDescriptor.Strings strings(long owner, int id) {
         // (only a hint: strings that are not the arriving bytes are not used, and a hold's strings are its object's

@@ -118,7 +118,7 @@ final class HoldWeights {
     /** Refills, before a call is sent, any argument that is a proxy with too little weight to split. */
     void refillArguments(Object[] args) {
         if (!Held.mayBeExhausted()) {
-            return; // no hold ever had less than 2: none needs a refill (and no argument's handler is looked up)
+            return; // no hold has less than 2 now: none needs a refill (and no argument's handler is looked up)
         }
         for (Object a : args) {
             Held h = SharedHandler.heldBy(a);

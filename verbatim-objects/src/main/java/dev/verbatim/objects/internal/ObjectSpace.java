@@ -138,11 +138,20 @@ public final class ObjectSpace implements NodeExtension {
         if (over != null && !over.isOpen()) { // (after the peer is looked up: a closed connection forgets its peer)
             throw new RemoteException(Reason.NOT_SENT, over.description() + " is closed: no reference is written to it");
         }
-        return encode(value, peer);
+        return encode(value, peer, declared);
     }
 
     /** The payload of a reference to {@code value} sent to base {@code peer} (0: not known), its weight counted. */
     byte[] encode(Object value, long peer) {
+        return encode(value, peer, null);
+    }
+
+    /**
+     * The payload of a reference to {@code value} sent to base {@code peer} (0: not known), its weight counted, read
+     * there as {@code declared} (null: no type; else a reference to an object offering exactly that interface travels
+     * {@link ReferenceDescriptor#DECLARED}, without the interface's name).
+     */
+    byte[] encode(Object value, long peer, Class<?> declared) {
         if (value instanceof WeightReturn r) {
             return ReferenceDescriptor.encode(Reference.home(r.owner(), r.id(), r.weight()));
         }
@@ -169,7 +178,7 @@ public final class ObjectSpace implements NodeExtension {
             if (h.wantsRefill()) {
                 weights.refillAhead(h);
             }
-            return ReferenceDescriptor.encode(h.owner, h.id, w, h.strings);
+            return ReferenceDescriptor.encode(h.owner, h.id, w, h.strings, h.declares(declared));
         }
         SharedTypes.Offer offer = SharedTypes.offer(value.getClass());
         OwnedObjects.Entry e;
@@ -182,7 +191,8 @@ public final class ObjectSpace implements NodeExtension {
             }
             ledger.sent(id, e.id, peer, options.grant(), false);
         }
-        return ReferenceDescriptor.encode(new Reference(id, e.id, options.grant(), addresses, offer.names()));
+        return ReferenceDescriptor.encode(id, e.id, options.grant(), ReferenceDescriptor.Strings.of(addresses, offer.names()),
+                ReferenceDescriptor.declares(offer.names(), declared));
     }
 
     /**
@@ -213,7 +223,7 @@ public final class ObjectSpace implements NodeExtension {
         if (again != null) {
             return again;
         }
-        Reference r = read(payload);
+        Reference r = read(payload, declared);
         if (r.id() == 0) { // a base introducing itself over a connection it made
             if (r.weight() != 0 || over == null || r.addresses().isEmpty()) {
                 throw new IllegalArgumentException("a reference to object #0, which no base hands out");
@@ -234,7 +244,7 @@ public final class ObjectSpace implements NodeExtension {
         if (again != null) {
             return again;
         }
-        Reference r = read(payload);
+        Reference r = read(payload, declared);
         if (r.id() == 0) {
             throw new IllegalArgumentException("a reference to object #0, which no base hands out");
         }
@@ -242,15 +252,20 @@ public final class ObjectSpace implements NodeExtension {
     }
 
     /**
-     * The reference in {@code payload}, checked ({@link ReferenceDescriptor#decode(MemorySegment)}); one to an object
-     * this base holds already, carrying the strings its hold has, makes no string.
+     * The reference in {@code payload}, read as {@code declared}, checked ({@link ReferenceDescriptor#decode(MemorySegment,
+     * ReferenceDescriptor.Strings, Class)}); one to an object this base holds already, carrying the strings its hold has,
+     * makes no string.
      */
-    private Reference read(MemorySegment payload) {
+    private Reference read(MemorySegment payload, Class<?> declared) {
         long owner = ReferenceDescriptor.owner(payload);
         return ReferenceDescriptor.decode(payload, owner == 0 || owner == id ? null
-                : held.strings(owner, ReferenceDescriptor.id(payload)));
+                : held.strings(owner, ReferenceDescriptor.id(payload)), declared);
     }
 
+    /**
+     * The object {@code r}, from base {@code peer}, names, as {@code declared}; with {@code declared} null, read as no type
+     * ({@link #dropped}): its weight taken in, and null.
+     */
     private Object decode(Reference r, Class<?> declared, long peer) {
         if (r.owner() == id) { // one of ours, coming home: its weight comes back
             Object impl;
@@ -262,7 +277,7 @@ public final class ObjectSpace implements NodeExtension {
                     ledger.forget(id, r.id());
                 }
             }
-            if (!declared.isInstance(impl)) {
+            if (declared != null && !declared.isInstance(impl)) {
                 throw new IllegalArgumentException("a reference to object #" + Integer.toUnsignedString(r.id()) + " as "
                         + declared.getName() + ", which it does not implement");
             }
@@ -282,6 +297,10 @@ public final class ObjectSpace implements NodeExtension {
         peers.know(r.owner(), r.addresses());
         synchronized (ledger) {
             refuseDead(peer, "from");
+            if (declared == null) {
+                held.takeIn(r, peer);
+                return null;
+            }
             return held.resolve(r, declared, peer);
         }
     }
@@ -302,10 +321,20 @@ public final class ObjectSpace implements NodeExtension {
         throw new IllegalArgumentException(why);
     }
 
+    /**
+     * A reference of a message nobody reads: its weight must not leak. Read as no type (a {@link
+     * ReferenceDescriptor#DECLARED} one names no interface here): one of this base's objects is credited; another
+     * base's object's weight goes to this base's live hold of it, or straight home (no proxy is made).
+     */
     @Override
     public void dropped(MemorySegment payload, Endpoint over) {
         try {
-            decode(payload, Shared.class, over); // credited, or a proxy whose weight goes home when it is collected
+            Reference r = ReferenceDescriptor.decode(payload);
+            if (r.id() == 0) {
+                decode(payload, Shared.class, over); // an introduction
+                return;
+            }
+            decode(r, null, peers.peerOf(over));
         } catch (RuntimeException ignored) {
             // malformed: nothing to give back
         }

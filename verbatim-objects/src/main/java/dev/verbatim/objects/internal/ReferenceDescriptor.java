@@ -15,14 +15,19 @@ import java.util.List;
  *  0             8        12       16             24        26         28         32
  *  +-------------+--------+--------+--------------+---------+----------+----------+----------------------
  *  | owner (u64) | id u32 | flags  | weight (u64) | naddr   | niface   | reserved | strings: naddr addresses,
- *  |             |        | u32 =0 |              | u16     | u16      | u32 = 0  | then niface interface
+ *  |             |        | u32    |              | u16     | u16      | u32 = 0  | then niface interface
  *  +-------------+--------+--------+--------------+---------+----------+----------+ names, each [u16 n][n bytes UTF-8]
  * </pre>
  *
- * The payload ends exactly after the last string (RPC pads the value). Checks on reading: at least
- * {@link #FIXED} bytes; owner non-zero; flags and reserved zero; weight below 2^63; at most
- * {@link #MAX_ADDRESSES} addresses and {@link #MAX_INTERFACES} interfaces, each string at most
- * {@link #MAX_STRING} bytes and inside the payload, nothing after the last. What a reference means to its
+ * Flags: 0, or {@link #DECLARED}: the object's shared interfaces are exactly the one its value is declared as
+ * where it travels (a parameter's or a result's type, which both ends' signatures name alike), and no name
+ * travels ({@code niface} 0). A reference with it read where no shared interface is declared (an entry of a value's
+ * table) is malformed.
+ *
+ * <p>The payload ends exactly after the last string (RPC pads the value). Checks on reading: at least
+ * {@link #FIXED} bytes; owner non-zero; no flag but {@link #DECLARED}, and with it no interface name; reserved zero;
+ * weight below 2^63; at most {@link #MAX_ADDRESSES} addresses and {@link #MAX_INTERFACES} interfaces, each string at
+ * most {@link #MAX_STRING} bytes and inside the payload, nothing after the last. What a reference means to its
  * receiver (its own object coming home, or another base's) is checked by {@link ObjectSpace}.
  */
 public final class ReferenceDescriptor {
@@ -39,6 +44,12 @@ public final class ReferenceDescriptor {
     public static final int MAX_ADDRESSES = 8;
     public static final int MAX_INTERFACES = 32;
     public static final int MAX_STRING = 1024;
+    /**
+     * The flag of a reference whose object offers exactly the shared interface its value is declared as: its name does
+     * not travel (a reference of ~120 bytes was ~70: every line of a message is a line the receiving core takes from the
+     * sending one).
+     */
+    public static final int DECLARED = 1;
     /** The layouts of its fields: little-endian on any JVM, as the class comment says (and every base reads it). */
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -48,15 +59,16 @@ public final class ReferenceDescriptor {
      * A reference's strings as they travel (its addresses, then its interfaces, each {@code [u16 n][n bytes UTF-8]}),
      * encoded once: a hold keeps them, so that sending its object on copies them instead of encoding them, and
      * reading another reference to it that carries the same bytes makes no string ({@link #decode(MemorySegment,
-     * Strings)}).
+     * Strings, Class)}).
      *
      * @param bytes    the encoded strings
      * @param readable whether {@code bytes} pass the checks of {@link #decode(MemorySegment)} (counts and lengths
      *                 within the limits): only then may a payload's bytes be matched against them
      */
-    record Strings(byte[] bytes, List<String> addresses, List<String> interfaces, boolean readable) {
+    record Strings(byte[] bytes, List<String> addresses, List<String> interfaces, boolean readable, int addressBytes) {
         static Strings of(List<String> addresses, List<String> interfaces) {
             int n = 0;
+            int addressBytes = 0;
             boolean readable = addresses.size() <= MAX_ADDRESSES && interfaces.size() <= MAX_INTERFACES;
             byte[][] each = new byte[addresses.size() + interfaces.size()][];
             int i = 0;
@@ -67,6 +79,9 @@ public final class ReferenceDescriptor {
                     each[i++] = b;
                     n += 2 + b.length;
                 }
+                if (l == addresses) {
+                    addressBytes = n;
+                }
             }
             byte[] out = new byte[n];
             MemorySegment m = MemorySegment.ofArray(out);
@@ -76,56 +91,105 @@ public final class ReferenceDescriptor {
                 MemorySegment.copy(MemorySegment.ofArray(b), 0, m, at + 2, b.length);
                 at += 2 + b.length;
             }
-            return new Strings(out, addresses, interfaces, readable);
+            return new Strings(out, addresses, interfaces, readable, addressBytes);
         }
 
         /** The payload's word at {@link #ADDRESSES} for these strings: the two counts, and reserved 0 (little-endian). */
         long counts() {
             return addresses.size() | (long) interfaces.size() << 16;
         }
+
+        /** The word at {@link #ADDRESSES} of a {@link #DECLARED} reference with these addresses: no interface name. */
+        long declaredCounts() {
+            return addresses.size();
+        }
+
+        /** Whether a reference with these strings may travel {@link #DECLARED} where {@code declared} is declared. */
+        boolean declaredAs(Class<?> declared) {
+            return declares(interfaces, declared);
+        }
     }
 
     /** The payload of {@code r}. */
     public static byte[] encode(Reference r) {
-        return encode(r.owner(), r.id(), r.weight(), Strings.of(r.addresses(), r.interfaces()));
+        return encode(r, false);
+    }
+
+    /**
+     * The payload of {@code r}, {@link #DECLARED} if {@code declared}: without its interface's name, travelling where
+     * that interface is declared.
+     *
+     * @throws IllegalArgumentException if {@code declared} and {@code r} names other than one interface
+     */
+    public static byte[] encode(Reference r, boolean declared) {
+        if (declared && r.interfaces().size() != 1) {
+            throw new IllegalArgumentException("a DECLARED reference offers one interface, not " + r.interfaces());
+        }
+        return encode(r.owner(), r.id(), r.weight(), Strings.of(r.addresses(), r.interfaces()), declared);
     }
 
     /** The payload of a reference to object {@code id} of {@code owner} carrying {@code weight}, with {@code strings}. */
     static byte[] encode(long owner, int id, long weight, Strings strings) {
-        byte[] out = new byte[FIXED + strings.bytes().length];
+        return encode(owner, id, weight, strings, false);
+    }
+
+    /**
+     * The payload of a reference to object {@code id} of {@code owner} carrying {@code weight}, with {@code strings}:
+     * {@link #DECLARED}, with the addresses only, if {@code declared} (its one interface is the declared type:
+     * {@link Strings#declaredAs}).
+     */
+    static byte[] encode(long owner, int id, long weight, Strings strings, boolean declared) {
+        int n = declared ? strings.addressBytes() : strings.bytes().length;
+        byte[] out = new byte[FIXED + n];
         MemorySegment m = MemorySegment.ofArray(out);
         m.set(LONG, OWNER, owner);
         m.set(INT, ID, id);
+        m.set(INT, FLAGS, declared ? DECLARED : 0);
         m.set(LONG, WEIGHT, weight);
         m.set(SHORT, ADDRESSES, (short) strings.addresses().size());
-        m.set(SHORT, INTERFACES, (short) strings.interfaces().size());
-        System.arraycopy(strings.bytes(), 0, out, FIXED, strings.bytes().length);
+        m.set(SHORT, INTERFACES, (short) (declared ? 0 : strings.interfaces().size()));
+        System.arraycopy(strings.bytes(), 0, out, FIXED, n);
         return out;
     }
 
     /**
      * The weight of the reference in {@code m} if it is one to object {@code id} of {@code owner} carrying exactly
-     * {@code known}'s strings (a {@link Strings#readable} one), with flags and reserved 0 and a weight from 1 to
-     * 2^63 - 1; else -1, and {@link #decode(MemorySegment, Strings)} says what it is. A payload this accepts is one that
-     * method accepts, and it reads as {@code (owner, id, weight, known's lists)}: the same checks, made by comparing
-     * whole words with what {@code known} encodes, and no object made (an arrival of an object held already).
+     * {@code known}'s strings (a {@link Strings#readable} one), or {@link #DECLARED} with its addresses where
+     * {@code declared} (the type it is read as is {@code known}'s one interface: {@link #declares}), with reserved 0 and
+     * a weight from 1 to 2^63 - 1; else -1, and {@link #decode(MemorySegment, Strings, Class)} says what it is. A payload
+     * this accepts is one that method accepts (where that type is declared), and it reads as {@code (owner, id, weight,
+     * known's lists)}: the same checks,
+     * made by comparing whole words with what {@code known} encodes, and no object made (an arrival of an object held
+     * already).
      */
-    static long weightIfSame(MemorySegment m, long owner, int id, Strings known) {
-        byte[] s = known.bytes();
-        if (!known.readable() || m.byteSize() != FIXED + s.length
-                || m.get(LONG, OWNER) != owner
-                || m.get(LONG, ID) != Integer.toUnsignedLong(id) // the id, flags 0
-                || m.get(LONG, ADDRESSES) != known.counts()) { // the counts, reserved 0
+    static long weightIfSame(MemorySegment m, long owner, int id, Strings known, boolean declared) {
+        if (!known.readable() || m.byteSize() < FIXED || m.get(LONG, OWNER) != owner) {
+            return -1;
+        }
+        long idAndFlags = m.get(LONG, ID);
+        int n;
+        if (idAndFlags == Integer.toUnsignedLong(id)) { // flags 0
+            n = known.bytes().length;
+            if (m.get(LONG, ADDRESSES) != known.counts()) { // the counts, reserved 0
+                return -1;
+            }
+        } else if (idAndFlags == (Integer.toUnsignedLong(id) | (long) DECLARED << 32) && declared) {
+            n = known.addressBytes();
+            if (m.get(LONG, ADDRESSES) != known.declaredCounts()) {
+                return -1;
+            }
+        } else {
             return -1;
         }
         long w = m.get(LONG, WEIGHT);
-        if (w <= 0 || MemorySegment.mismatch(m, FIXED, m.byteSize(), MemorySegment.ofArray(s), 0, s.length) != -1) {
+        if (w <= 0 || m.byteSize() != FIXED + n
+                || MemorySegment.mismatch(m, FIXED, m.byteSize(), MemorySegment.ofArray(known.bytes()), 0, n) != -1) {
             return -1;
         }
         return w;
     }
 
-    /** The owner field of {@code m}, read raw (unchecked: to find what {@link #decode(MemorySegment, Strings)} may match); 0 if too short. */
+    /** The owner field of {@code m}, read raw (unchecked: to find what {@link #decode(MemorySegment, Strings, Class)} may match); 0 if too short. */
     static long owner(MemorySegment m) {
         return m.byteSize() < FIXED ? 0 : m.get(LONG, OWNER);
     }
@@ -136,23 +200,31 @@ public final class ReferenceDescriptor {
     }
 
     /**
-     * The reference in {@code m}, checked as the class comment says.
+     * The reference in {@code m}, checked as the class comment says, read where no type is declared: a {@link #DECLARED}
+     * one reads with no interface (for its owner, object and weight).
      *
      * @throws IllegalArgumentException naming what is wrong
      */
     public static Reference decode(MemorySegment m) {
-        return decode(m, null);
+        return decode(m, null, null, true);
     }
 
     /**
-     * The reference in {@code m}, checked as {@link #decode(MemorySegment)} checks it; if its strings are exactly
-     * the bytes of {@code known} (a {@link Strings#readable} one; may be null), its lists are {@code known}'s and no
-     * string is made. The result is the same either way: {@code known}'s bytes pass the same checks, and they are
-     * the encoding of its lists, which decode to themselves (a decoded string is well-formed UTF-16).
+     * The reference in {@code m}, checked as {@link #decode(MemorySegment)} checks it, read where {@code declared} is
+     * declared (null: nowhere, and then a {@link #DECLARED} one is malformed); a {@link #DECLARED} one offers
+     * {@code declared}, which must then be a shared interface. If its strings are exactly the bytes of {@code known}
+     * (a {@link Strings#readable} one; may be null), or the bytes of its addresses in a {@link #DECLARED} one where
+     * {@code known}'s one interface is {@code declared}, its lists are {@code known}'s and no string is made. The
+     * result is the same either way: {@code known}'s bytes pass the same checks, and they are the encoding of its
+     * lists, which decode to themselves (a decoded string is well-formed UTF-16).
      *
      * @throws IllegalArgumentException naming what is wrong
      */
-    static Reference decode(MemorySegment m, Strings known) {
+    static Reference decode(MemorySegment m, Strings known, Class<?> declared) {
+        return decode(m, known, declared, false);
+    }
+
+    private static Reference decode(MemorySegment m, Strings known, Class<?> declared, boolean anyDeclared) {
         if (m.byteSize() < FIXED) {
             throw new IllegalArgumentException("a shared reference of " + m.byteSize() + " bytes");
         }
@@ -162,8 +234,14 @@ public final class ReferenceDescriptor {
         if (owner == 0) {
             throw new IllegalArgumentException("a shared reference without an owner");
         }
-        if (m.get(INT, FLAGS) != 0 || m.get(INT, RESERVED) != 0) {
+        int flags = m.get(INT, FLAGS);
+        if ((flags & ~DECLARED) != 0 || m.get(INT, RESERVED) != 0) {
             throw new IllegalArgumentException("a shared reference with unknown flags");
+        }
+        boolean byDeclared = flags == DECLARED;
+        if (byDeclared && !anyDeclared && !sharedInterface(declared)) {
+            throw new IllegalArgumentException("a shared reference offering the type it is declared as, where "
+                    + (declared == null ? "none" : declared.getName() + ", which is no shared interface,") + " is declared");
         }
         if (weight < 0) {
             throw new IllegalArgumentException("a shared reference with a weight of 2^63 or more (overflow)");
@@ -173,19 +251,39 @@ public final class ReferenceDescriptor {
         if (na > MAX_ADDRESSES || ni > MAX_INTERFACES) {
             throw new IllegalArgumentException("a shared reference with " + na + " addresses and " + ni + " interfaces");
         }
-        if (known != null && known.readable() && na == known.addresses().size() && ni == known.interfaces().size()
-                && m.byteSize() - FIXED == known.bytes().length
-                && MemorySegment.mismatch(m, FIXED, m.byteSize(), MemorySegment.ofArray(known.bytes()), 0,
-                        known.bytes().length) == -1) {
-            return new Reference(owner, id, weight, known.addresses(), known.interfaces());
+        if (byDeclared && ni != 0) {
+            throw new IllegalArgumentException("a shared reference offering the type it is declared as, and naming "
+                    + ni + " interfaces");
+        }
+        if (known != null && known.readable() && na == known.addresses().size()
+                && (byDeclared ? known.declaredAs(declared) : ni == known.interfaces().size())) {
+            int n = byDeclared ? known.addressBytes() : known.bytes().length;
+            if (m.byteSize() - FIXED == n
+                    && MemorySegment.mismatch(m, FIXED, m.byteSize(), MemorySegment.ofArray(known.bytes()), 0, n) == -1) {
+                return new Reference(owner, id, weight, known.addresses(), known.interfaces());
+            }
         }
         long[] at = {FIXED};
         List<String> addresses = strings(m, at, na);
-        List<String> interfaces = strings(m, at, ni);
+        List<String> interfaces = byDeclared ? (declared == null ? List.of() : List.of(declared.getName())) : strings(m, at, ni);
         if (at[0] != m.byteSize()) {
             throw new IllegalArgumentException("a shared reference with " + (m.byteSize() - at[0]) + " bytes after its end");
         }
         return new Reference(owner, id, weight, addresses, interfaces);
+    }
+
+    /**
+     * Whether a reference to an object offering the interfaces named {@code interfaces} travels {@link #DECLARED} where
+     * {@code declared} is declared (null: no type): it is the object's one interface, and a shared interface.
+     */
+    static boolean declares(List<String> interfaces, Class<?> declared) {
+        return interfaces.size() == 1 && sharedInterface(declared) && interfaces.getFirst().equals(declared.getName());
+    }
+
+    /** Whether {@code c} is a shared interface a {@link #DECLARED} reference may offer: one extending {@code Shared}. */
+    private static boolean sharedInterface(Class<?> c) {
+        return c != null && c.isInterface() && c != dev.verbatim.objects.Shared.class
+                && dev.verbatim.objects.Shared.class.isAssignableFrom(c);
     }
 
     private static List<String> strings(MemorySegment m, long[] at, int count) {

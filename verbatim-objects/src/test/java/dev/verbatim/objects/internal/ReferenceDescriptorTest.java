@@ -1,5 +1,7 @@
 package dev.verbatim.objects.internal;
 
+import dev.verbatim.objects.Shared;
+import dev.verbatim.rpc.Remote;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
@@ -15,7 +17,7 @@ class ReferenceDescriptorTest {
     void theLayoutKeepsItsOffsetsAndLimits() {
         assertArrayEquals(new int[] {0, 8, 12, 16, 24, 26, 28, 32}, new int[] {OWNER, ID, FLAGS, WEIGHT, ADDRESSES, INTERFACES,
                 RESERVED, FIXED});
-        assertArrayEquals(new int[] {8, 32, 1024}, new int[] {MAX_ADDRESSES, MAX_INTERFACES, MAX_STRING});
+        assertArrayEquals(new int[] {8, 32, 1024, 1}, new int[] {MAX_ADDRESSES, MAX_INTERFACES, MAX_STRING, DECLARED});
     }
 
     @Test
@@ -52,18 +54,18 @@ class ReferenceDescriptorTest {
         assertTrue(known.readable());
         Reference r = new Reference(9, 4, 1L << 39, at, iface);
         MemorySegment m = MemorySegment.ofArray(encode(r));
-        Reference fast = decode(m, known);
+        Reference fast = decode(m, known, null);
         assertEquals(r, fast);
         assertSame(known.addresses(), fast.addresses(), "the hold's lists, no string made");
         assertSame(known.interfaces(), fast.interfaces());
         assertArrayEquals(encode(r), encode(9, 4, 1L << 39, known), "sending with the kept strings writes the same bytes");
 
         Reference other = new Reference(9, 4, 1, List.of("shm:b", "tcp://h:1"), iface); // same lengths, other bytes
-        Reference slow = decode(MemorySegment.ofArray(encode(other)), known);
+        Reference slow = decode(MemorySegment.ofArray(encode(other)), known, null);
         assertEquals(other, slow);
         assertNotSame(known.addresses(), slow.addresses());
         Reference fewer = new Reference(9, 4, 1, List.of("shm:a"), List.of("tcp://h:1", "x.Counter")); // same bytes, other counts
-        assertEquals(fewer, decode(MemorySegment.ofArray(encode(fewer)), known));
+        assertEquals(fewer, decode(MemorySegment.ofArray(encode(fewer)), known, null));
     }
 
     @Test
@@ -72,14 +74,14 @@ class ReferenceDescriptorTest {
         Strings grown = Strings.of(List.of("\uFFFD".repeat(MAX_STRING)), List.of());
         assertFalse(grown.readable());
         byte[] b = encode(7, 1, 1, grown);
-        assertThrows(IllegalArgumentException.class, () -> decode(MemorySegment.ofArray(b), grown));
+        assertThrows(IllegalArgumentException.class, () -> decode(MemorySegment.ofArray(b), grown, null));
         MemorySegment flags = MemorySegment.ofArray(encode(7, 1, 1, Strings.of(List.of("shm:a"), List.of())));
-        flags.set(ValueLayout.JAVA_INT_UNALIGNED, FLAGS, 1);
-        assertThrows(IllegalArgumentException.class, () -> decode(flags, Strings.of(List.of("shm:a"), List.of())),
+        flags.set(ValueLayout.JAVA_INT_UNALIGNED, FLAGS, 2);
+        assertThrows(IllegalArgumentException.class, () -> decode(flags, Strings.of(List.of("shm:a"), List.of()), null),
                 "the fixed part is checked whatever the strings");
         MemorySegment longer = MemorySegment.ofArray(java.util.Arrays.copyOf(encode(7, 1, 1, Strings.of(List.of("shm:a"),
                 List.of())), FIXED + 7 + 8));
-        assertThrows(IllegalArgumentException.class, () -> decode(longer, Strings.of(List.of("shm:a"), List.of())),
+        assertThrows(IllegalArgumentException.class, () -> decode(longer, Strings.of(List.of("shm:a"), List.of()), null),
                 "bytes after the last string");
     }
 
@@ -92,12 +94,12 @@ class ReferenceDescriptorTest {
     void aReferenceToTheObjectHeldLastIsRecognisedWordByWordOnlyAsDecodeWouldReadIt() {
         Strings known = Strings.of(List.of("shm:a", "tcp://h:1"), List.of("x.Counter"));
         byte[] b = encode(9, -4, 1L << 24, known);
-        assertEquals(1L << 24, weightIfSame(MemorySegment.ofArray(b), 9, -4, known));
+        assertEquals(1L << 24, weightIfSame(MemorySegment.ofArray(b), 9, -4, known, false));
         for (int i = 0; i < b.length; i++) {
             for (int flip : new int[] {0x01, 0x80, 0xFF}) {
                 byte[] c = b.clone();
                 c[i] ^= (byte) flip;
-                long w = weightIfSame(MemorySegment.ofArray(c), 9, -4, known);
+                long w = weightIfSame(MemorySegment.ofArray(c), 9, -4, known, false);
                 if (w >= 0) {
                     assertTrue(i >= WEIGHT && i < WEIGHT + 8, "byte " + i + " changed and still accepted");
                     assertEquals(new Reference(9, -4, w, known.addresses(), known.interfaces()), decode(MemorySegment.ofArray(c)));
@@ -116,19 +118,97 @@ class ReferenceDescriptorTest {
         MemorySegment m = MemorySegment.ofArray(b.clone());
         for (long weight : new long[] {1, (1L << 24) + 1, Long.MAX_VALUE}) {
             m.set(ValueLayout.JAVA_LONG_UNALIGNED, WEIGHT, weight);
-            assertEquals(weight, weightIfSame(m, 9, -4, known), "weight " + weight + " read as it came");
+            assertEquals(weight, weightIfSame(m, 9, -4, known, false), "weight " + weight + " read as it came");
         }
         for (long weight : new long[] {0, -1, Long.MIN_VALUE}) {
             m.set(ValueLayout.JAVA_LONG_UNALIGNED, WEIGHT, weight);
-            assertEquals(-1, weightIfSame(m, 9, -4, known), "weight " + weight);
+            assertEquals(-1, weightIfSame(m, 9, -4, known, false), "weight " + weight);
         }
-        assertEquals(-1, weightIfSame(MemorySegment.ofArray(b), 8, -4, known), "another owner");
-        assertEquals(-1, weightIfSame(MemorySegment.ofArray(b), 9, 4, known), "another object");
-        assertEquals(-1, weightIfSame(MemorySegment.ofArray(java.util.Arrays.copyOf(b, b.length + 1)), 9, -4, known),
+        assertEquals(-1, weightIfSame(MemorySegment.ofArray(b), 8, -4, known, false), "another owner");
+        assertEquals(-1, weightIfSame(MemorySegment.ofArray(b), 9, 4, known, false), "another object");
+        assertEquals(-1, weightIfSame(MemorySegment.ofArray(java.util.Arrays.copyOf(b, b.length + 1)), 9, -4, known, false),
                 "a byte after the last string");
-        assertEquals(-1, weightIfSame(MemorySegment.ofArray(b).asSlice(0, b.length - 1), 9, -4, known), "one short");
+        assertEquals(-1, weightIfSame(MemorySegment.ofArray(b).asSlice(0, b.length - 1), 9, -4, known, false), "one short");
         Strings grown = Strings.of(List.of("\uFFFD".repeat(MAX_STRING)), List.of());
-        assertEquals(-1, weightIfSame(MemorySegment.ofArray(encode(9, -4, 1, grown)), 9, -4, grown),
+        assertEquals(-1, weightIfSame(MemorySegment.ofArray(encode(9, -4, 1, grown)), 9, -4, grown, false),
                 "strings that would not pass the checks are never matched");
+    }
+
+    /** A shared interface, as a parameter would declare it. */
+    public interface Counter extends Shared {
+        int next();
+    }
+
+    /** Another one. */
+    public interface Gauge extends Shared {
+        int read();
+    }
+
+    @Test
+    void aReferenceToAnObjectOfferingExactlyTheDeclaredInterfaceTravelsWithoutItsName() {
+        List<String> at = List.of("shm:a", "tcp://h:1");
+        Strings known = Strings.of(at, List.of(Counter.class.getName()));
+        assertTrue(declares(known.interfaces(), Counter.class));
+        assertFalse(declares(known.interfaces(), Gauge.class), "another interface");
+        assertFalse(declares(known.interfaces(), Shared.class), "Shared itself names nothing");
+        assertFalse(declares(known.interfaces(), Remote.class), "a table's entry: no type");
+        assertFalse(declares(known.interfaces(), null));
+        assertFalse(declares(List.of(Counter.class.getName(), Gauge.class.getName()), Counter.class), "two interfaces");
+
+        byte[] d = encode(9, 4, 1L << 30, known, true);
+        MemorySegment m = MemorySegment.ofArray(d);
+        assertEquals(FIXED + known.addressBytes(), d.length, "the addresses only");
+        assertEquals(2 + 5 + 2 + 9, known.addressBytes());
+        assertEquals(DECLARED, m.get(ValueLayout.JAVA_INT_UNALIGNED, FLAGS));
+        assertEquals(2, m.get(ValueLayout.JAVA_SHORT_UNALIGNED, ADDRESSES));
+        assertEquals(0, m.get(ValueLayout.JAVA_SHORT_UNALIGNED, INTERFACES), "no name travels");
+        Reference r = new Reference(9, 4, 1L << 30, at, List.of(Counter.class.getName()));
+        assertEquals(r, decode(m, null, Counter.class), "read as the declared type");
+        assertEquals(new Reference(9, 4, 1L << 30, at, List.of()), decode(m), "read for its weight only");
+        Reference fast = decode(m, known, Counter.class);
+        assertEquals(r, fast);
+        assertSame(known.interfaces(), fast.interfaces(), "the hold's lists, no string made");
+        assertEquals(new Reference(9, 4, 1L << 30, at, List.of(Gauge.class.getName())), decode(m, known, Gauge.class),
+                "the hold's strings are not taken for another type");
+        for (Class<?> c : new Class<?>[] {null, Shared.class, Remote.class, String.class, Runnable.class}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> decode(m, known, c), "as " + c);
+            assertTrue(e.getMessage().contains("declared"), e.getMessage());
+        }
+        MemorySegment named = MemorySegment.ofArray(encode(9, 4, 1, known));
+        named.set(ValueLayout.JAVA_INT_UNALIGNED, FLAGS, DECLARED);
+        assertThrows(IllegalArgumentException.class, () -> decode(named, null, Counter.class), "DECLARED and a name too");
+        assertThrows(IllegalArgumentException.class, () -> decode(named));
+    }
+
+    /** {@code weightIfSame} reads the DECLARED form as {@code decode} would, where the hold's one interface is declared. */
+    @Test
+    void anArrivalInTheDeclaredFormIsRecognisedWordByWordOnlyWhereItsInterfaceIsDeclared() {
+        Strings known = Strings.of(List.of("shm:a", "tcp://h:1"), List.of(Counter.class.getName()));
+        byte[] b = encode(9, -4, 1L << 24, known, true);
+        assertEquals(1L << 24, weightIfSame(MemorySegment.ofArray(b), 9, -4, known, true));
+        assertEquals(-1, weightIfSame(MemorySegment.ofArray(b), 9, -4, known, false), "not where another type is declared");
+        assertEquals(1L << 24, weightIfSame(MemorySegment.ofArray(encode(9, -4, 1L << 24, known)), 9, -4, known, true),
+                "the named form reads the same wherever");
+        for (int i = 0; i < b.length; i++) {
+            for (int flip : new int[] {0x01, 0x80, 0xFF}) {
+                byte[] c = b.clone();
+                c[i] ^= (byte) flip;
+                long w = weightIfSame(MemorySegment.ofArray(c), 9, -4, known, true);
+                if (w >= 0) {
+                    assertTrue(i >= WEIGHT && i < WEIGHT + 8, "byte " + i + " changed and still accepted");
+                    assertEquals(new Reference(9, -4, w, known.addresses(), known.interfaces()),
+                            decode(MemorySegment.ofArray(c), null, Counter.class));
+                } else if (i < WEIGHT || i >= WEIGHT + 8) {
+                    Reference r;
+                    try {
+                        r = decode(MemorySegment.ofArray(c), null, Counter.class);
+                    } catch (IllegalArgumentException refused) {
+                        continue;
+                    }
+                    assertNotEquals(new Reference(9, -4, r.weight(), known.addresses(), known.interfaces()), r,
+                            "byte " + i + ": refused though decode reads it as the same object");
+                }
+            }
+        }
     }
 }

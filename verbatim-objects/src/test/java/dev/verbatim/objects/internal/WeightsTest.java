@@ -68,6 +68,29 @@ class WeightsTest {
         assertEquals(0, h.takeAll(), "given back once");
     }
 
+    /**
+     * A call looks its arguments over for a hold to refill only while some hold of the process is exhausted: counted as
+     * holds run out and come back, not a flag set for good by the first that ran out.
+     */
+    @Test
+    void callsLookForExhaustedHoldsOnlyWhileThereIsOne() {
+        int before = Held.exhaustedHolds();
+        Held h = new Held(new Reference(7, 3, 2, List.of("shm:x"), List.of()), new Class<?>[0]);
+        assertEquals(before, Held.exhaustedHolds());
+        assertEquals(1, h.split());
+        assertEquals(before + 1, Held.exhaustedHolds(), "a split left 1");
+        assertTrue(Held.mayBeExhausted());
+        h.add(8);
+        assertEquals(before, Held.exhaustedHolds(), "weight came: no longer exhausted");
+        Held one = new Held(new Reference(7, 4, 1, List.of("shm:x"), List.of()), new Class<?>[0]);
+        assertEquals(before + 1, Held.exhaustedHolds(), "arrived with 1");
+        one.takeAll();
+        assertEquals(before, Held.exhaustedHolds(), "released: nothing to refill");
+        one.takeAll();
+        assertEquals(before, Held.exhaustedHolds(), "counted out once");
+        assertEquals(before != 0, Held.mayBeExhausted());
+    }
+
     @Test
     void aForwardTakesHalfTheHoldButNeverMoreThanTwoToTheTwentyFour() {
         assertEquals(1L << 24, Held.FORWARD_MAX);

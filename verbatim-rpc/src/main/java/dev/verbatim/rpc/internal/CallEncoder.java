@@ -215,7 +215,7 @@ final class CallEncoder {
         byte[][] entries = new byte[table.size()][];
         for (int i = 0; i < entries.length; i++) {
             try {
-                entries[i] = extension.encode(table.object(i), table.declared(i), endpoint);
+                entries[i] = extension.encode(table.object(i), null, endpoint); // read as no type: no DECLARED form
             } catch (RuntimeException e) {
                 for (int j = 0; j < i; j++) {
                     extension.unsent(MemorySegment.ofArray(entries[j]), endpoint); // what the ones before counted

@@ -18,7 +18,9 @@ public interface NodeExtension {
 
     /**
      * The payload of a {@code T_SHARED} value for {@code value}, sent over {@code over} where
-     * {@code declared} is declared. May count what it hands out (a weight) before the message is sent.
+     * {@code declared} is declared: a parameter's or result's type, which the receiver {@linkplain #decode decodes}
+     * it as, or null where it reads it as no particular type ({@code Remote}: an entry of a value's reference
+     * table). May count what it hands out (a weight) before the message is sent.
      */
     byte[] encode(Object value, Class<?> declared, Endpoint over);
 

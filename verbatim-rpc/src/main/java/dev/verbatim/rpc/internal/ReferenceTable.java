@@ -36,7 +36,6 @@ public final class ReferenceTable implements ByReference.Sink {
 
     private final Map<Object, Integer> index = new IdentityHashMap<>();
     private final List<Object> objects = new ArrayList<>();
-    private final List<Class<?>> declared = new ArrayList<>();
 
     @Override
     public int enter(Object value, Class<?> as) {
@@ -48,8 +47,7 @@ public final class ReferenceTable implements ByReference.Sink {
             throw new IllegalArgumentException("more than " + MAX_ENTRIES + " objects passed by reference in one value");
         }
         index.put(value, objects.size());
-        objects.add(value);
-        declared.add(as);
+        objects.add(value); // (an entry is read as no particular type: one object may fill slots of several)
         return objects.size() - 1;
     }
 
@@ -59,10 +57,6 @@ public final class ReferenceTable implements ByReference.Sink {
 
     public Object object(int i) {
         return objects.get(i);
-    }
-
-    public Class<?> declared(int i) {
-        return declared.get(i);
     }
 
     /** The payload of the value: {@code message} (M bytes) and the encoded entries. */

@@ -1,0 +1,151 @@
+package dev.verbatim.objects.internal;
+
+import dev.verbatim.objects.BaseOptions;
+import dev.verbatim.objects.Fixtures;
+import dev.verbatim.objects.Shared;
+import dev.verbatim.rpc.Remote;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * A reference to an object offering exactly the shared interface its value is declared as travels without that
+ * interface's name ({@link ReferenceDescriptor#DECLARED}, docs/objects.md §1): written so where (and only where) the
+ * receiver reads it as that type, read back as the same object, and never a proxy made of a type the receiver
+ * cannot know.
+ */
+@Timeout(60)
+class DeclaredReferencesTest {
+    private static final long OWNER = 0xdec1a4edL;
+    private static final long PEER = 0x7e57L;
+
+    /** Another shared interface. */
+    public interface Gauge extends Shared {
+        int read();
+    }
+
+    /** An object offering two shared interfaces. */
+    public static final class CounterGauge implements Fixtures.Counter, Gauge {
+        @Override
+        public int add(int n) {
+            return n;
+        }
+
+        @Override
+        public int value() {
+            return 0;
+        }
+
+        @Override
+        public int read() {
+            return 0;
+        }
+    }
+
+    private static String address() {
+        return "shm:declared-nowhere-" + ProcessHandle.current().pid();
+    }
+
+    private static MemorySegment named(int id, long weight) {
+        return MemorySegment.ofArray(ReferenceDescriptor.encode(new Reference(OWNER, id, weight, List.of(address()),
+                List.of(Fixtures.Counter.class.getName()))));
+    }
+
+    private static MemorySegment declared(int id, long weight) {
+        return MemorySegment.ofArray(ReferenceDescriptor.encode(OWNER, id, weight,
+                ReferenceDescriptor.Strings.of(List.of(address()), List.of(Fixtures.Counter.class.getName())), true));
+    }
+
+    private static int flags(byte[] payload) {
+        return MemorySegment.ofArray(payload).get(ValueLayout.JAVA_INT_UNALIGNED, ReferenceDescriptor.FLAGS);
+    }
+
+    private static ObjectSpace space(String name) {
+        return ObjectSpace.listen(BaseOptions.DEFAULT, "shm:declared-" + name + "-" + ProcessHandle.current().pid());
+    }
+
+    @Test
+    void aReferenceReadAsItsDeclaredTypeIsTheSameObjectWhicheverFormItCameIn() {
+        ObjectSpace s = space("read");
+        try {
+            Object p = s.decode(declared(1, 8), Fixtures.Counter.class, PEER);
+            assertInstanceOf(Fixtures.Counter.class, p);
+            assertSame(p, s.decode(named(1, 4), Fixtures.Counter.class, PEER), "the named form: the same proxy");
+            assertSame(p, s.decode(declared(1, 2), Fixtures.Counter.class, PEER), "again: the same proxy");
+            assertEquals(14, ObjectSpace.weightHeld(p));
+            for (Class<?> as : new Class<?>[] {Shared.class, Remote.class}) {
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                        () -> s.decode(declared(1, 1), as, PEER), "read as " + as.getName());
+                assertTrue(e.getMessage().contains("declared"), e.getMessage());
+            }
+            assertThrows(IllegalArgumentException.class, () -> s.decode(declared(2, 1), Shared.class, PEER),
+                    "an object not held yet, where no shared interface is declared");
+            assertEquals(14, ObjectSpace.weightHeld(p), "what was refused added nothing");
+            assertEquals(1, s.heldCount());
+        } finally {
+            s.close();
+        }
+    }
+
+    @Test
+    void aHeldObjectIsSentWithoutItsInterfaceNameOnlyWhereThatInterfaceIsDeclared() {
+        ObjectSpace s = space("send-held");
+        try {
+            Object p = s.decode(named(1, 1L << 40), Fixtures.Counter.class, PEER);
+            byte[] asCounter = s.encode(p, PEER, Fixtures.Counter.class);
+            byte[] asShared = s.encode(p, PEER, Shared.class);
+            byte[] untyped = s.encode(p, PEER, null);
+            assertEquals(ReferenceDescriptor.DECLARED, flags(asCounter));
+            assertEquals(0, flags(asShared));
+            assertEquals(0, flags(untyped), "a table's entry is read as no type");
+            assertEquals(asShared.length - 2 - Fixtures.Counter.class.getName().length(), asCounter.length);
+            Reference r = ReferenceDescriptor.decode(MemorySegment.ofArray(asCounter), null, Fixtures.Counter.class);
+            assertEquals(new Reference(OWNER, 1, r.weight(), List.of(address()), List.of(Fixtures.Counter.class.getName())), r);
+        } finally {
+            s.close();
+        }
+    }
+
+    @Test
+    void anOwnObjectIsSentWithoutItsInterfaceNameOnlyWhenItOffersNoOther() {
+        ObjectSpace s = space("send-own");
+        try {
+            byte[] one = s.encode(new Fixtures.Cell(1), PEER, Fixtures.Counter.class);
+            assertEquals(ReferenceDescriptor.DECLARED, flags(one));
+            assertEquals(List.of(Fixtures.Counter.class.getName()),
+                    ReferenceDescriptor.decode(MemorySegment.ofArray(one), null, Fixtures.Counter.class).interfaces());
+            byte[] two = s.encode(new CounterGauge(), PEER, Fixtures.Counter.class);
+            assertEquals(0, flags(two), "two interfaces: both named, so the proxy offers both");
+            assertEquals(List.of(Fixtures.Counter.class.getName(), Gauge.class.getName()).stream().sorted().toList(),
+                    ReferenceDescriptor.decode(MemorySegment.ofArray(two)).interfaces().stream().sorted().toList());
+        } finally {
+            s.close();
+        }
+    }
+
+    /**
+     * A message dropped unread (a reply nobody waits for) is read as no type: a DECLARED reference in it adds to the
+     * hold this base has, or makes no proxy at all (one made now would offer no interface, and every later reference
+     * to the object would resolve to it).
+     */
+    @Test
+    void aDroppedReferenceNamingNoInterfaceMakesNoProxy() {
+        ObjectSpace s = space("dropped");
+        try {
+            s.dropped(declared(3, 5), null);
+            assertEquals(0, s.heldCount(), "no proxy made");
+            Object p = s.decode(named(3, 8), Fixtures.Counter.class, 0L);
+            assertInstanceOf(Fixtures.Counter.class, p, "the object's first proxy offers its interface");
+            s.dropped(declared(3, 5), null);
+            assertEquals(13, ObjectSpace.weightHeld(p), "added to the hold there is");
+            assertEquals(1, s.heldCount());
+        } finally {
+            s.close();
+        }
+    }
+}
