@@ -47,14 +47,9 @@ final class Held {
      */
     private volatile boolean refillDue;
 
-    /**
-     * How many holds of this process have less than 2 to split now and are not released (one arrived with 1, or a
-     * split left 1, and no weight came since): while there is none, a call need not look for one among its arguments
-     * ({@link HoldWeights#refillArguments}). Counted as holds go low and come back (was a flag set for good: one hold
-     * that ran out once made every later call of the process look its arguments over).
-     */
-    private static final AtomicInteger LOW = new AtomicInteger();
-    /** Whether this hold is counted in {@link #LOW}. Under the monitor. */
+    /** Its base's count of exhausted holds ({@link HoldWeights#exhausted()}), this one counted while {@link #low}. */
+    private final AtomicInteger exhausted;
+    /** Whether this hold is counted in {@link #exhausted}. Under the monitor. */
     private boolean low;
 
     /**
@@ -99,7 +94,9 @@ final class Held {
     /** What a hold keeps when it sends its excess home ({@link #HIGH_WATER}): far above {@link #LOW_WATER}. */
     static final long KEEP = 1L << 46;
 
-    Held(Reference r, Class<?>[] types) {
+    /** A hold counted in {@code exhausted} (its base's, {@link HoldWeights#exhausted()}) while it is exhausted. */
+    Held(Reference r, Class<?>[] types, AtomicInteger exhausted) {
+        this.exhausted = exhausted;
         this.owner = r.owner();
         this.id = r.id();
         this.addresses = r.addresses();
@@ -128,22 +125,12 @@ final class Held {
         return false;
     }
 
-    /** Whether some hold of this process may be exhausted now ({@link #LOW}). */
-    static boolean mayBeExhausted() {
-        return LOW.get() != 0;
-    }
-
-    /** How many holds of this process are exhausted now ({@link #LOW}). */
-    static int exhaustedHolds() {
-        return LOW.get();
-    }
-
-    /** Counts this hold in or out of {@link #LOW} as it is now. Under the monitor (or in the constructor). */
+    /** Counts this hold in or out of its base's {@link #exhausted} as it is now. Under the monitor (or in the constructor). */
     private void countLow() {
         boolean now = weight < 2 && !released;
         if (now != low) {
             low = now;
-            LOW.getAndAdd(now ? 1 : -1);
+            exhausted.getAndAdd(now ? 1 : -1);
         }
     }
 

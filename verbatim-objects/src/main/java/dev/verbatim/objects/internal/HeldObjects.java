@@ -9,10 +9,11 @@ import java.util.Map;
 
 /**
  * The other bases' objects this base holds (docs/objects.md §3, §4): one proxy per object (held weakly),
- * so two references to one object are {@code ==} here. Every arriving reference adds its weight to the
- * proxy's {@link Held}; when the proxy becomes unreachable (a {@link Cleaner}) or is released, its weight
+ * so two references to one object are {@code ==} here. Every arriving reference that is read adds its weight
+ * to the proxy's {@link Held}; when the proxy becomes unreachable (a {@link Cleaner}) or is released, its weight
  * goes home. A reference arriving after its proxy died or was released starts a new proxy with its own
- * hold, while the old hold gives back its own weight.
+ * hold, while the old hold gives back its own weight. A reference of a message dropped unread adds to a live
+ * hold, or goes home and makes no proxy ({@link #absorb}).
  *
  * <p>Thread-safe (this object's monitor guards the table).
  */
@@ -68,9 +69,14 @@ final class HeldObjects {
                 }
             }
             Class<?>[] types = SharedTypes.resolve(r.interfaces(), declared, space.loader());
-            Held h = new Held(r, types);
+            Held h = new Held(r, types, space.weights().exhausted());
             ClassLoader loader = types[0].getClassLoader();
-            p = Proxy.newProxyInstance(loader == null ? space.loader() : loader, types, new SharedHandler(h, space));
+            try {
+                p = Proxy.newProxyInstance(loader == null ? space.loader() : loader, types, new SharedHandler(h, space));
+            } catch (RuntimeException | Error e) {
+                h.takeAll(); // (counted out of the base's exhausted holds; nothing was entered or counted yet)
+                throw e;
+            }
             Key k = new Key(r.owner(), r.id());
             Entry e = new Entry(p, h);
             proxies.put(k, e);
@@ -83,25 +89,24 @@ final class HeldObjects {
 
     /**
      * Takes in the weight of reference {@code r}, from base {@code peer}, read as no type (its message is dropped
-     * unread): added to this base's live hold of the object, or counted as received and sent straight home, with no
-     * proxy made (the interfaces a proxy made now would offer could be fewer than the object's, and a proxy, entered,
-     * is what every later reference to the object resolves to). Under the ledger's monitor.
+     * unread): added to this base's hold of the object if it has a live one, else counted as received and sent straight
+     * home, with no proxy made (one made now would offer no interface, and, entered, it is what every later reference
+     * to the object would resolve to). Under the ledger's monitor.
      *
      * @throws IllegalArgumentException if the weight overflows the hold's
      */
-    void takeIn(Reference r, long peer) {
+    void absorb(Reference r, long peer) {
         synchronized (this) {
             Entry ref = entry(r.owner(), r.id());
-            Object p = ref == null ? null : ref.get();
-            if (p != null) {
-                resolve(r, dev.verbatim.objects.Shared.class, peer); // (a proxy implements Shared)
-                java.lang.ref.Reference.reachabilityFence(p); // (so resolve finds it)
-                return;
+            if (ref != null && ref.get() != null) {
+                long excess = ref.held.add(r.weight()); // -1: released (its entry not removed yet), no hold to add to
+                if (excess >= 0) {
+                    space.weights().arrived(ref.held, peer, r.weight(), excess);
+                    return;
+                }
             }
         }
-        Held h = new Held(r, new Class<?>[0]); // never entered: what it takes in goes home at once
-        space.weights().arrived(h, peer, r.weight(), h.excess());
-        space.weights().giveBack(h, space.weights().takeAll(h));
+        space.weights().passHome(new Held(r, new Class<?>[0], space.weights().exhausted()), peer); // never entered
     }
 
     /**

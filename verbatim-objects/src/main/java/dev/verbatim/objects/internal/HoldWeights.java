@@ -1,5 +1,7 @@
 package dev.verbatim.objects.internal;
 
+import java.util.concurrent.atomic.AtomicInteger;
+
 import dev.verbatim.rpc.RemoteException;
 import dev.verbatim.rpc.RemoteException.Reason;
 
@@ -18,10 +20,23 @@ final class HoldWeights {
     private final Peers peers;
     private final Ledger ledger;
 
+    /**
+     * How many holds of this base have less than 2 to split now and are not released (one arrived with 1, or a split
+     * left 1, and no weight came since): while there is none, a call need not look for one among its arguments
+     * ({@link #refillArguments}). Counted by the holds as they go low and come back (was a flag of the process set for
+     * good: one hold that ran out once made every later call of the process look its arguments over).
+     */
+    private final AtomicInteger exhausted = new AtomicInteger();
+
     HoldWeights(ObjectSpace space) {
         this.space = space;
         this.peers = space.peers();
         this.ledger = space.ledger();
+    }
+
+    /** The count of this base's exhausted holds, for its holds to keep ({@link Held#Held}). */
+    AtomicInteger exhausted() {
+        return exhausted;
     }
 
     /**
@@ -97,6 +112,20 @@ final class HoldWeights {
         sendHome(h, excess);
     }
 
+    /**
+     * The weight of a hold never entered (a reference of a message dropped unread, {@link HeldObjects#absorb}), which
+     * arrived from base {@code peer}: counted as received there and sent straight home, all of it in one message
+     * (nothing is counted or sent for an owner declared dead). Under the ledger's monitor.
+     */
+    void passHome(Held h, long peer) {
+        long w = h.takeAll();
+        if (peers.isDead(h.owner)) {
+            return;
+        }
+        ledger.received(h.owner, h.id, peer, w, true);
+        sendHome(h, w);
+    }
+
     /** Sends weight {@code w} (if positive) of {@code h}'s object home, counted as sent there. Under the ledger's monitor. */
     private void sendHome(Held h, long w) {
         if (w <= 0) {
@@ -117,7 +146,7 @@ final class HoldWeights {
 
     /** Refills, before a call is sent, any argument that is a proxy with too little weight to split. */
     void refillArguments(Object[] args) {
-        if (!Held.mayBeExhausted()) {
+        if (exhausted.get() == 0) {
             return; // no hold has less than 2 now: none needs a refill (and no argument's handler is looked up)
         }
         for (Object a : args) {

@@ -26,7 +26,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * base's object gives half of what it holds (to the object's owner, possibly nothing); a proxy left with
  * too little to split asks the owner for another grant first ({@link HoldWeights}, which also takes in and sends home
  * what this base's holds receive and give back). Reading one: this base's own object comes
- * home and its weight is credited back; another base's arrives as the one proxy this base has of it. Every
+ * home and its weight is credited back; another base's arrives as the one proxy this base has of it (one in a
+ * message dropped unread makes none: {@link #dropped}). Every
  * weight that moves is entered in the {@link Ledger} with the base it went to or came from, under the
  * ledger's monitor together with the change of the hold ({@code owned}'s monitor first for this base's own
  * objects), for the census after a base dies ({@link Census}).
@@ -298,7 +299,7 @@ public final class ObjectSpace implements NodeExtension {
         synchronized (ledger) {
             refuseDead(peer, "from");
             if (declared == null) {
-                held.takeIn(r, peer);
+                held.absorb(r, peer);
                 return null;
             }
             return held.resolve(r, declared, peer);

@@ -72,16 +72,18 @@ public final class ReferenceDescriptor {
             boolean readable = addresses.size() <= MAX_ADDRESSES && interfaces.size() <= MAX_INTERFACES;
             byte[][] each = new byte[addresses.size() + interfaces.size()][];
             int i = 0;
-            for (List<String> l : List.of(addresses, interfaces)) {
-                for (String s : l) {
-                    byte[] b = s.getBytes(StandardCharsets.UTF_8);
-                    readable &= b.length <= MAX_STRING;
-                    each[i++] = b;
-                    n += 2 + b.length;
+            for (int k = 0; k < each.length; k++) {
+                if (k == addresses.size()) {
+                    addressBytes = n; // (the addresses come first)
                 }
-                if (l == addresses) {
-                    addressBytes = n;
-                }
+                String s = k < addresses.size() ? addresses.get(k) : interfaces.get(k - addresses.size());
+                byte[] b = s.getBytes(StandardCharsets.UTF_8);
+                readable &= b.length <= MAX_STRING;
+                each[i++] = b;
+                n += 2 + b.length;
+            }
+            if (interfaces.isEmpty()) {
+                addressBytes = n;
             }
             byte[] out = new byte[n];
             MemorySegment m = MemorySegment.ofArray(out);
@@ -139,6 +141,7 @@ public final class ReferenceDescriptor {
      * {@link Strings#declaredAs}).
      */
     static byte[] encode(long owner, int id, long weight, Strings strings, boolean declared) {
+        assert !declared || strings.interfaces().size() == 1 : "a DECLARED reference offers one interface";
         int n = declared ? strings.addressBytes() : strings.bytes().length;
         byte[] out = new byte[FIXED + n];
         MemorySegment m = MemorySegment.ofArray(out);

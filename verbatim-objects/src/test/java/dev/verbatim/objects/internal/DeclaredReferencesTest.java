@@ -119,6 +119,12 @@ class DeclaredReferencesTest {
             assertEquals(ReferenceDescriptor.DECLARED, flags(one));
             assertEquals(List.of(Fixtures.Counter.class.getName()),
                     ReferenceDescriptor.decode(MemorySegment.ofArray(one), null, Fixtures.Counter.class).interfaces());
+            Fixtures.Cell cell = new Fixtures.Cell(2);
+            byte[] unsent = s.encode(cell, PEER, Fixtures.Counter.class);
+            assertEquals(ReferenceDescriptor.DECLARED, flags(unsent));
+            assertTrue(s.outstanding(cell) > 0);
+            s.unsent(MemorySegment.ofArray(unsent), null);
+            assertEquals(0, s.outstanding(cell), "a DECLARED reference never sent gives its weight back");
             byte[] two = s.encode(new CounterGauge(), PEER, Fixtures.Counter.class);
             assertEquals(0, flags(two), "two interfaces: both named, so the proxy offers both");
             assertEquals(List.of(Fixtures.Counter.class.getName(), Gauge.class.getName()).stream().sorted().toList(),
@@ -139,11 +145,54 @@ class DeclaredReferencesTest {
         try {
             s.dropped(declared(3, 5), null);
             assertEquals(0, s.heldCount(), "no proxy made");
+            assertNull(s.ledger().get(OWNER, 3), "taken in and sent home: nothing held, no account left");
+            assertArrayEquals(new long[] {2, 0, 5, OWNER, 0}, sorted(s.ledger().holdsAndReceived(OWNER)),
+                    "counted as received from its sender (0: unknown)");
+            assertArrayEquals(new long[] {2, 0, 0, OWNER, 5}, sorted(s.ledger().sentTo(OWNER)), "and as sent home");
             Object p = s.decode(named(3, 8), Fixtures.Counter.class, 0L);
             assertInstanceOf(Fixtures.Counter.class, p, "the object's first proxy offers its interface");
             s.dropped(declared(3, 5), null);
             assertEquals(13, ObjectSpace.weightHeld(p), "added to the hold there is");
             assertEquals(1, s.heldCount());
+        } finally {
+            s.close();
+        }
+    }
+
+    /** The totals of a ledger report ({@code m, (peer, w)×m}, then no account) with the pairs sorted by peer. */
+    private static long[] sorted(long[] report) {
+        int m = (int) report[0];
+        assertEquals(1 + 2 * m, report.length, "no account left: " + java.util.Arrays.toString(report));
+        long[][] pairs = new long[m][];
+        for (int i = 0; i < m; i++) {
+            pairs[i] = new long[] {report[1 + 2 * i], report[2 + 2 * i]};
+        }
+        java.util.Arrays.sort(pairs, java.util.Comparator.comparingLong(x -> x[0]));
+        long[] out = new long[report.length];
+        out[0] = m;
+        for (int i = 0; i < m; i++) {
+            out[1 + 2 * i] = pairs[i][0];
+            out[2 + 2 * i] = pairs[i][1];
+        }
+        return out;
+    }
+
+    /**
+     * A hold released but still entered (a release takes the weight before the entry goes) is no hold to add a
+     * dropped reference's weight to: that weight goes home, and no proxy offering no interface is entered for the
+     * object, which a reference read as its interface would then find (review of the change).
+     */
+    @Test
+    void aDroppedReferenceToAnObjectWhoseHoldWasJustReleasedMakesNoProxyEither() {
+        ObjectSpace s = space("dropped-released");
+        try {
+            Object p = s.decode(named(4, 8), Fixtures.Counter.class, PEER);
+            s.weights().takeAll(SharedHandler.heldBy(p)); // released; its entry not removed yet
+            s.dropped(declared(4, 5), null);
+            Object q = s.decode(named(4, 4), Fixtures.Counter.class, PEER);
+            assertInstanceOf(Fixtures.Counter.class, q, "a proxy of the object's interface");
+            assertNotSame(p, q);
+            java.lang.ref.Reference.reachabilityFence(p);
         } finally {
             s.close();
         }

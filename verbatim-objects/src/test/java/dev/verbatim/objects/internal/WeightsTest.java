@@ -5,6 +5,7 @@ import dev.verbatim.objects.Fixtures;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -51,7 +52,7 @@ class WeightsTest {
 
     @Test
     void aHoldSplitsInHalvesDownToOneThenHasNothingToSplitButMayStillSendHomeNothing() {
-        Held h = new Held(new Reference(7, 1, 5, List.of("shm:x"), List.of()), new Class<?>[0]);
+        Held h = new Held(new Reference(7, 1, 5, List.of("shm:x"), List.of()), new Class<?>[0], new AtomicInteger());
         assertEquals(2, h.split());
         assertEquals(3, h.weight());
         assertEquals(1, h.split());
@@ -69,42 +70,40 @@ class WeightsTest {
     }
 
     /**
-     * A call looks its arguments over for a hold to refill only while some hold of the process is exhausted: counted as
+     * A call looks its arguments over for a hold to refill only while some hold of its base is exhausted: counted as
      * holds run out and come back, not a flag set for good by the first that ran out.
      */
     @Test
     void callsLookForExhaustedHoldsOnlyWhileThereIsOne() {
-        int before = Held.exhaustedHolds();
-        Held h = new Held(new Reference(7, 3, 2, List.of("shm:x"), List.of()), new Class<?>[0]);
-        assertEquals(before, Held.exhaustedHolds());
+        AtomicInteger exhausted = new AtomicInteger();
+        Held h = new Held(new Reference(7, 3, 2, List.of("shm:x"), List.of()), new Class<?>[0], exhausted);
+        assertEquals(0, exhausted.get());
         assertEquals(1, h.split());
-        assertEquals(before + 1, Held.exhaustedHolds(), "a split left 1");
-        assertTrue(Held.mayBeExhausted());
+        assertEquals(1, exhausted.get(), "a split left 1");
         h.add(8);
-        assertEquals(before, Held.exhaustedHolds(), "weight came: no longer exhausted");
-        Held one = new Held(new Reference(7, 4, 1, List.of("shm:x"), List.of()), new Class<?>[0]);
-        assertEquals(before + 1, Held.exhaustedHolds(), "arrived with 1");
+        assertEquals(0, exhausted.get(), "weight came: no longer exhausted");
+        Held one = new Held(new Reference(7, 4, 1, List.of("shm:x"), List.of()), new Class<?>[0], exhausted);
+        assertEquals(1, exhausted.get(), "arrived with 1");
         one.takeAll();
-        assertEquals(before, Held.exhaustedHolds(), "released: nothing to refill");
+        assertEquals(0, exhausted.get(), "released: nothing to refill");
         one.takeAll();
-        assertEquals(before, Held.exhaustedHolds(), "counted out once");
-        assertEquals(before != 0, Held.mayBeExhausted());
+        assertEquals(0, exhausted.get(), "counted out once");
     }
 
     @Test
     void aForwardTakesHalfTheHoldButNeverMoreThanTwoToTheTwentyFour() {
         assertEquals(1L << 24, Held.FORWARD_MAX);
-        Held h = new Held(new Reference(7, 1, 1L << 40, List.of("shm:x"), List.of()), new Class<?>[0]);
+        Held h = new Held(new Reference(7, 1, 1L << 40, List.of("shm:x"), List.of()), new Class<?>[0], new AtomicInteger());
         assertEquals(Held.FORWARD_MAX, h.split());
         assertEquals((1L << 40) - Held.FORWARD_MAX, h.weight());
         assertEquals(Held.FORWARD_MAX, h.splitHome(), "home too");
-        Held small = new Held(new Reference(7, 2, Held.FORWARD_MAX, List.of("shm:x"), List.of()), new Class<?>[0]);
+        Held small = new Held(new Reference(7, 2, Held.FORWARD_MAX, List.of("shm:x"), List.of()), new Class<?>[0], new AtomicInteger());
         assertEquals(Held.FORWARD_MAX / 2, small.split(), "below twice the cap: half");
     }
 
     @Test
     void aHoldRefusesAWeightThatWouldOverflowIt() {
-        Held h = new Held(new Reference(7, 1, Long.MAX_VALUE - 3, List.of("shm:x"), List.of()), new Class<?>[0]);
+        Held h = new Held(new Reference(7, 1, Long.MAX_VALUE - 3, List.of("shm:x"), List.of()), new Class<?>[0], new AtomicInteger());
         assertThrows(IllegalArgumentException.class, () -> h.add(4));
         assertEquals(Long.MAX_VALUE - 3, h.weight());
         assertEquals(Long.MAX_VALUE - Held.KEEP, h.add(3), "up to the limit exactly; all but what a hold keeps goes home");
@@ -113,7 +112,7 @@ class WeightsTest {
 
     @Test
     void aHoldAboveTheHighWaterMarkKeepsWhatAHoldKeepsAndHandsTheRestBackToSendHome() {
-        Held h = new Held(new Reference(7, 1, Held.HIGH_WATER - 8, List.of("shm:x"), List.of()), new Class<?>[0]);
+        Held h = new Held(new Reference(7, 1, Held.HIGH_WATER - 8, List.of("shm:x"), List.of()), new Class<?>[0], new AtomicInteger());
         assertEquals(0, h.excess(), "not above the mark");
         assertEquals(0, h.add(8), "at the mark: kept");
         assertEquals(Held.HIGH_WATER, h.weight());
@@ -121,7 +120,7 @@ class WeightsTest {
         assertEquals(Held.KEEP, h.weight());
         assertTrue(Held.KEEP > Held.LOW_WATER, "what is kept asks for no refill");
 
-        Held big = new Held(new Reference(7, 2, Held.HIGH_WATER * 4, List.of("shm:x"), List.of()), new Class<?>[0]);
+        Held big = new Held(new Reference(7, 2, Held.HIGH_WATER * 4, List.of("shm:x"), List.of()), new Class<?>[0], new AtomicInteger());
         assertEquals(Held.HIGH_WATER * 4 - Held.KEEP, big.excess(), "a hold that arrives above the mark");
         assertEquals(Held.KEEP, big.weight());
         assertEquals(0, big.excess(), "sent home once");
@@ -142,11 +141,11 @@ class WeightsTest {
      */
     @Test
     void aHoldAsksAheadBelowWhatItsSizeAllowsAndASmallOneNever() {
-        assertEquals(49_153, firstAsk(new Held(new Reference(7, 1, 1L << 40, List.of("shm:x"), List.of()), new Class<?>[0])));
-        Held relay = new Held(new Reference(7, 2, Held.FORWARD_MAX, List.of("shm:x"), List.of()), new Class<?>[0]);
+        assertEquals(49_153, firstAsk(new Held(new Reference(7, 1, 1L << 40, List.of("shm:x"), List.of()), new Class<?>[0], new AtomicInteger())));
+        Held relay = new Held(new Reference(7, 2, Held.FORWARD_MAX, List.of("shm:x"), List.of()), new Class<?>[0], new AtomicInteger());
         assertEquals(9, firstAsk(relay), "a forwarded hold asks before it runs out");
         assertEquals(1L << 15, relay.weight());
-        assertEquals(-1, firstAsk(new Held(new Reference(7, 3, 1L << 15, List.of("shm:x"), List.of()), new Class<?>[0])),
+        assertEquals(-1, firstAsk(new Held(new Reference(7, 3, 1L << 15, List.of("shm:x"), List.of()), new Class<?>[0], new AtomicInteger())),
                 "a small grant never asks ahead");
     }
 
