@@ -1,9 +1,10 @@
 package dev.verbatim.objects.internal;
 
-import java.util.concurrent.atomic.AtomicInteger;
-
 import dev.verbatim.rpc.RemoteException;
 import dev.verbatim.rpc.RemoteException.Reason;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The weight a base's holds of other bases' objects take in, send home and ask their owners for (docs/objects.md §3):
@@ -159,15 +160,27 @@ final class HoldWeights {
 
     /** Sends weight {@code w} of {@code h}'s object home (on a thread of its own: the caller may be a cleaner). */
     void giveBack(Held h, long w) {
-        if (space.node().isClosed() || peers.isGone(h.owner)) {
+        giveBack(h.owner, h.id, h.addresses, w);
+    }
+
+    /**
+     * Sends weight {@code w} of object {@code id} of base {@code owner}, which listens at {@code addresses}, home (on a
+     * thread of its own); nothing once this base closed or the owner is gone.
+     */
+    void giveBack(long owner, int id, List<String> addresses, long w) {
+        if (space.node().isClosed() || peers.isGone(owner)) {
             return;
         }
-        Thread.ofVirtual().name("verbatim-objects-release").start(() -> giveBackNow(h, w));
+        Thread.ofVirtual().name("verbatim-objects-release").start(() -> giveBackNow(owner, id, addresses, w));
     }
 
     void giveBackNow(Held h, long w) {
+        giveBackNow(h.owner, h.id, h.addresses, w);
+    }
+
+    private void giveBackNow(long owner, int id, List<String> addresses, long w) {
         try {
-            peers.service(h.owner, h.addresses).release(new WeightReturn(h.owner, h.id, w));
+            peers.service(owner, addresses).release(new WeightReturn(owner, id, w));
         } catch (RuntimeException ignored) {
             // the owner is gone or unreachable: what it handed out no longer matters to anyone
         }

@@ -375,17 +375,7 @@ public final class ObjectSpace implements NodeExtension {
         synchronized (ledger) {
             ledger.sent(r.owner(), r.id(), r.owner(), r.weight(), false);
         }
-        if (node.isClosed() || peers.isGone(r.owner())) {
-            return;
-        }
-        WeightReturn back = new WeightReturn(r.owner(), r.id(), r.weight());
-        Thread.ofVirtual().name("verbatim-objects-release").start(() -> {
-            try {
-                peers.service(r.owner(), at).release(back);
-            } catch (RuntimeException ignored) {
-                // the owner is gone or unreachable: what it handed out no longer matters to anyone
-            }
-        });
+        weights.giveBack(r.owner(), r.id(), at, r.weight());
     }
 
     @Override
