@@ -70,7 +70,7 @@ class MalformedReferencesTest {
         List<String> at = b.addresses();
         List<String> iface = List.of(Counter.class.getName());
         byte[] unknownFlags = ReferenceDescriptor.encode(new Reference(other, 1, 1, at, iface));
-        unknownFlags[ReferenceDescriptor.FLAGS] = 2; // (1 is DECLARED)
+        unknownFlags[ReferenceDescriptor.FLAGS] = 4; // (1 is DECLARED, 2 SENDER)
         byte[] whole = ReferenceDescriptor.encode(new Reference(other, 1, 1, at, iface));
         byte[] trailing = java.util.Arrays.copyOf(whole, whole.length + 3);
         byte[] overrun = java.util.Arrays.copyOf(whole, whole.length - 1);
@@ -123,6 +123,35 @@ class MalformedReferencesTest {
                 List.of(Counter.class.getName())));
         String message = sendExpectingDrop(b, introduction, forged);
         assertTrue(message.contains("not the sender's [shm:the-sender]"), message);
+        assertEquals(1, held.value(), "a's reference to b's object keeps working");
+        assertEquals(1, b.exportedObjects());
+    }
+
+    /**
+     * A reference to its sender's own object leaves the addresses out (ReferenceDescriptor.SENDER): one naming another
+     * owner, one from a connection whose far end never introduced itself, and one carrying addresses too are each
+     * dropped with a reason, and the other bases keep working.
+     */
+    @Test
+    void aReferenceClaimingToBeItsSendersOwnWhereItIsNotIsDroppedAndOtherBasesKeepWorking() {
+        Base a = base();
+        Base b = base();
+        b.bind("cell", new Cell(1));
+        Counter held = a.lookup(b.addresses().getFirst(), "cell", Counter.class);
+        long sender = 0x5e4de8L;
+        byte[] introduction = ReferenceDescriptor.encode(new Reference(sender, 0, 0, List.of("shm:the-sender"), List.of()));
+        List<String> iface = List.of(Counter.class.getName());
+        byte[] anothers = ReferenceDescriptor.encodeFromSender(new Reference(sender + 1, 1, 1, List.of(), iface), false);
+        assertTrue(sendExpectingDrop(b, introduction, anothers).contains("as its owner, from"), "another owner");
+        byte[] unintroduced = ReferenceDescriptor.encodeFromSender(new Reference(sender, 1, 1, List.of(), iface), false);
+        String m = sendExpectingDrop(b, unintroduced);
+        assertTrue(m.contains("never introduced itself"), m);
+        long another = sender + 2; // (a base whose connection was dropped is not introduced again)
+        byte[] withAddresses = ReferenceDescriptor.encode(new Reference(another, 1, 1, List.of("shm:another"), iface));
+        withAddresses[ReferenceDescriptor.FLAGS] = ReferenceDescriptor.SENDER;
+        m = sendExpectingDrop(b, ReferenceDescriptor.encode(new Reference(another, 0, 0, List.of("shm:another"), List.of())),
+                withAddresses);
+        assertTrue(m.contains("naming 1 addresses"), m);
         assertEquals(1, held.value(), "a's reference to b's object keeps working");
         assertEquals(1, b.exportedObjects());
     }

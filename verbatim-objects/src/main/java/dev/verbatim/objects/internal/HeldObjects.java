@@ -113,7 +113,8 @@ final class HeldObjects {
      * The proxy of the object whose entry was found or made last, with the weight of the reference in {@code payload},
      * from base {@code peer}, added, if the reference names that object exactly as its hold's strings encode it
      * ({@link ReferenceDescriptor#weightIfSame}), its proxy is alive and unreleased and implements {@code declared},
-     * {@code peer} is not its owner (whose own addresses {@link ObjectSpace} checks) and was not declared dead; else
+     * {@code peer} sent it in a form that carries no addresses to check if it is the owner (a {@code SENDER} one; the
+     * general path checks a named one's) and was not declared dead; else
      * null, and nothing is done: {@link #resolve} reads it. What {@link #resolve} would do with that reference, without
      * its look-up, its {@link Reference} or this object's monitor: the entry found last is its object's (an entry is
      * replaced only when its proxy died or its hold was released, and then this finds no proxy, or {@link Held#add}
@@ -123,11 +124,11 @@ final class HeldObjects {
      */
     Object again(MemorySegment payload, Class<?> declared, long peer) {
         Entry e = last;
-        if (e == null || e.held.owner == peer) {
+        if (e == null) {
             return null;
         }
         Held h = e.held;
-        long w = ReferenceDescriptor.weightIfSame(payload, h.owner, h.id, h.strings, h.declares(declared));
+        long w = ReferenceDescriptor.weightIfSame(payload, h.owner, h.id, h.strings, h.declares(declared), h.owner == peer);
         Object p = w < 0 ? null : e.get();
         return p != null && declared.isInstance(p) && space.weights().takeIn(h, w, peer) ? p : null;
     }

@@ -192,8 +192,9 @@ public final class ObjectSpace implements NodeExtension {
             }
             ledger.sent(id, e.id, peer, options.grant(), false);
         }
+        // (the receiver knows this base by its addresses: it is a base, peer != 0, so it introduced itself or was reached)
         return ReferenceDescriptor.encode(id, e.id, options.grant(), ReferenceDescriptor.Strings.of(addresses, offer.names()),
-                ReferenceDescriptor.declares(offer.names(), declared));
+                ReferenceDescriptor.declares(offer.names(), declared), true);
     }
 
     /**
@@ -224,7 +225,7 @@ public final class ObjectSpace implements NodeExtension {
         if (again != null) {
             return again;
         }
-        Reference r = read(payload, declared);
+        Reference r = read(payload, declared, peer);
         if (r.id() == 0) { // a base introducing itself over a connection it made
             if (r.weight() != 0 || over == null || r.addresses().isEmpty()) {
                 throw new IllegalArgumentException("a reference to object #0, which no base hands out");
@@ -245,7 +246,7 @@ public final class ObjectSpace implements NodeExtension {
         if (again != null) {
             return again;
         }
-        Reference r = read(payload, declared);
+        Reference r = read(payload, declared, peer);
         if (r.id() == 0) {
             throw new IllegalArgumentException("a reference to object #0, which no base hands out");
         }
@@ -257,10 +258,30 @@ public final class ObjectSpace implements NodeExtension {
      * ReferenceDescriptor.Strings, Class)}); one to an object this base holds already, carrying the strings its hold has,
      * makes no string.
      */
-    private Reference read(MemorySegment payload, Class<?> declared) {
+    private Reference read(MemorySegment payload, Class<?> declared, long peer) {
         long owner = ReferenceDescriptor.owner(payload);
-        return ReferenceDescriptor.decode(payload, owner == 0 || owner == id ? null
+        Reference r = ReferenceDescriptor.decode(payload, owner == 0 || owner == id ? null
                 : held.strings(owner, ReferenceDescriptor.id(payload)), declared);
+        return ReferenceDescriptor.fromSender(payload) ? fromSender(r, peer) : r;
+    }
+
+    /**
+     * {@code r}, a {@link ReferenceDescriptor#SENDER} reference from base {@code peer}, with the addresses this base
+     * knows {@code peer} by: it must be {@code peer}'s own object.
+     *
+     * @throws IllegalArgumentException if it names another owner, or the sender is not known as a base
+     */
+    private Reference fromSender(Reference r, long peer) {
+        if (peer == 0 || r.owner() != peer) {
+            throw new IllegalArgumentException("a reference to its sender's own object naming " + BaseIds.name(r.owner())
+                    + " as its owner, from " + (peer == 0 ? "a connection whose far end never introduced itself" : BaseIds.name(peer)));
+        }
+        List<String> at = peers.addressesOf(peer);
+        if (at.isEmpty()) {
+            throw new IllegalArgumentException("a reference to its sender's own object from " + BaseIds.name(peer)
+                    + ", whose addresses this base does not know");
+        }
+        return new Reference(r.owner(), r.id(), r.weight(), at, r.interfaces());
     }
 
     /**
@@ -335,7 +356,8 @@ public final class ObjectSpace implements NodeExtension {
                 decode(payload, Shared.class, over); // an introduction
                 return;
             }
-            decode(r, null, peers.peerOf(over));
+            long peer = peers.peerOf(over);
+            decode(ReferenceDescriptor.fromSender(payload) ? fromSender(r, peer) : r, null, peer);
         } catch (RuntimeException ignored) {
             // malformed: nothing to give back
         }

@@ -19,13 +19,15 @@ import java.util.List;
  *  +-------------+--------+--------+--------------+---------+----------+----------+ names, each [u16 n][n bytes UTF-8]
  * </pre>
  *
- * Flags: 0, or {@link #DECLARED}: the object's shared interfaces are exactly the one its value is declared as
+ * Flags: {@link #DECLARED}: the object's shared interfaces are exactly the one its value is declared as
  * where it travels (a parameter's or a result's type, which both ends' signatures name alike), and no name
  * travels ({@code niface} 0). A reference with it read where no shared interface is declared (an entry of a value's
- * table) is malformed.
+ * table) is malformed. {@link #SENDER}: the owner is the base sending it, whose addresses the receiver knows the
+ * sender by, and none travel ({@code naddr} 0); {@link ObjectSpace} checks that the owner is the sender.
  *
  * <p>The payload ends exactly after the last string (RPC pads the value). Checks on reading: at least
- * {@link #FIXED} bytes; owner non-zero; no flag but {@link #DECLARED}, and with it no interface name; reserved zero;
+ * {@link #FIXED} bytes; owner non-zero; no flag but {@link #DECLARED} and {@link #SENDER}, with the first no interface
+ * name, with the second no address; reserved zero;
  * weight below 2^63; at most {@link #MAX_ADDRESSES} addresses and {@link #MAX_INTERFACES} interfaces, each string at
  * most {@link #MAX_STRING} bytes and inside the payload, nothing after the last. What a reference means to its
  * receiver (its own object coming home, or another base's) is checked by {@link ObjectSpace}.
@@ -50,6 +52,11 @@ public final class ReferenceDescriptor {
      * sending one).
      */
     public static final int DECLARED = 1;
+    /**
+     * The flag of a reference to an object of the base sending it: the owner's addresses do not travel, the receiver
+     * knows them (the sender introduced itself, or was reached at them). A base's own objects are what it passes most.
+     */
+    public static final int SENDER = 2;
     /** The layouts of its fields: little-endian on any JVM, as the class comment says (and every base reads it). */
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -127,7 +134,15 @@ public final class ReferenceDescriptor {
         if (declared && r.interfaces().size() != 1) {
             throw new IllegalArgumentException("a DECLARED reference offers one interface, not " + r.interfaces());
         }
-        return encode(r.owner(), r.id(), r.weight(), Strings.of(r.addresses(), r.interfaces()), declared);
+        return encode(r.owner(), r.id(), r.weight(), Strings.of(r.addresses(), r.interfaces()), declared, false);
+    }
+
+    /** The payload of {@code r}, a reference to an object of the base sending it: {@link #SENDER}, its addresses left out. */
+    public static byte[] encodeFromSender(Reference r, boolean declared) {
+        if (declared && r.interfaces().size() != 1) {
+            throw new IllegalArgumentException("a DECLARED reference offers one interface, not " + r.interfaces());
+        }
+        return encode(r.owner(), r.id(), r.weight(), Strings.of(r.addresses(), r.interfaces()), declared, true);
     }
 
     /** The payload of a reference to object {@code id} of {@code owner} carrying {@code weight}, with {@code strings}. */
@@ -141,56 +156,76 @@ public final class ReferenceDescriptor {
      * {@link Strings#declaredAs}).
      */
     static byte[] encode(long owner, int id, long weight, Strings strings, boolean declared) {
+        return encode(owner, id, weight, strings, declared, false);
+    }
+
+    /**
+     * The payload of a reference to object {@code id} of {@code owner} carrying {@code weight}, with {@code strings}:
+     * {@link #DECLARED}, without its interface, if {@code declared}; {@link #SENDER}, without its addresses, if
+     * {@code sender} (the owner sends it).
+     */
+    static byte[] encode(long owner, int id, long weight, Strings strings, boolean declared, boolean sender) {
         assert !declared || strings.interfaces().size() == 1 : "a DECLARED reference offers one interface";
-        int n = declared ? strings.addressBytes() : strings.bytes().length;
+        int from = sender ? strings.addressBytes() : 0; // the addresses come first, the interfaces after them
+        int to = declared ? strings.addressBytes() : strings.bytes().length;
+        int n = Math.max(0, to - from);
         byte[] out = new byte[FIXED + n];
         MemorySegment m = MemorySegment.ofArray(out);
         m.set(LONG, OWNER, owner);
         m.set(INT, ID, id);
-        m.set(INT, FLAGS, declared ? DECLARED : 0);
+        m.set(INT, FLAGS, (declared ? DECLARED : 0) | (sender ? SENDER : 0));
         m.set(LONG, WEIGHT, weight);
-        m.set(SHORT, ADDRESSES, (short) strings.addresses().size());
+        m.set(SHORT, ADDRESSES, (short) (sender ? 0 : strings.addresses().size()));
         m.set(SHORT, INTERFACES, (short) (declared ? 0 : strings.interfaces().size()));
-        System.arraycopy(strings.bytes(), 0, out, FIXED, n);
+        System.arraycopy(strings.bytes(), from, out, FIXED, n);
         return out;
+    }
+
+    /** Whether the reference in {@code m} is {@link #SENDER}'s (read raw: {@link #decode} checks the rest). */
+    static boolean fromSender(MemorySegment m) {
+        return m.byteSize() >= FIXED && (m.get(INT, FLAGS) & SENDER) != 0;
     }
 
     /**
      * The weight of the reference in {@code m} if it is one to object {@code id} of {@code owner} carrying exactly
      * {@code known}'s strings (a {@link Strings#readable} one), or {@link #DECLARED} with its addresses where
      * {@code declared} (the type it is read as is {@code known}'s one interface: {@link #declares}), with reserved 0 and
-     * a weight from 1 to 2^63 - 1; else -1, and {@link #decode(MemorySegment, Strings, Class)} says what it is. A payload
-     * this accepts is one that method accepts (where that type is declared), and it reads as {@code (owner, id, weight,
-     * known's lists)}: the same checks,
+     * a weight from 1 to 2^63 - 1; from its owner ({@code fromOwner}) only the {@link #SENDER} forms, without the
+     * addresses (one naming its addresses goes the general way, which checks them); else -1, and {@link #decode(MemorySegment,
+     * Strings, Class)} says what it is. A payload this accepts is one that method accepts (where that type is declared),
+     * and it reads as {@code (owner, id, weight, known's lists)} (a SENDER one with the sender's addresses, which
+     * {@code known}'s are, the hold having been made from them): the same checks,
      * made by comparing whole words with what {@code known} encodes, and no object made (an arrival of an object held
      * already).
      */
-    static long weightIfSame(MemorySegment m, long owner, int id, Strings known, boolean declared) {
+    static long weightIfSame(MemorySegment m, long owner, int id, Strings known, boolean declared, boolean fromOwner) {
         if (!known.readable() || m.byteSize() < FIXED || m.get(LONG, OWNER) != owner) {
             return -1;
         }
         long idAndFlags = m.get(LONG, ID);
-        int n;
-        if (idAndFlags == Integer.toUnsignedLong(id)) { // flags 0
-            n = known.bytes().length;
-            if (m.get(LONG, ADDRESSES) != known.counts()) { // the counts, reserved 0
-                return -1;
-            }
-        } else if (idAndFlags == (Integer.toUnsignedLong(id) | (long) DECLARED << 32) && declared) {
-            n = known.addressBytes();
-            if (m.get(LONG, ADDRESSES) != known.declaredCounts()) {
-                return -1;
-            }
+        long plain = Integer.toUnsignedLong(id) | (fromOwner ? (long) SENDER << 32 : 0); // from its owner: SENDER only
+        boolean byDeclared;
+        if (idAndFlags == plain) {
+            byDeclared = false;
+        } else if (declared && idAndFlags == (plain | (long) DECLARED << 32)) {
+            byDeclared = true;
         } else {
             return -1;
         }
+        int from = fromOwner ? known.addressBytes() : 0; // the addresses first, the interfaces after them
+        int to = byDeclared ? known.addressBytes() : known.bytes().length;
+        long counts = (fromOwner ? 0 : known.addresses().size()) | (long) (byDeclared ? 0 : known.interfaces().size()) << 16;
+        if (m.get(LONG, ADDRESSES) != counts) { // the counts, reserved 0
+            return -1;
+        }
         long w = m.get(LONG, WEIGHT);
-        if (w <= 0 || m.byteSize() != FIXED + n
-                || MemorySegment.mismatch(m, FIXED, m.byteSize(), MemorySegment.ofArray(known.bytes()), 0, n) != -1) {
+        if (w <= 0 || m.byteSize() != FIXED + (to - from)
+                || MemorySegment.mismatch(m, FIXED, m.byteSize(), MemorySegment.ofArray(known.bytes()), from, to) != -1) {
             return -1;
         }
         return w;
     }
+
 
     /** The owner field of {@code m}, read raw (unchecked: to find what {@link #decode(MemorySegment, Strings, Class)} may match); 0 if too short. */
     static long owner(MemorySegment m) {
@@ -238,10 +273,10 @@ public final class ReferenceDescriptor {
             throw new IllegalArgumentException("a shared reference without an owner");
         }
         int flags = m.get(INT, FLAGS);
-        if ((flags & ~DECLARED) != 0 || m.get(INT, RESERVED) != 0) {
+        if ((flags & ~(DECLARED | SENDER)) != 0 || m.get(INT, RESERVED) != 0) {
             throw new IllegalArgumentException("a shared reference with unknown flags");
         }
-        boolean byDeclared = flags == DECLARED;
+        boolean byDeclared = (flags & DECLARED) != 0;
         if (byDeclared && !anyDeclared && !sharedInterface(declared)) {
             throw new IllegalArgumentException("a shared reference offering the type it is declared as, where "
                     + (declared == null ? "none" : declared.getName() + ", which is no shared interface,") + " is declared");
@@ -257,6 +292,9 @@ public final class ReferenceDescriptor {
         if (byDeclared && ni != 0) {
             throw new IllegalArgumentException("a shared reference offering the type it is declared as, and naming "
                     + ni + " interfaces");
+        }
+        if ((flags & SENDER) != 0 && na != 0) {
+            throw new IllegalArgumentException("a shared reference to its sender's object, and naming " + na + " addresses");
         }
         if (known != null && known.readable() && na == known.addresses().size()
                 && (byDeclared ? known.declaredAs(declared) : ni == known.interfaces().size())) {

@@ -111,22 +111,58 @@ class DeclaredReferencesTest {
         }
     }
 
+    /**
+     * A base's own object travels without the base's addresses too ({@link ReferenceDescriptor#SENDER}): the receiver
+     * knows them, and reads it only from that base.
+     */
+    @Test
+    void anOwnObjectTravelsWithoutItsBasesAddressesAndIsReadOnlyFromThatBase() {
+        ObjectSpace s = space("send-own-sender");
+        ObjectSpace r = space("read-own-sender");
+        try {
+            byte[] own = s.encode(new Fixtures.Cell(1), PEER, Fixtures.Counter.class);
+            assertEquals(ReferenceDescriptor.DECLARED | ReferenceDescriptor.SENDER, flags(own));
+            assertEquals(ReferenceDescriptor.FIXED, own.length, "no string at all");
+            assertEquals(ReferenceDescriptor.SENDER, flags(s.encode(new CounterGauge(), PEER, Fixtures.Counter.class)));
+            MemorySegment m = MemorySegment.ofArray(own);
+            long sender = s.id();
+            assertThrows(IllegalArgumentException.class, () -> r.decode(m, Fixtures.Counter.class, 0L), "from no known base");
+            r.peers().know(sender, s.addresses());
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> r.decode(m, Fixtures.Counter.class, PEER), "from another base");
+            assertTrue(e.getMessage().contains("as its owner"), e.getMessage());
+            Object p = r.decode(m, Fixtures.Counter.class, sender);
+            assertInstanceOf(Fixtures.Counter.class, p);
+            assertEquals(s.id(), r.home(p), "the sender's object");
+            assertEquals(s.addresses(), r.peers().addressesOf(sender));
+            long w = ObjectSpace.weightHeld(p);
+            assertSame(p, r.decode(m, Fixtures.Counter.class, sender), "again, from its owner: the same proxy");
+            assertEquals(2 * w, ObjectSpace.weightHeld(p));
+            assertThrows(IllegalArgumentException.class, () -> r.decode(m, Fixtures.Counter.class, PEER),
+                    "again, from another base: refused as before");
+            assertEquals(2 * w, ObjectSpace.weightHeld(p));
+        } finally {
+            r.close();
+            s.close();
+        }
+    }
+
     @Test
     void anOwnObjectIsSentWithoutItsInterfaceNameOnlyWhenItOffersNoOther() {
         ObjectSpace s = space("send-own");
         try {
             byte[] one = s.encode(new Fixtures.Cell(1), PEER, Fixtures.Counter.class);
-            assertEquals(ReferenceDescriptor.DECLARED, flags(one));
+            assertEquals(ReferenceDescriptor.DECLARED | ReferenceDescriptor.SENDER, flags(one));
             assertEquals(List.of(Fixtures.Counter.class.getName()),
                     ReferenceDescriptor.decode(MemorySegment.ofArray(one), null, Fixtures.Counter.class).interfaces());
             Fixtures.Cell cell = new Fixtures.Cell(2);
             byte[] unsent = s.encode(cell, PEER, Fixtures.Counter.class);
-            assertEquals(ReferenceDescriptor.DECLARED, flags(unsent));
+            assertEquals(ReferenceDescriptor.DECLARED | ReferenceDescriptor.SENDER, flags(unsent));
             assertTrue(s.outstanding(cell) > 0);
             s.unsent(MemorySegment.ofArray(unsent), null);
             assertEquals(0, s.outstanding(cell), "a DECLARED reference never sent gives its weight back");
             byte[] two = s.encode(new CounterGauge(), PEER, Fixtures.Counter.class);
-            assertEquals(0, flags(two), "two interfaces: both named, so the proxy offers both");
+            assertEquals(ReferenceDescriptor.SENDER, flags(two), "two interfaces: both named, so the proxy offers both");
             assertEquals(List.of(Fixtures.Counter.class.getName(), Gauge.class.getName()).stream().sorted().toList(),
                     ReferenceDescriptor.decode(MemorySegment.ofArray(two)).interfaces().stream().sorted().toList());
         } finally {

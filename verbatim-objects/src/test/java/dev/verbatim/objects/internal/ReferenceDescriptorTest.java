@@ -17,7 +17,8 @@ class ReferenceDescriptorTest {
     void theLayoutKeepsItsOffsetsAndLimits() {
         assertArrayEquals(new int[] {0, 8, 12, 16, 24, 26, 28, 32}, new int[] {OWNER, ID, FLAGS, WEIGHT, ADDRESSES, INTERFACES,
                 RESERVED, FIXED});
-        assertArrayEquals(new int[] {8, 32, 1024, 1}, new int[] {MAX_ADDRESSES, MAX_INTERFACES, MAX_STRING, DECLARED});
+        assertArrayEquals(new int[] {8, 32, 1024, 1, 2}, new int[] {MAX_ADDRESSES, MAX_INTERFACES, MAX_STRING, DECLARED,
+                SENDER});
     }
 
     @Test
@@ -94,43 +95,24 @@ class ReferenceDescriptorTest {
     void aReferenceToTheObjectHeldLastIsRecognisedWordByWordOnlyAsDecodeWouldReadIt() {
         Strings known = Strings.of(List.of("shm:a", "tcp://h:1"), List.of("x.Counter"));
         byte[] b = encode(9, -4, 1L << 24, known);
-        assertEquals(1L << 24, weightIfSame(MemorySegment.ofArray(b), 9, -4, known, false));
-        for (int i = 0; i < b.length; i++) {
-            for (int flip : new int[] {0x01, 0x80, 0xFF}) {
-                byte[] c = b.clone();
-                c[i] ^= (byte) flip;
-                long w = weightIfSame(MemorySegment.ofArray(c), 9, -4, known, false);
-                if (w >= 0) {
-                    assertTrue(i >= WEIGHT && i < WEIGHT + 8, "byte " + i + " changed and still accepted");
-                    assertEquals(new Reference(9, -4, w, known.addresses(), known.interfaces()), decode(MemorySegment.ofArray(c)));
-                } else if (i < WEIGHT || i >= WEIGHT + 8) {
-                    Reference r;
-                    try {
-                        r = decode(MemorySegment.ofArray(c));
-                    } catch (IllegalArgumentException refused) {
-                        continue;
-                    }
-                    assertNotEquals(new Reference(9, -4, r.weight(), known.addresses(), known.interfaces()), r,
-                            "byte " + i + ": refused though decode reads it as the same object");
-                }
-            }
-        }
+        assertEquals(1L << 24, weightIfSame(MemorySegment.ofArray(b), 9, -4, known, false, false));
+        assertRecognisedOnlyAsDecodeReadsIt(b, known, false, m -> decode(m));
         MemorySegment m = MemorySegment.ofArray(b.clone());
         for (long weight : new long[] {1, (1L << 24) + 1, Long.MAX_VALUE}) {
             m.set(ValueLayout.JAVA_LONG_UNALIGNED, WEIGHT, weight);
-            assertEquals(weight, weightIfSame(m, 9, -4, known, false), "weight " + weight + " read as it came");
+            assertEquals(weight, weightIfSame(m, 9, -4, known, false, false), "weight " + weight + " read as it came");
         }
         for (long weight : new long[] {0, -1, Long.MIN_VALUE}) {
             m.set(ValueLayout.JAVA_LONG_UNALIGNED, WEIGHT, weight);
-            assertEquals(-1, weightIfSame(m, 9, -4, known, false), "weight " + weight);
+            assertEquals(-1, weightIfSame(m, 9, -4, known, false, false), "weight " + weight);
         }
-        assertEquals(-1, weightIfSame(MemorySegment.ofArray(b), 8, -4, known, false), "another owner");
-        assertEquals(-1, weightIfSame(MemorySegment.ofArray(b), 9, 4, known, false), "another object");
-        assertEquals(-1, weightIfSame(MemorySegment.ofArray(java.util.Arrays.copyOf(b, b.length + 1)), 9, -4, known, false),
+        assertEquals(-1, weightIfSame(MemorySegment.ofArray(b), 8, -4, known, false, false), "another owner");
+        assertEquals(-1, weightIfSame(MemorySegment.ofArray(b), 9, 4, known, false, false), "another object");
+        assertEquals(-1, weightIfSame(MemorySegment.ofArray(java.util.Arrays.copyOf(b, b.length + 1)), 9, -4, known, false, false),
                 "a byte after the last string");
-        assertEquals(-1, weightIfSame(MemorySegment.ofArray(b).asSlice(0, b.length - 1), 9, -4, known, false), "one short");
+        assertEquals(-1, weightIfSame(MemorySegment.ofArray(b).asSlice(0, b.length - 1), 9, -4, known, false, false), "one short");
         Strings grown = Strings.of(List.of("\uFFFD".repeat(MAX_STRING)), List.of());
-        assertEquals(-1, weightIfSame(MemorySegment.ofArray(encode(9, -4, 1, grown)), 9, -4, grown, false),
+        assertEquals(-1, weightIfSame(MemorySegment.ofArray(encode(9, -4, 1, grown)), 9, -4, grown, false, false),
                 "strings that would not pass the checks are never matched");
     }
 
@@ -180,28 +162,93 @@ class ReferenceDescriptorTest {
         assertThrows(IllegalArgumentException.class, () -> decode(named));
     }
 
+    @Test
+    void aReferenceToItsSendersOwnObjectTravelsWithoutTheAddresses() {
+        List<String> at = List.of("shm:a", "tcp://h:1");
+        Reference r = new Reference(9, 4, 1L << 30, at, List.of(Counter.class.getName(), Gauge.class.getName()));
+        byte[] b = encodeFromSender(r, false);
+        MemorySegment m = MemorySegment.ofArray(b);
+        assertTrue(fromSender(m));
+        assertEquals(SENDER, m.get(ValueLayout.JAVA_INT_UNALIGNED, FLAGS));
+        assertEquals(0, m.get(ValueLayout.JAVA_SHORT_UNALIGNED, ADDRESSES), "no address travels");
+        assertEquals(2, m.get(ValueLayout.JAVA_SHORT_UNALIGNED, INTERFACES));
+        assertEquals(FIXED + 2 + Counter.class.getName().length() + 2 + Gauge.class.getName().length(), b.length);
+        assertEquals(new Reference(9, 4, 1L << 30, List.of(), r.interfaces()), decode(m), "read with no address: the"
+                + " receiver puts in the sender's");
+        Reference one = new Reference(9, 4, 1L << 30, at, List.of(Counter.class.getName()));
+        byte[] both = encodeFromSender(one, true);
+        assertEquals(FIXED, both.length, "neither strings travel");
+        assertEquals(DECLARED | SENDER, MemorySegment.ofArray(both).get(ValueLayout.JAVA_INT_UNALIGNED, FLAGS));
+        assertEquals(new Reference(9, 4, 1L << 30, List.of(), one.interfaces()),
+                decode(MemorySegment.ofArray(both), null, Counter.class));
+        assertFalse(fromSender(MemorySegment.ofArray(encode(one))));
+        MemorySegment named = MemorySegment.ofArray(encode(one));
+        named.set(ValueLayout.JAVA_INT_UNALIGNED, FLAGS, SENDER);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> decode(named));
+        assertTrue(e.getMessage().contains("naming 2 addresses"), e.getMessage());
+    }
+
+    /**
+     * From the object's owner {@code weightIfSame} takes only the SENDER forms (no address to check; a named one goes
+     * the general way, which checks the owner's addresses), each as {@code decode} reads it with the sender's addresses.
+     */
+    @Test
+    void anArrivalFromItsOwnerIsRecognisedWordByWordOnlyInTheSenderForms() {
+        Strings known = Strings.of(List.of("shm:a", "tcp://h:1"), List.of(Counter.class.getName()));
+        Reference r = new Reference(9, -4, 1L << 24, known.addresses(), known.interfaces());
+        byte[] named = encode(9, -4, 1L << 24, known);
+        byte[] sender = encodeFromSender(r, false);
+        byte[] both = encodeFromSender(r, true);
+        assertEquals(-1, weightIfSame(MemorySegment.ofArray(named), 9, -4, known, true, true), "named, from its owner");
+        assertEquals(-1, weightIfSame(MemorySegment.ofArray(sender), 9, -4, known, true, false), "SENDER, from another");
+        assertEquals(1L << 24, weightIfSame(MemorySegment.ofArray(sender), 9, -4, known, false, true));
+        assertEquals(1L << 24, weightIfSame(MemorySegment.ofArray(both), 9, -4, known, true, true));
+        assertEquals(-1, weightIfSame(MemorySegment.ofArray(both), 9, -4, known, false, true), "not where another type is declared");
+        java.util.function.Function<MemorySegment, Reference> withSendersAddresses = m -> {
+            Reference d = decode(m, null, Counter.class);
+            return new Reference(d.owner(), d.id(), d.weight(), d.addresses().isEmpty() && fromSender(m) ? known.addresses()
+                    : d.addresses(), d.interfaces());
+        };
+        assertRecognisedOnlyAsDecodeReadsIt(sender, known, false, true, withSendersAddresses);
+        assertRecognisedOnlyAsDecodeReadsIt(both, known, true, true, withSendersAddresses);
+    }
+
     /** {@code weightIfSame} reads the DECLARED form as {@code decode} would, where the hold's one interface is declared. */
     @Test
     void anArrivalInTheDeclaredFormIsRecognisedWordByWordOnlyWhereItsInterfaceIsDeclared() {
         Strings known = Strings.of(List.of("shm:a", "tcp://h:1"), List.of(Counter.class.getName()));
         byte[] b = encode(9, -4, 1L << 24, known, true);
-        assertEquals(1L << 24, weightIfSame(MemorySegment.ofArray(b), 9, -4, known, true));
-        assertEquals(-1, weightIfSame(MemorySegment.ofArray(b), 9, -4, known, false), "not where another type is declared");
-        assertEquals(1L << 24, weightIfSame(MemorySegment.ofArray(encode(9, -4, 1L << 24, known)), 9, -4, known, true),
+        assertEquals(1L << 24, weightIfSame(MemorySegment.ofArray(b), 9, -4, known, true, false));
+        assertEquals(-1, weightIfSame(MemorySegment.ofArray(b), 9, -4, known, false, false), "not where another type is declared");
+        assertEquals(1L << 24, weightIfSame(MemorySegment.ofArray(encode(9, -4, 1L << 24, known)), 9, -4, known, true, false),
                 "the named form reads the same wherever");
+        assertRecognisedOnlyAsDecodeReadsIt(b, known, true, m -> decode(m, null, Counter.class));
+    }
+
+    /**
+     * Every byte of reference {@code b} (object -4 of base 9) changed in three ways: what {@code weightIfSame} accepts
+     * (where the hold's one interface is {@code declared} or not) is what {@code decoder} reads as that object, and only
+     * the weight's bytes may change and still be accepted.
+     */
+    private static void assertRecognisedOnlyAsDecodeReadsIt(byte[] b, Strings known, boolean declared,
+                                                            java.util.function.Function<MemorySegment, Reference> decoder) {
+        assertRecognisedOnlyAsDecodeReadsIt(b, known, declared, false, decoder);
+    }
+
+    private static void assertRecognisedOnlyAsDecodeReadsIt(byte[] b, Strings known, boolean declared, boolean fromOwner,
+                                                            java.util.function.Function<MemorySegment, Reference> decoder) {
         for (int i = 0; i < b.length; i++) {
             for (int flip : new int[] {0x01, 0x80, 0xFF}) {
                 byte[] c = b.clone();
                 c[i] ^= (byte) flip;
-                long w = weightIfSame(MemorySegment.ofArray(c), 9, -4, known, true);
+                long w = weightIfSame(MemorySegment.ofArray(c), 9, -4, known, declared, fromOwner);
                 if (w >= 0) {
                     assertTrue(i >= WEIGHT && i < WEIGHT + 8, "byte " + i + " changed and still accepted");
-                    assertEquals(new Reference(9, -4, w, known.addresses(), known.interfaces()),
-                            decode(MemorySegment.ofArray(c), null, Counter.class));
+                    assertEquals(new Reference(9, -4, w, known.addresses(), known.interfaces()), decoder.apply(MemorySegment.ofArray(c)));
                 } else if (i < WEIGHT || i >= WEIGHT + 8) {
                     Reference r;
                     try {
-                        r = decode(MemorySegment.ofArray(c), null, Counter.class);
+                        r = decoder.apply(MemorySegment.ofArray(c));
                     } catch (IllegalArgumentException refused) {
                         continue;
                     }
