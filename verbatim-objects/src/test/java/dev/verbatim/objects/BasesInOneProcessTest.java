@@ -182,6 +182,31 @@ class BasesInOneProcessTest {
     }
 
     /**
+     * A copy made on the base itself of an object whose field holds one of that base's own objects holds the original,
+     * and its weight comes back: a reference a base sends itself needs no addresses (review of the SENDER form, whose
+     * first version refused it as from a base whose addresses were unknown, and leaked the field's weight).
+     */
+    @Test
+    void aCopyMadeOnItsOwnBaseOfAnObjectHoldingThatBasesObjectHoldsTheOriginal() {
+        Base a = base("shm");
+        Base b = base("shm");
+        Cell cell = new Cell(5);
+        Counter here = a.cloneHere(new Fixtures.Pointer(cell));
+        assertFalse(Base.isRemote(here));
+        assertEquals(7, here.add(1), "the copy adds 2n into the original cell");
+        assertEquals(7, cell.value());
+        assertEquals(0, a.outstandingWeight(cell), "no weight left out for the field");
+
+        b.allow(Fixtures.Pointer.class);
+        b.bind("p", new Fixtures.Pointer(new Cell(1)));
+        Counter p = a.lookup(b.addresses().getFirst(), "p", Counter.class);
+        Counter copy = a.cloneOn(p, a.base(b.addresses().getFirst())); // b copies its own object onto itself
+        assertEquals(b.id(), a.home(copy));
+        assertEquals(3, copy.add(1));
+        assertEquals(3, p.value(), "the copy and the original share b's cell");
+    }
+
+    /**
      * A copy made by cloneOn of an object whose fields hold shared objects holds them by reference, with
      * weight, identity kept: the copy on b calls a's own cell (not a copy of it), and a copy of that copy made
      * back on a holds the original cell. It used to be refused ("may hold shared objects").

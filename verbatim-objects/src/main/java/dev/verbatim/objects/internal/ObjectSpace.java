@@ -192,7 +192,8 @@ public final class ObjectSpace implements NodeExtension {
             }
             ledger.sent(id, e.id, peer, options.grant(), false);
         }
-        // (the receiver knows this base by its addresses: it is a base, peer != 0, so it introduced itself or was reached)
+        // (the receiver knows this base by its addresses: it is a base, peer != 0, so it introduced itself or was reached;
+        // or it is this base, where its own object comes home and no address is read)
         return ReferenceDescriptor.encode(id, e.id, options.grant(), ReferenceDescriptor.Strings.of(addresses, offer.names()),
                 ReferenceDescriptor.declares(offer.names(), declared), true);
     }
@@ -272,6 +273,9 @@ public final class ObjectSpace implements NodeExtension {
      * @throws IllegalArgumentException if it names another owner, or the sender is not known as a base
      */
     private Reference fromSender(Reference r, long peer) {
+        if (peer == id && r.owner() == id) {
+            return r; // one of this base's objects it sent itself (a copy made here): home, no address is read
+        }
         if (peer == 0 || r.owner() != peer) {
             throw new IllegalArgumentException("a reference to its sender's own object naming " + BaseIds.name(r.owner())
                     + " as its owner, from " + (peer == 0 ? "a connection whose far end never introduced itself" : BaseIds.name(peer)));

@@ -103,16 +103,6 @@ public final class ReferenceDescriptor {
             return new Strings(out, addresses, interfaces, readable, addressBytes);
         }
 
-        /** The payload's word at {@link #ADDRESSES} for these strings: the two counts, and reserved 0 (little-endian). */
-        long counts() {
-            return addresses.size() | (long) interfaces.size() << 16;
-        }
-
-        /** The word at {@link #ADDRESSES} of a {@link #DECLARED} reference with these addresses: no interface name. */
-        long declaredCounts() {
-            return addresses.size();
-        }
-
         /** Whether a reference with these strings may travel {@link #DECLARED} where {@code declared} is declared. */
         boolean declaredAs(Class<?> declared) {
             return declares(interfaces, declared);
@@ -226,7 +216,6 @@ public final class ReferenceDescriptor {
         return w;
     }
 
-
     /** The owner field of {@code m}, read raw (unchecked: to find what {@link #decode(MemorySegment, Strings, Class)} may match); 0 if too short. */
     static long owner(MemorySegment m) {
         return m.byteSize() < FIXED ? 0 : m.get(LONG, OWNER);
@@ -293,15 +282,17 @@ public final class ReferenceDescriptor {
             throw new IllegalArgumentException("a shared reference offering the type it is declared as, and naming "
                     + ni + " interfaces");
         }
-        if ((flags & SENDER) != 0 && na != 0) {
+        if ((flags & SENDER) != 0 && na != 0) { // (bySender below)
             throw new IllegalArgumentException("a shared reference to its sender's object, and naming " + na + " addresses");
         }
-        if (known != null && known.readable() && na == known.addresses().size()
+        boolean bySender = (flags & SENDER) != 0;
+        if (known != null && known.readable() && (bySender || na == known.addresses().size())
                 && (byDeclared ? known.declaredAs(declared) : ni == known.interfaces().size())) {
-            int n = byDeclared ? known.addressBytes() : known.bytes().length;
-            if (m.byteSize() - FIXED == n
-                    && MemorySegment.mismatch(m, FIXED, m.byteSize(), MemorySegment.ofArray(known.bytes()), 0, n) == -1) {
-                return new Reference(owner, id, weight, known.addresses(), known.interfaces());
+            int from = bySender ? known.addressBytes() : 0; // the addresses first, the interfaces after them
+            int to = byDeclared ? known.addressBytes() : known.bytes().length;
+            if (m.byteSize() - FIXED == to - from
+                    && MemorySegment.mismatch(m, FIXED, m.byteSize(), MemorySegment.ofArray(known.bytes()), from, to) == -1) {
+                return new Reference(owner, id, weight, bySender ? List.of() : known.addresses(), known.interfaces());
             }
         }
         long[] at = {FIXED};

@@ -124,6 +124,10 @@ class DeclaredReferencesTest {
             assertEquals(ReferenceDescriptor.DECLARED | ReferenceDescriptor.SENDER, flags(own));
             assertEquals(ReferenceDescriptor.FIXED, own.length, "no string at all");
             assertEquals(ReferenceDescriptor.SENDER, flags(s.encode(new CounterGauge(), PEER, Fixtures.Counter.class)));
+            Fixtures.Cell mine = new Fixtures.Cell(3);
+            assertSame(mine, s.decode(MemorySegment.ofArray(s.encode(mine, s.id(), Fixtures.Counter.class)),
+                    Fixtures.Counter.class, s.id()), "sent to itself: home, no address read");
+            assertEquals(0, s.outstanding(mine));
             MemorySegment m = MemorySegment.ofArray(own);
             long sender = s.id();
             assertThrows(IllegalArgumentException.class, () -> r.decode(m, Fixtures.Counter.class, 0L), "from no known base");

@@ -175,6 +175,10 @@ class ReferenceDescriptorTest {
         assertEquals(FIXED + 2 + Counter.class.getName().length() + 2 + Gauge.class.getName().length(), b.length);
         assertEquals(new Reference(9, 4, 1L << 30, List.of(), r.interfaces()), decode(m), "read with no address: the"
                 + " receiver puts in the sender's");
+        Strings known = Strings.of(at, r.interfaces());
+        Reference fast = decode(m, known, null);
+        assertEquals(new Reference(9, 4, 1L << 30, List.of(), r.interfaces()), fast);
+        assertSame(known.interfaces(), fast.interfaces(), "a hold's strings matched: no string made");
         Reference one = new Reference(9, 4, 1L << 30, at, List.of(Counter.class.getName()));
         byte[] both = encodeFromSender(one, true);
         assertEquals(FIXED, both.length, "neither strings travel");
