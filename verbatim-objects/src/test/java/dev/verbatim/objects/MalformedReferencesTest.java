@@ -118,7 +118,7 @@ class MalformedReferencesTest {
         b.bind("cell", new Cell(1));
         Counter held = a.lookup(b.addresses().getFirst(), "cell", Counter.class);
         long sender = 0x5e4de7L;
-        byte[] introduction = ReferenceDescriptor.encode(new Reference(sender, 0, 0, List.of("shm:the-sender"), List.of()));
+        byte[] introduction = introduction(sender, "shm:the-sender");
         byte[] forged = ReferenceDescriptor.encode(new Reference(sender, 1, 1, List.of("shm:somewhere-else"),
                 List.of(Counter.class.getName())));
         String message = sendExpectingDrop(b, introduction, forged);
@@ -139,7 +139,7 @@ class MalformedReferencesTest {
         b.bind("cell", new Cell(1));
         Counter held = a.lookup(b.addresses().getFirst(), "cell", Counter.class);
         long sender = 0x5e4de8L;
-        byte[] introduction = ReferenceDescriptor.encode(new Reference(sender, 0, 0, List.of("shm:the-sender"), List.of()));
+        byte[] introduction = introduction(sender, "shm:the-sender");
         List<String> iface = List.of(Counter.class.getName());
         byte[] anothers = ReferenceDescriptor.encodeFromSender(new Reference(sender + 1, 1, 1, List.of(), iface), false);
         assertTrue(sendExpectingDrop(b, introduction, anothers).contains("as its owner, from"), "another owner");
@@ -149,7 +149,7 @@ class MalformedReferencesTest {
         long another = sender + 2; // (a base whose connection was dropped is not introduced again)
         byte[] withAddresses = ReferenceDescriptor.encode(new Reference(another, 1, 1, List.of("shm:another"), iface));
         withAddresses[ReferenceDescriptor.FLAGS] = ReferenceDescriptor.SENDER;
-        m = sendExpectingDrop(b, ReferenceDescriptor.encode(new Reference(another, 0, 0, List.of("shm:another"), List.of())),
+        m = sendExpectingDrop(b, introduction(another, "shm:another"),
                 withAddresses);
         assertTrue(m.contains("naming 1 addresses"), m);
         assertEquals(1, held.value(), "a's reference to b's object keeps working");
@@ -241,6 +241,11 @@ class MalformedReferencesTest {
 
     private static byte[] ref(Base owner, int id, long weight) {
         return ReferenceDescriptor.encode(new Reference(owner.id().incarnation(), id, weight, List.of(), List.of()));
+    }
+
+    /** Base {@code sender}'s introduction ({@code hello}'s argument: its object 0, no weight) at {@code address}. */
+    private static byte[] introduction(long sender, String address) {
+        return ReferenceDescriptor.encode(new Reference(sender, 0, 0, List.of(address), List.of()));
     }
 
     /** Sends {@code base}'s service a release of {@code reference}; the reason of the FAIL that answers it. */
