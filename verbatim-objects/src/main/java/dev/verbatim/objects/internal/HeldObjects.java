@@ -62,9 +62,7 @@ final class HeldObjects {
                     throw new IllegalArgumentException("a reference to " + ref.held + " as "
                             + declared.getName() + ", which it does not implement");
                 }
-                long excess = ref.held.add(r.weight());
-                if (excess >= 0) {
-                    space.weights().arrived(ref.held, peer, r.weight(), excess);
+                if (space.weights().takeIn(ref.held, r.weight(), peer)) { // (false: released, a new proxy is made)
                     return p;
                 }
             }
@@ -98,12 +96,8 @@ final class HeldObjects {
     void absorb(Reference r, long peer) {
         synchronized (this) {
             Entry ref = entry(r.owner(), r.id());
-            if (ref != null && ref.get() != null) {
-                long excess = ref.held.add(r.weight()); // -1: released (its entry not removed yet), no hold to add to
-                if (excess >= 0) {
-                    space.weights().arrived(ref.held, peer, r.weight(), excess);
-                    return;
-                }
+            if (ref != null && ref.get() != null && space.weights().takeIn(ref.held, r.weight(), peer)) {
+                return; // (false: released, its entry not removed yet: no hold to add to)
             }
         }
         space.weights().passHome(new Held(r, new Class<?>[0], space.weights().exhausted()), peer); // never entered

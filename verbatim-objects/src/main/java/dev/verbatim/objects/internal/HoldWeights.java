@@ -41,9 +41,10 @@ final class HoldWeights {
     }
 
     /**
-     * Adds weight {@code w}, which arrived from base {@code peer}, to {@code h}, as {@link HeldObjects#resolve} would
-     * ({@link HeldObjects#again}: an arrival of the object held last); false if {@code h} was released or {@code peer}
-     * was declared dead, for the general path to decide.
+     * Adds weight {@code w}, which arrived from base {@code peer}, to {@code h}, counted, its excess sent home: for an
+     * arrival of an object held already ({@link HeldObjects#resolve}, {@link HeldObjects#absorb}, and
+     * {@link HeldObjects#again} for the object held last); false if {@code h} was released or {@code peer} was declared
+     * dead (nothing done: the caller decides).
      */
     boolean takeIn(Held h, long w, long peer) {
         synchronized (ledger) {

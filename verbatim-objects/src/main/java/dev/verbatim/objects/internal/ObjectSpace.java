@@ -179,7 +179,7 @@ public final class ObjectSpace implements NodeExtension {
             if (h.wantsRefill()) {
                 weights.refillAhead(h);
             }
-            return ReferenceDescriptor.encode(h.owner, h.id, w, h.strings, h.declares(declared));
+            return ReferenceDescriptor.encode(h.owner, h.id, w, h.strings, h.declares(declared), false);
         }
         SharedTypes.Offer offer = SharedTypes.offer(value.getClass());
         OwnedObjects.Entry e;
@@ -194,7 +194,7 @@ public final class ObjectSpace implements NodeExtension {
         }
         // (the receiver knows this base by its addresses: it is a base, peer != 0, so it introduced itself or was reached;
         // or it is this base, where its own object comes home and no address is read)
-        return ReferenceDescriptor.encode(id, e.id, options.grant(), ReferenceDescriptor.Strings.of(addresses, offer.names()),
+        return ReferenceDescriptor.encode(id, e.id, options.grant(), offer.strings(),
                 ReferenceDescriptor.declares(offer.names(), declared), true);
     }
 
@@ -222,23 +222,19 @@ public final class ObjectSpace implements NodeExtension {
     @Override
     public Object decode(MemorySegment payload, Class<?> declared, Endpoint over) {
         long peer = peers.peerOf(over);
-        Object again = held.again(payload, declared, peer);
-        if (again != null) {
-            return again;
+        if (ReferenceDescriptor.id(payload) != 0) {
+            return decode(payload, declared, peer);
         }
-        Reference r = read(payload, declared, peer);
-        if (r.id() == 0) { // a base introducing itself over a connection it made
-            if (r.weight() != 0 || over == null || r.addresses().isEmpty()) {
-                throw new IllegalArgumentException("a reference to object #0, which no base hands out");
-            }
-            peers.introduced(over, r.owner(), r.addresses()); // (a base connecting to itself too: it is a base)
-            Introduction i = new Introduction(r.owner(), r.addresses());
-            if (!declared.isInstance(i)) {
-                throw new IllegalArgumentException("an introduction as " + declared.getName());
-            }
-            return i;
+        Reference r = read(payload, declared, peer); // a base introducing itself over a connection it made
+        if (r.weight() != 0 || over == null || r.addresses().isEmpty()) {
+            throw new IllegalArgumentException("a reference to object #0, which no base hands out");
         }
-        return decode(r, declared, peer);
+        peers.introduced(over, r.owner(), r.addresses()); // (a base connecting to itself too: it is a base)
+        Introduction i = new Introduction(r.owner(), r.addresses());
+        if (!declared.isInstance(i)) {
+            throw new IllegalArgumentException("an introduction as " + declared.getName());
+        }
+        return i;
     }
 
     /** The object the reference in {@code payload}, from base {@code peer} (0: not known), names, as {@code declared}. */
@@ -263,16 +259,19 @@ public final class ObjectSpace implements NodeExtension {
         long owner = ReferenceDescriptor.owner(payload);
         Reference r = ReferenceDescriptor.decode(payload, owner == 0 || owner == id ? null
                 : held.strings(owner, ReferenceDescriptor.id(payload)), declared);
-        return ReferenceDescriptor.fromSender(payload) ? fromSender(r, peer) : r;
+        return fromSender(payload, r, peer);
     }
 
     /**
-     * {@code r}, a {@link ReferenceDescriptor#SENDER} reference from base {@code peer}, with the addresses this base
-     * knows {@code peer} by: it must be {@code peer}'s own object.
+     * {@code r}, read from {@code payload} and sent by base {@code peer}; if it is {@link ReferenceDescriptor#SENDER}'s,
+     * with the addresses this base knows {@code peer} by: it must be {@code peer}'s own object.
      *
-     * @throws IllegalArgumentException if it names another owner, or the sender is not known as a base
+     * @throws IllegalArgumentException if a SENDER one names another owner, or the sender is not known as a base
      */
-    private Reference fromSender(Reference r, long peer) {
+    private Reference fromSender(MemorySegment payload, Reference r, long peer) {
+        if (!ReferenceDescriptor.fromSender(payload)) {
+            return r;
+        }
         if (peer == id && r.owner() == id) {
             return r; // one of this base's objects it sent itself (a copy made here): home, no address is read
         }
@@ -361,7 +360,7 @@ public final class ObjectSpace implements NodeExtension {
                 return;
             }
             long peer = peers.peerOf(over);
-            decode(ReferenceDescriptor.fromSender(payload) ? fromSender(r, peer) : r, null, peer);
+            decode(fromSender(payload, r, peer), null, peer);
         } catch (RuntimeException ignored) {
             // malformed: nothing to give back
         }

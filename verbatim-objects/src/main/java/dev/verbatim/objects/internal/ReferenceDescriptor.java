@@ -78,19 +78,14 @@ public final class ReferenceDescriptor {
             int addressBytes = 0;
             boolean readable = addresses.size() <= MAX_ADDRESSES && interfaces.size() <= MAX_INTERFACES;
             byte[][] each = new byte[addresses.size() + interfaces.size()][];
-            int i = 0;
             for (int k = 0; k < each.length; k++) {
-                if (k == addresses.size()) {
+                String s = k < addresses.size() ? addresses.get(k) : interfaces.get(k - addresses.size());
+                each[k] = s.getBytes(StandardCharsets.UTF_8);
+                readable &= each[k].length <= MAX_STRING;
+                n += 2 + each[k].length;
+                if (k == addresses.size() - 1) {
                     addressBytes = n; // (the addresses come first)
                 }
-                String s = k < addresses.size() ? addresses.get(k) : interfaces.get(k - addresses.size());
-                byte[] b = s.getBytes(StandardCharsets.UTF_8);
-                readable &= b.length <= MAX_STRING;
-                each[i++] = b;
-                n += 2 + b.length;
-            }
-            if (interfaces.isEmpty()) {
-                addressBytes = n;
             }
             byte[] out = new byte[n];
             MemorySegment m = MemorySegment.ofArray(out);
@@ -107,6 +102,17 @@ public final class ReferenceDescriptor {
         boolean declaredAs(Class<?> declared) {
             return declares(interfaces, declared);
         }
+
+        /**
+         * Whether the strings of the reference in {@code m} are exactly these as they travel in its form: without the
+         * addresses if {@code sender} ({@link #SENDER}), without the interfaces if {@code declared} ({@link #DECLARED}).
+         */
+        boolean travelIn(MemorySegment m, boolean sender, boolean declared) {
+            int from = sender ? addressBytes : 0; // the addresses first, the interfaces after them
+            int to = declared ? addressBytes : bytes.length;
+            return m.byteSize() == FIXED + (to - from)
+                    && MemorySegment.mismatch(m, FIXED, m.byteSize(), MemorySegment.ofArray(bytes), from, to) == -1;
+        }
     }
 
     /** The payload of {@code r}. */
@@ -121,32 +127,24 @@ public final class ReferenceDescriptor {
      * @throws IllegalArgumentException if {@code declared} and {@code r} names other than one interface
      */
     public static byte[] encode(Reference r, boolean declared) {
-        if (declared && r.interfaces().size() != 1) {
-            throw new IllegalArgumentException("a DECLARED reference offers one interface, not " + r.interfaces());
-        }
-        return encode(r.owner(), r.id(), r.weight(), Strings.of(r.addresses(), r.interfaces()), declared, false);
+        return encode(r, declared, false);
     }
 
     /** The payload of {@code r}, a reference to an object of the base sending it: {@link #SENDER}, its addresses left out. */
     public static byte[] encodeFromSender(Reference r, boolean declared) {
+        return encode(r, declared, true);
+    }
+
+    private static byte[] encode(Reference r, boolean declared, boolean sender) {
         if (declared && r.interfaces().size() != 1) {
             throw new IllegalArgumentException("a DECLARED reference offers one interface, not " + r.interfaces());
         }
-        return encode(r.owner(), r.id(), r.weight(), Strings.of(r.addresses(), r.interfaces()), declared, true);
+        return encode(r.owner(), r.id(), r.weight(), Strings.of(r.addresses(), r.interfaces()), declared, sender);
     }
 
     /** The payload of a reference to object {@code id} of {@code owner} carrying {@code weight}, with {@code strings}. */
     static byte[] encode(long owner, int id, long weight, Strings strings) {
-        return encode(owner, id, weight, strings, false);
-    }
-
-    /**
-     * The payload of a reference to object {@code id} of {@code owner} carrying {@code weight}, with {@code strings}:
-     * {@link #DECLARED}, with the addresses only, if {@code declared} (its one interface is the declared type:
-     * {@link Strings#declaredAs}).
-     */
-    static byte[] encode(long owner, int id, long weight, Strings strings, boolean declared) {
-        return encode(owner, id, weight, strings, declared, false);
+        return encode(owner, id, weight, strings, false, false);
     }
 
     /**
@@ -202,18 +200,12 @@ public final class ReferenceDescriptor {
         } else {
             return -1;
         }
-        int from = fromOwner ? known.addressBytes() : 0; // the addresses first, the interfaces after them
-        int to = byDeclared ? known.addressBytes() : known.bytes().length;
         long counts = (fromOwner ? 0 : known.addresses().size()) | (long) (byDeclared ? 0 : known.interfaces().size()) << 16;
         if (m.get(LONG, ADDRESSES) != counts) { // the counts, reserved 0
             return -1;
         }
         long w = m.get(LONG, WEIGHT);
-        if (w <= 0 || m.byteSize() != FIXED + (to - from)
-                || MemorySegment.mismatch(m, FIXED, m.byteSize(), MemorySegment.ofArray(known.bytes()), from, to) != -1) {
-            return -1;
-        }
-        return w;
+        return w > 0 && known.travelIn(m, fromOwner, byDeclared) ? w : -1;
     }
 
     /** The owner field of {@code m}, read raw (unchecked: to find what {@link #decode(MemorySegment, Strings, Class)} may match); 0 if too short. */
@@ -266,6 +258,7 @@ public final class ReferenceDescriptor {
             throw new IllegalArgumentException("a shared reference with unknown flags");
         }
         boolean byDeclared = (flags & DECLARED) != 0;
+        boolean bySender = (flags & SENDER) != 0;
         if (byDeclared && !anyDeclared && !sharedInterface(declared)) {
             throw new IllegalArgumentException("a shared reference offering the type it is declared as, where "
                     + (declared == null ? "none" : declared.getName() + ", which is no shared interface,") + " is declared");
@@ -282,18 +275,13 @@ public final class ReferenceDescriptor {
             throw new IllegalArgumentException("a shared reference offering the type it is declared as, and naming "
                     + ni + " interfaces");
         }
-        if ((flags & SENDER) != 0 && na != 0) { // (bySender below)
+        if (bySender && na != 0) {
             throw new IllegalArgumentException("a shared reference to its sender's object, and naming " + na + " addresses");
         }
-        boolean bySender = (flags & SENDER) != 0;
         if (known != null && known.readable() && (bySender || na == known.addresses().size())
-                && (byDeclared ? known.declaredAs(declared) : ni == known.interfaces().size())) {
-            int from = bySender ? known.addressBytes() : 0; // the addresses first, the interfaces after them
-            int to = byDeclared ? known.addressBytes() : known.bytes().length;
-            if (m.byteSize() - FIXED == to - from
-                    && MemorySegment.mismatch(m, FIXED, m.byteSize(), MemorySegment.ofArray(known.bytes()), from, to) == -1) {
-                return new Reference(owner, id, weight, bySender ? List.of() : known.addresses(), known.interfaces());
-            }
+                && (byDeclared ? known.declaredAs(declared) : ni == known.interfaces().size())
+                && known.travelIn(m, bySender, byDeclared)) {
+            return new Reference(owner, id, weight, bySender ? List.of() : known.addresses(), known.interfaces());
         }
         long[] at = {FIXED};
         List<String> addresses = strings(m, at, na);

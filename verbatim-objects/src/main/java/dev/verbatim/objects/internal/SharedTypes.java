@@ -32,8 +32,11 @@ import java.util.Set;
 final class SharedTypes {
     private SharedTypes() {}
 
-    /** The shared interfaces an object offers, their names and their RPC analyses. */
-    record Offer(Class<?>[] interfaces, List<String> names, RemoteInterface[] remotes) {}
+    /**
+     * The shared interfaces an object offers, their names and their RPC analyses, and the names as a reference to it
+     * carries them from its own base (no address: {@link ReferenceDescriptor#SENDER}), encoded once per class.
+     */
+    record Offer(Class<?>[] interfaces, List<String> names, RemoteInterface[] remotes, ReferenceDescriptor.Strings strings) {}
 
     private static final ClassValue<Object> OFFERS = new ClassValue<>() {
         @Override
@@ -76,7 +79,8 @@ final class SharedTypes {
             remotes[i] = RemoteInterface.of(interfaces[i]);
             names.add(interfaces[i].getName());
         }
-        return new Offer(interfaces, List.copyOf(names), remotes);
+        List<String> all = List.copyOf(names);
+        return new Offer(interfaces, all, remotes, ReferenceDescriptor.Strings.of(List.of(), all));
     }
 
     private static void collect(Class<?> k, Set<Class<?>> found) {

@@ -58,7 +58,7 @@ class DeclaredReferencesTest {
 
     private static MemorySegment declared(int id, long weight) {
         return MemorySegment.ofArray(ReferenceDescriptor.encode(OWNER, id, weight,
-                ReferenceDescriptor.Strings.of(List.of(address()), List.of(Fixtures.Counter.class.getName())), true));
+                ReferenceDescriptor.Strings.of(List.of(address()), List.of(Fixtures.Counter.class.getName())), true, false));
     }
 
     private static int flags(byte[] payload) {
