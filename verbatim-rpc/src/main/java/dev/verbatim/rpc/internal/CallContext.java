@@ -43,6 +43,8 @@ public final class CallContext {
     Endpoint arrivedOver;
     /** The innermost connection this thread reads as a guest while it waits, or null ({@link ReadLeader.Guest}). */
     ReadLeader.Guest guest;
+    /** The waits of the chain this thread entered a nested wait in last, or null ({@link ChainDirectory#enter}: a hint). */
+    ChainDirectory.Waits waits;
     /** How many replies this thread waits for, nested (a dispatcher then runs no unrelated call inline). */
     int waiting;
 

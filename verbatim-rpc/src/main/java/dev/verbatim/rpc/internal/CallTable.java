@@ -78,7 +78,7 @@ final class CallTable {
      * anything else into the map.
      */
     void add(PendingCall p, boolean mayTakeSlot) {
-        if (mayTakeSlot && SOLO.compareAndSet(this, (PendingCall) null, p)) {
+        if (mayTakeSlot && solo == null && SOLO.compareAndSet(this, (PendingCall) null, p)) { // (no CAS bound to fail)
             p.inSlot = true;
         } else {
             if (p.caller == null) {

@@ -28,12 +28,52 @@ public final class ChainDirectory {
     private final Map<Long, Endpoint> byPrefix = new ConcurrentHashMap<>();
     /**
      * Callers of this node waiting in a chain they carry from an incoming call (a nested call), by chain:
-     * the innermost one of each. A chain runs on one thread per node (its nested calls go to its waiting
-     * caller), so these nest as that thread's calls do ({@link #enter}, {@link #leave}). The chain's prefix
-     * names the endpoint that started it only if this node did, and that endpoint's caller may be an
+     * the innermost one of each, in the chain's {@link Waits}. A chain runs on one thread per node (its nested calls go
+     * to its waiting caller), so these nest as that thread's calls do ({@link #enter}, {@link #leave}). The chain's
+     * prefix names the endpoint that started it only if this node did, and that endpoint's caller may be an
      * outer one that waits for the inner: the innermost wait is the one that reads its inbox.
      */
-    private final Map<Long, PendingCall> nested = new ConcurrentHashMap<>();
+    private final Map<Long, Waits> nested = new ConcurrentHashMap<>();
+
+    /**
+     * One chain's nested waits at this node: the innermost, each one entered hiding the one before ({@link
+     * PendingCall#hides}). Entered and left with one compare-and-set on {@link #innermost}, not a map update: a walk
+     * over bases nests a call per element, and the two map updates each nested call made (a put, then a replace)
+     * cost it ~60 ns (a locked bin and a count each). In the map while a wait is entered, found there by a
+     * call of the chain that arrives; the thread that runs the chain here keeps the one it entered last
+     * ({@link CallContext#waits}), so its next nested call need not look it up.
+     *
+     * <p>The wait that leaves last turns {@link #innermost} from none to {@link #GONE} (a compare-and-set, as every
+     * change of it is), then takes the waits out of the map; a thread that finds them {@code GONE} looks the chain up
+     * again. So a wait is never entered in waits the map lost: whether the last one left, or another entered first, is
+     * decided on the one field.
+     */
+    static final class Waits {
+        private static final java.lang.invoke.VarHandle INNERMOST;
+        /** What {@link #innermost} is once the waits are out of the map (a wait no call is ever for). */
+        static final PendingCall GONE = new PendingCall(null, 0, null, 0, 0, null);
+
+        static {
+            try {
+                INNERMOST = java.lang.invoke.MethodHandles.lookup().findVarHandle(Waits.class, "innermost", PendingCall.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        final long chain;
+        final Long key;
+        volatile PendingCall innermost;
+
+        Waits(long chain, Long key) {
+            this.chain = chain;
+            this.key = key;
+        }
+
+        boolean swap(PendingCall expected, PendingCall p) {
+            return INNERMOST.compareAndSet(this, expected, p);
+        }
+    }
 
     /**
      * Nested calls another thread read and handed to the thread waiting in their chain: each cost that
@@ -73,10 +113,21 @@ public final class ChainDirectory {
         byPrefix.remove(salt >>> (64 - PREFIX_BITS), e);
     }
 
+    /** The chain's waits, or null when none is entered (what {@link #innermost} looks up). */
+    Waits waitsOf(long chain) {
+        return nested.get(chain);
+    }
+
+    /** How many chains have a wait entered here. */
+    int waitingChains() {
+        return nested.size();
+    }
+
     /** The innermost of the nested waits in {@code chain} (a caller that carries it from an incoming call), or null. */
     PendingCall innermost(long chain) {
-        PendingCall p = nested.isEmpty() ? null : nested.get(chain);
-        return p == null || p.isDone() ? null : p;
+        Waits w = nested.isEmpty() ? null : nested.get(chain);
+        PendingCall p = w == null ? null : w.innermost;
+        return p == null || p == Waits.GONE || p.isDone() ? null : p;
     }
 
     /**
@@ -96,18 +147,43 @@ public final class ChainDirectory {
     /**
      * {@code p}'s caller waits in a chain it carries from an incoming call (A calls B, B's call calls A,
      * which calls B again over the first connection: B's nested call must find the caller that waits over
-     * the second); the outer wait it hides, to give back to {@link #leave}.
+     * the second): {@code p} is the chain's innermost wait here until {@link #leave}, hiding the one before
+     * ({@link PendingCall#hides}). {@code known}: the chain's waits as the calling thread entered them last, or null.
+     *
+     * @return the chain's waits {@code p} was entered in, to {@link #leave} with
      */
-    PendingCall enter(PendingCall p) {
-        return nested.put(p.chain, p);
+    Waits enter(PendingCall p, Waits known) {
+        Waits w = known != null && known.chain == p.chain ? known : null;
+        while (true) {
+            if (w == null) {
+                Long key = p.chain;
+                w = nested.get(key);
+                if (w == null) {
+                    Waits fresh = new Waits(p.chain, key);
+                    w = nested.putIfAbsent(key, fresh);
+                    if (w == null) {
+                        w = fresh;
+                    }
+                }
+            }
+            PendingCall outer = w.innermost;
+            if (outer == Waits.GONE) {
+                w = null; // its last wait left: out of the map (or about to be), the chain's next waits are looked up
+            } else if (w.swap(outer, p)) {
+                p.hides = outer;
+                return w;
+            } // else another thread of the chain entered or left (a chain that forked: a caller timed out): again
+        }
     }
 
-    /** {@code p}'s caller stopped waiting: {@code outer} (what {@link #enter} returned) is the chain's caller again. */
-    void leave(PendingCall p, PendingCall outer) {
-        if (outer == null) {
-            nested.remove(p.chain, p);
-        } else {
-            nested.replace(p.chain, p, outer);
+    /** {@code p}'s caller stopped waiting: the wait it hid is the chain's innermost again ({@code w}: {@link #enter}'s). */
+    void leave(PendingCall p, Waits w) {
+        PendingCall outer = p.hides;
+        while (outer != null && outer.isDone()) {
+            outer = outer.hides; // a wait that left out of turn (a chain that forked): the chain forgets it with this one
+        }
+        if (w.swap(p, outer) && outer == null && w.swap(null, Waits.GONE)) {
+            nested.remove(w.key, w); // the last wait left (unless another entered first: then it stays, that one's)
         }
     }
 }

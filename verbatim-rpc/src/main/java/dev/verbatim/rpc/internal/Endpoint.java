@@ -273,12 +273,13 @@ public final class Endpoint {
             sender.sendCall(b, mi, args, p);
             return leader.await(p, context);
         }
-        PendingCall outer = chains.enter(p); // before the call goes: its nested calls may come back by any connection
+        ChainDirectory.Waits waits = chains.enter(p, context.waits); // before the call goes: its nested calls may come back by any connection
+        context.waits = waits;
         try {
             sender.sendCall(b, mi, args, p);
             return leader.await(p, context);
         } finally {
-            chains.leave(p, outer);
+            chains.leave(p, waits);
         }
     }
 

@@ -42,6 +42,8 @@ final class PendingCall extends CompletableFuture<Object> {
     RemoteInterface lookingUp;
     /** Whether the call waits in the endpoint's solo slot (set by its caller before it waits). */
     boolean inSlot;
+    /** For a nested wait ({@link ChainDirectory#enter}): the wait of its chain it hides until it leaves, or null. */
+    PendingCall hides;
     volatile Thread waiter;
     /** Nested calls of this chain read by another thread, for {@link #caller} to run. */
     private ArrayDeque<Runnable> inbox;

@@ -6,7 +6,9 @@ import org.junit.jupiter.api.Test;
 import java.lang.reflect.Proxy;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -23,6 +25,10 @@ class ChainDirectoryTest {
                     default -> null;
                 });
         return new Endpoint(c, new Exports(), false, () -> { });
+    }
+
+    private static PendingCall nestedWait(Endpoint e, long chain) {
+        return new PendingCall(e, 7, null, TimeUnit.MINUTES.toNanos(1), chain, Thread.currentThread());
     }
 
     private static PendingCall waitingIn(Endpoint e, long chain) {
@@ -59,5 +65,72 @@ class ChainDirectoryTest {
         for (int i = 0; i < 1000; i++) {
             assertTrue(prefixes.add(d.register(endpoint()) >>> (64 - ChainDirectory.PREFIX_BITS)), "a prefix is unique in a node");
         }
+    }
+
+    @Test
+    void aNestedWaitIsTheChainsInnermostUntilItLeavesAndTheChainIsForgottenWhenItsLastWaitLeaves() {
+        ChainDirectory d = new ChainDirectory();
+        Endpoint e = endpoint();
+        long chain = 0x1234_5678_9abc_def0L;
+        PendingCall outer = nestedWait(e, chain);
+        ChainDirectory.Waits w = d.enter(outer, null);
+        assertSame(outer, d.innermost(chain));
+        PendingCall inner = nestedWait(e, chain);
+        assertSame(w, d.enter(inner, w), "the thread's next nested wait goes in the chain's waits it knows");
+        assertSame(inner, d.innermost(chain));
+        assertNull(d.innermost(chain ^ 1), "another chain has no wait here");
+        inner.complete(null);
+        d.leave(inner, w);
+        assertSame(outer, d.innermost(chain), "the wait it hid is the innermost again");
+        outer.complete(null);
+        d.leave(outer, w);
+        assertNull(d.innermost(chain));
+        assertEquals(0, d.waitingChains(), "a chain none waits in any more is forgotten");
+        PendingCall again = nestedWait(e, chain);
+        ChainDirectory.Waits w2 = d.enter(again, w);
+        assertNotSame(w, w2, "waits taken out of the directory are never entered again");
+        assertSame(again, d.innermost(chain));
+        again.complete(null);
+        d.leave(again, w2);
+        assertEquals(0, d.waitingChains());
+    }
+
+    @Test
+    void aWaitEnteredWhileTheChainsLastWaitLeavesIsNeverLost() throws Exception {
+        // two threads of one chain (a chain that forked: a caller timed out while its chain went on) enter and leave
+        // at once: one entering as the other takes the chain out of the directory must find its waits there
+        ChainDirectory d = new ChainDirectory();
+        Endpoint e = endpoint();
+        long chain = 42;
+        int rounds = 200_000;
+        AtomicReference<String> lost = new AtomicReference<>();
+        CountDownLatch start = new CountDownLatch(1);
+        Runnable loop = () -> {
+            try {
+                start.await();
+            } catch (InterruptedException x) {
+                return;
+            }
+            ChainDirectory.Waits known = null;
+            for (int i = 0; i < rounds && lost.get() == null; i++) {
+                PendingCall p = nestedWait(e, chain);
+                ChainDirectory.Waits w = d.enter(p, known);
+                if (d.waitsOf(chain) != w) {
+                    lost.set("round " + i + ": a wait was entered in waits the directory no longer has");
+                }
+                p.complete(null); // (a wait leaves once its call is done)
+                d.leave(p, w);
+                known = w;
+            }
+        };
+        Thread a = Thread.ofPlatform().start(loop);
+        Thread b = Thread.ofPlatform().start(loop);
+        start.countDown();
+        a.join(TimeUnit.SECONDS.toMillis(60));
+        b.join(TimeUnit.SECONDS.toMillis(60));
+        assertFalse(a.isAlive() || b.isAlive(), "the threads finished");
+        assertNull(lost.get(), lost.get());
+        assertNull(d.innermost(chain));
+        assertEquals(0, d.waitingChains(), "every wait left: the chain is forgotten (no waits leak)");
     }
 }
