@@ -17,7 +17,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * refused as forged), and at most {@link #HIGH_WATER} after an arrival is
  * taken in; after {@link #takeAll} the proxy is released and every call fails.
  *
- * <p>Thread-safe (this object's monitor for the weight; the bindings are replaced racily, each one valid).
+ * <p>Thread-safe: the weight and what goes with it change under its base's {@link Ledger}'s monitor, which
+ * every change of a hold's weight holds anyway, to count it (one monitor on the path of a reference sent or
+ * received, not two: an uncontended monitor costs a reference ~20 ns a side here); the bindings are replaced
+ * racily, each one valid.
  */
 final class Held {
     final long owner;
@@ -49,7 +52,9 @@ final class Held {
 
     /** Its base's count of exhausted holds ({@link HoldWeights#exhausted()}), this one counted while {@link #low}. */
     private final AtomicInteger exhausted;
-    /** Whether this hold is counted in {@link #exhausted}. Under the monitor. */
+    /** Its base's ledger: the monitor its weight changes under. */
+    private final Object lock;
+    /** Whether this hold is counted in {@link #exhausted}. Under the lock. */
     private boolean low;
 
     /**
@@ -94,9 +99,13 @@ final class Held {
     /** What a hold keeps when it sends its excess home ({@link #HIGH_WATER}): far above {@link #LOW_WATER}. */
     static final long KEEP = 1L << 46;
 
-    /** A hold counted in {@code exhausted} (its base's, {@link HoldWeights#exhausted()}) while it is exhausted. */
-    Held(Reference r, Class<?>[] types, AtomicInteger exhausted) {
+    /**
+     * A hold counted in {@code exhausted} (its base's, {@link HoldWeights#exhausted()}) while it is exhausted, its weight
+     * changed under {@code lock}'s monitor (its base's ledger).
+     */
+    Held(Reference r, Class<?>[] types, AtomicInteger exhausted, Object lock) {
         this.exhausted = exhausted;
+        this.lock = lock;
         this.owner = r.owner();
         this.id = r.id();
         this.addresses = r.addresses();
@@ -125,7 +134,7 @@ final class Held {
         return false;
     }
 
-    /** Counts this hold in or out of its base's {@link #exhausted} as it is now. Under the monitor (or in the constructor). */
+    /** Counts this hold in or out of its base's {@link #exhausted} as it is now. Under the lock (or in the constructor). */
     private void countLow() {
         boolean now = weight < 2 && !released;
         if (now != low) {
@@ -134,7 +143,7 @@ final class Held {
         }
     }
 
-    /** The weight went up (or was set): where this hold asks ahead from now on ({@link #askBelow}). Under the monitor. */
+    /** The weight went up (or was set): where this hold asks ahead from now on ({@link #askBelow}). Under the lock. */
     private void raised() {
         if (weight >= LOW_WATER) {
             askBelow = LOW_WATER;
@@ -146,7 +155,7 @@ final class Held {
 
     /**
      * The weight went down (or was set): notes a hold with less than 2, and whether to ask the owner for more ahead of
-     * need (this hold is below {@link #askBelow} and no such refill is under way). Under the monitor (or in the
+     * need (this hold is below {@link #askBelow} and no such refill is under way). Under the lock (or in the
      * constructor).
      */
     private void lowered() {
@@ -159,12 +168,13 @@ final class Held {
 
     /**
      * Adds the weight of another reference to the object that arrived; a hold that passes {@link #HIGH_WATER} keeps
-     * {@link #KEEP} and returns the rest, for the caller to send home.
+     * {@link #KEEP} and returns the rest, for the caller to send home. Under the lock.
      *
      * @return -1 if this hold was released (the arrival makes a new proxy); else the weight to send home, mostly 0
      * @throws IllegalArgumentException if the sum overflows (a forged weight)
      */
-    synchronized long add(long w) {
+    long add(long w) {
+        assert Thread.holdsLock(lock);
         if (released) {
             return -1;
         }
@@ -179,7 +189,7 @@ final class Held {
 
     /**
      * What this hold sends home: all but {@link #KEEP} if it has more than {@link #HIGH_WATER} (taken off now), else 0.
-     * Under the monitor (or in the constructor).
+     * Under the lock.
      */
     private long trim() {
         if (weight <= HIGH_WATER) {
@@ -190,8 +200,12 @@ final class Held {
         return excess;
     }
 
-    /** The weight this hold sends home as it is made ({@link #trim}): a reference that arrived with more than {@link #HIGH_WATER}. */
-    synchronized long excess() {
+    /**
+     * The weight this hold sends home as it is made ({@link #trim}): a reference that arrived with more than
+     * {@link #HIGH_WATER}. Under the lock.
+     */
+    long excess() {
+        assert Thread.holdsLock(lock);
         return trim();
     }
 
@@ -203,7 +217,7 @@ final class Held {
         if (!refillDue) {
             return false;
         }
-        synchronized (this) {
+        synchronized (lock) {
             if (!refillDue) {
                 return false; // (another thread asks)
             }
@@ -213,25 +227,28 @@ final class Held {
     }
 
     /** The refill {@link #wantsRefill} started is over (granted or failed). */
-    synchronized void refilled() {
-        refilling = false;
+    void refilled() {
+        synchronized (lock) {
+            refilling = false;
+        }
     }
 
     /**
      * Half the weight (rounded down), at most {@link #FORWARD_MAX}, to send with a reference; 0 if only 1 is left (it
-     * must refill first).
+     * must refill first). Under the lock.
      */
-    synchronized long split() {
+    long split() {
         return weight < 2 ? 0 : give();
     }
 
-    /** As {@link #split}, but possibly 0, for a reference going home, where none is needed. */
-    synchronized long splitHome() {
+    /** As {@link #split}, but possibly 0, for a reference going home, where none is needed. Under the lock. */
+    long splitHome() {
         return give();
     }
 
-    /** Takes half the weight, at most {@link #FORWARD_MAX}, off the hold. Under the monitor. */
+    /** Takes half the weight, at most {@link #FORWARD_MAX}, off the hold. Under the lock. */
     private long give() {
+        assert Thread.holdsLock(lock);
         long give = Math.min(weight >>> 1, FORWARD_MAX);
         weight -= give;
         lowered();
@@ -239,17 +256,22 @@ final class Held {
     }
 
     /** Whether sending the object on now would need more weight first. */
-    synchronized boolean exhausted() {
-        return weight < 2 && !released;
+    boolean exhausted() {
+        synchronized (lock) {
+            return weight < 2 && !released;
+        }
     }
 
     /** The weight held now. */
-    synchronized long weight() {
-        return weight;
+    long weight() {
+        synchronized (lock) {
+            return weight;
+        }
     }
 
-    /** Releases the hold: all its weight, to give back (0 if it was released already). */
-    synchronized long takeAll() {
+    /** Releases the hold: all its weight, to give back (0 if it was released already). Under the lock. */
+    long takeAll() {
+        assert Thread.holdsLock(lock);
         if (released) {
             return 0;
         }

@@ -67,7 +67,7 @@ final class HeldObjects {
                 }
             }
             Class<?>[] types = SharedTypes.resolve(r.interfaces(), declared, space.loader());
-            Held h = new Held(r, types, space.weights().exhausted());
+            Held h = new Held(r, types, space.weights().exhausted(), space.ledger());
             ClassLoader loader = types[0].getClassLoader();
             try {
                 p = Proxy.newProxyInstance(loader == null ? space.loader() : loader, types, new SharedHandler(h, space));
@@ -100,7 +100,7 @@ final class HeldObjects {
                 return; // (false: released, its entry not removed yet: no hold to add to)
             }
         }
-        space.weights().passHome(new Held(r, new Class<?>[0], space.weights().exhausted()), peer); // never entered
+        space.weights().passHome(new Held(r, new Class<?>[0], space.weights().exhausted(), space.ledger()), peer); // never entered
     }
 
     /**

@@ -11,6 +11,9 @@ import static org.junit.jupiter.api.Assertions.*;
 
 /** The weight arithmetic of an owner's table and of a holder's hold (docs/objects.md §3). */
 class WeightsTest {
+    /** What the holds of these tests change their weight under, as a base's ledger. */
+    private static final Object LEDGER = new Object();
+
     private static final SharedTypes.Offer OFFER = SharedTypes.offer(Fixtures.Cell.class);
 
     @Test
@@ -52,21 +55,23 @@ class WeightsTest {
 
     @Test
     void aHoldSplitsInHalvesDownToOneThenHasNothingToSplitButMayStillSendHomeNothing() {
-        Held h = new Held(new Reference(7, 1, 5, List.of("shm:x"), List.of()), new Class<?>[0], new AtomicInteger());
-        assertEquals(2, h.split());
-        assertEquals(3, h.weight());
-        assertEquals(1, h.split());
-        assertEquals(2, h.weight());
-        assertEquals(1, h.split());
-        assertTrue(h.exhausted());
-        assertEquals(0, h.split(), "a hold of 1 cannot be split");
-        assertEquals(1, h.weight());
-        assertEquals(0, h.splitHome(), "home needs no weight");
-        assertEquals(0, h.add(4), "nothing to send home");
-        assertFalse(h.exhausted());
-        assertEquals(5, h.takeAll());
-        assertEquals(-1, h.add(1), "a released hold takes no more: the arrival makes a new proxy");
-        assertEquals(0, h.takeAll(), "given back once");
+        synchronized (LEDGER) { // (a hold's weight changes under its base's ledger's monitor)
+            Held h = new Held(new Reference(7, 1, 5, List.of("shm:x"), List.of()), new Class<?>[0], new AtomicInteger(), LEDGER);
+            assertEquals(2, h.split());
+            assertEquals(3, h.weight());
+            assertEquals(1, h.split());
+            assertEquals(2, h.weight());
+            assertEquals(1, h.split());
+            assertTrue(h.exhausted());
+            assertEquals(0, h.split(), "a hold of 1 cannot be split");
+            assertEquals(1, h.weight());
+            assertEquals(0, h.splitHome(), "home needs no weight");
+            assertEquals(0, h.add(4), "nothing to send home");
+            assertFalse(h.exhausted());
+            assertEquals(5, h.takeAll());
+            assertEquals(-1, h.add(1), "a released hold takes no more: the arrival makes a new proxy");
+            assertEquals(0, h.takeAll(), "given back once");
+        }
     }
 
     /**
@@ -75,55 +80,63 @@ class WeightsTest {
      */
     @Test
     void callsLookForExhaustedHoldsOnlyWhileThereIsOne() {
-        AtomicInteger exhausted = new AtomicInteger();
-        Held h = new Held(new Reference(7, 3, 2, List.of("shm:x"), List.of()), new Class<?>[0], exhausted);
-        assertEquals(0, exhausted.get());
-        assertEquals(1, h.split());
-        assertEquals(1, exhausted.get(), "a split left 1");
-        h.add(8);
-        assertEquals(0, exhausted.get(), "weight came: no longer exhausted");
-        Held one = new Held(new Reference(7, 4, 1, List.of("shm:x"), List.of()), new Class<?>[0], exhausted);
-        assertEquals(1, exhausted.get(), "arrived with 1");
-        one.takeAll();
-        assertEquals(0, exhausted.get(), "released: nothing to refill");
-        one.takeAll();
-        assertEquals(0, exhausted.get(), "counted out once");
+        synchronized (LEDGER) { // (a hold's weight changes under its base's ledger's monitor)
+            AtomicInteger exhausted = new AtomicInteger();
+            Held h = new Held(new Reference(7, 3, 2, List.of("shm:x"), List.of()), new Class<?>[0], exhausted, LEDGER);
+            assertEquals(0, exhausted.get());
+            assertEquals(1, h.split());
+            assertEquals(1, exhausted.get(), "a split left 1");
+            h.add(8);
+            assertEquals(0, exhausted.get(), "weight came: no longer exhausted");
+            Held one = new Held(new Reference(7, 4, 1, List.of("shm:x"), List.of()), new Class<?>[0], exhausted, LEDGER);
+            assertEquals(1, exhausted.get(), "arrived with 1");
+            one.takeAll();
+            assertEquals(0, exhausted.get(), "released: nothing to refill");
+            one.takeAll();
+            assertEquals(0, exhausted.get(), "counted out once");
+        }
     }
 
     @Test
     void aForwardTakesHalfTheHoldButNeverMoreThanTwoToTheTwentyFour() {
-        assertEquals(1L << 24, Held.FORWARD_MAX);
-        Held h = new Held(new Reference(7, 1, 1L << 40, List.of("shm:x"), List.of()), new Class<?>[0], new AtomicInteger());
-        assertEquals(Held.FORWARD_MAX, h.split());
-        assertEquals((1L << 40) - Held.FORWARD_MAX, h.weight());
-        assertEquals(Held.FORWARD_MAX, h.splitHome(), "home too");
-        Held small = new Held(new Reference(7, 2, Held.FORWARD_MAX, List.of("shm:x"), List.of()), new Class<?>[0], new AtomicInteger());
-        assertEquals(Held.FORWARD_MAX / 2, small.split(), "below twice the cap: half");
+        synchronized (LEDGER) { // (a hold's weight changes under its base's ledger's monitor)
+            assertEquals(1L << 24, Held.FORWARD_MAX);
+            Held h = new Held(new Reference(7, 1, 1L << 40, List.of("shm:x"), List.of()), new Class<?>[0], new AtomicInteger(), LEDGER);
+            assertEquals(Held.FORWARD_MAX, h.split());
+            assertEquals((1L << 40) - Held.FORWARD_MAX, h.weight());
+            assertEquals(Held.FORWARD_MAX, h.splitHome(), "home too");
+            Held small = new Held(new Reference(7, 2, Held.FORWARD_MAX, List.of("shm:x"), List.of()), new Class<?>[0], new AtomicInteger(), LEDGER);
+            assertEquals(Held.FORWARD_MAX / 2, small.split(), "below twice the cap: half");
+        }
     }
 
     @Test
     void aHoldRefusesAWeightThatWouldOverflowIt() {
-        Held h = new Held(new Reference(7, 1, Long.MAX_VALUE - 3, List.of("shm:x"), List.of()), new Class<?>[0], new AtomicInteger());
-        assertThrows(IllegalArgumentException.class, () -> h.add(4));
-        assertEquals(Long.MAX_VALUE - 3, h.weight());
-        assertEquals(Long.MAX_VALUE - Held.KEEP, h.add(3), "up to the limit exactly; all but what a hold keeps goes home");
-        assertEquals(Held.KEEP, h.weight());
+        synchronized (LEDGER) { // (a hold's weight changes under its base's ledger's monitor)
+            Held h = new Held(new Reference(7, 1, Long.MAX_VALUE - 3, List.of("shm:x"), List.of()), new Class<?>[0], new AtomicInteger(), LEDGER);
+            assertThrows(IllegalArgumentException.class, () -> h.add(4));
+            assertEquals(Long.MAX_VALUE - 3, h.weight());
+            assertEquals(Long.MAX_VALUE - Held.KEEP, h.add(3), "up to the limit exactly; all but what a hold keeps goes home");
+            assertEquals(Held.KEEP, h.weight());
+        }
     }
 
     @Test
     void aHoldAboveTheHighWaterMarkKeepsWhatAHoldKeepsAndHandsTheRestBackToSendHome() {
-        Held h = new Held(new Reference(7, 1, Held.HIGH_WATER - 8, List.of("shm:x"), List.of()), new Class<?>[0], new AtomicInteger());
-        assertEquals(0, h.excess(), "not above the mark");
-        assertEquals(0, h.add(8), "at the mark: kept");
-        assertEquals(Held.HIGH_WATER, h.weight());
-        assertEquals(Held.HIGH_WATER + 1 - Held.KEEP, h.add(1));
-        assertEquals(Held.KEEP, h.weight());
-        assertTrue(Held.KEEP > Held.LOW_WATER, "what is kept asks for no refill");
+        synchronized (LEDGER) { // (a hold's weight changes under its base's ledger's monitor)
+            Held h = new Held(new Reference(7, 1, Held.HIGH_WATER - 8, List.of("shm:x"), List.of()), new Class<?>[0], new AtomicInteger(), LEDGER);
+            assertEquals(0, h.excess(), "not above the mark");
+            assertEquals(0, h.add(8), "at the mark: kept");
+            assertEquals(Held.HIGH_WATER, h.weight());
+            assertEquals(Held.HIGH_WATER + 1 - Held.KEEP, h.add(1));
+            assertEquals(Held.KEEP, h.weight());
+            assertTrue(Held.KEEP > Held.LOW_WATER, "what is kept asks for no refill");
 
-        Held big = new Held(new Reference(7, 2, Held.HIGH_WATER * 4, List.of("shm:x"), List.of()), new Class<?>[0], new AtomicInteger());
-        assertEquals(Held.HIGH_WATER * 4 - Held.KEEP, big.excess(), "a hold that arrives above the mark");
-        assertEquals(Held.KEEP, big.weight());
-        assertEquals(0, big.excess(), "sent home once");
+            Held big = new Held(new Reference(7, 2, Held.HIGH_WATER * 4, List.of("shm:x"), List.of()), new Class<?>[0], new AtomicInteger(), LEDGER);
+            assertEquals(Held.HIGH_WATER * 4 - Held.KEEP, big.excess(), "a hold that arrives above the mark");
+            assertEquals(Held.KEEP, big.weight());
+            assertEquals(0, big.excess(), "sent home once");
+        }
     }
 
     @Test
@@ -141,12 +154,14 @@ class WeightsTest {
      */
     @Test
     void aHoldAsksAheadBelowWhatItsSizeAllowsAndASmallOneNever() {
-        assertEquals(49_153, firstAsk(new Held(new Reference(7, 1, 1L << 40, List.of("shm:x"), List.of()), new Class<?>[0], new AtomicInteger())));
-        Held relay = new Held(new Reference(7, 2, Held.FORWARD_MAX, List.of("shm:x"), List.of()), new Class<?>[0], new AtomicInteger());
-        assertEquals(9, firstAsk(relay), "a forwarded hold asks before it runs out");
-        assertEquals(1L << 15, relay.weight());
-        assertEquals(-1, firstAsk(new Held(new Reference(7, 3, 1L << 15, List.of("shm:x"), List.of()), new Class<?>[0], new AtomicInteger())),
-                "a small grant never asks ahead");
+        synchronized (LEDGER) { // (a hold's weight changes under its base's ledger's monitor)
+            assertEquals(49_153, firstAsk(new Held(new Reference(7, 1, 1L << 40, List.of("shm:x"), List.of()), new Class<?>[0], new AtomicInteger(), LEDGER)));
+            Held relay = new Held(new Reference(7, 2, Held.FORWARD_MAX, List.of("shm:x"), List.of()), new Class<?>[0], new AtomicInteger(), LEDGER);
+            assertEquals(9, firstAsk(relay), "a forwarded hold asks before it runs out");
+            assertEquals(1L << 15, relay.weight());
+            assertEquals(-1, firstAsk(new Held(new Reference(7, 3, 1L << 15, List.of("shm:x"), List.of()), new Class<?>[0], new AtomicInteger(), LEDGER)),
+                    "a small grant never asks ahead");
+        }
     }
 
     /** The split after which {@code h} first wants a refill, splitting until then (or until it cannot: -1). */
