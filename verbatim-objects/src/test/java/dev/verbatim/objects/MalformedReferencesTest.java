@@ -70,7 +70,7 @@ class MalformedReferencesTest {
         List<String> at = b.addresses();
         List<String> iface = List.of(Counter.class.getName());
         byte[] unknownFlags = ReferenceDescriptor.encode(new Reference(other, 1, 1, at, iface));
-        unknownFlags[ReferenceDescriptor.FLAGS] = 4; // (1 is DECLARED, 2 SENDER)
+        unknownFlags[ReferenceDescriptor.FLAGS] = 8; // (1 is DECLARED, 2 SENDER, 4 KNOWN)
         byte[] whole = ReferenceDescriptor.encode(new Reference(other, 1, 1, at, iface));
         byte[] trailing = java.util.Arrays.copyOf(whole, whole.length + 3);
         byte[] overrun = java.util.Arrays.copyOf(whole, whole.length - 1);
@@ -154,6 +154,35 @@ class MalformedReferencesTest {
         assertTrue(m.contains("naming 1 addresses"), m);
         assertEquals(1, held.value(), "a's reference to b's object keeps working");
         assertEquals(1, b.exportedObjects());
+    }
+
+    /**
+     * A reference may leave its owner's addresses out where the receiver knows them (ReferenceDescriptor.KNOWN): one
+     * naming an owner the receiver was never given an address of, one naming addresses too, and one both KNOWN and
+     * SENDER are each dropped with a reason, and the other bases keep working.
+     */
+    @Test
+    void aReferenceLeavingOutAddressesTheReceiverWasNeverGivenIsDroppedAndOtherBasesKeepWorking() {
+        Base a = base();
+        Base b = base();
+        b.bind("cell", new Cell(1));
+        Counter held = a.lookup(b.addresses().getFirst(), "cell", Counter.class);
+        List<String> iface = List.of(Counter.class.getName());
+        long stranger = 0x5e4de9L;
+        byte[] unknownOwner = ReferenceDescriptor.encodeKnown(new Reference(stranger, 1, 1, List.of(), iface), false);
+        String m = sendExpectingDrop(b, unknownOwner);
+        assertTrue(m.contains("never given"), m);
+        byte[] withAddresses = ReferenceDescriptor.encode(new Reference(stranger, 1, 1, List.of("shm:stranger"), iface));
+        withAddresses[ReferenceDescriptor.FLAGS] = ReferenceDescriptor.KNOWN;
+        m = sendExpectingDrop(b, withAddresses);
+        assertTrue(m.contains("naming 1 addresses"), m);
+        byte[] both = ReferenceDescriptor.encodeKnown(new Reference(stranger, 1, 1, List.of(), iface), false);
+        both[ReferenceDescriptor.FLAGS] = ReferenceDescriptor.KNOWN | ReferenceDescriptor.SENDER;
+        m = sendExpectingDrop(b, both);
+        assertTrue(m.contains("both"), m);
+        assertEquals(1, held.value(), "a's reference to b's object keeps working");
+        assertEquals(1, b.exportedObjects());
+        assertEquals(0, b.heldObjects(), "nothing made of any of them");
     }
 
     @Test

@@ -9,7 +9,6 @@ import dev.verbatim.bench.objects.SharedFixtures.Probe;
 import dev.verbatim.objects.Base;
 import dev.verbatim.objects.RemoteBase;
 
-import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -91,7 +90,7 @@ final class BaseZeroCalls {
                 }
                 case ObjectsCase.BYTES -> {
                     Probe third = shmProbe(2);
-                    byte[] reference = new byte[referenceBytes(session.require("shm1"))];
+                    byte[] reference = new byte[referenceBytes()];
                     yield seq -> {
                         third.putBytes(reference);
                         return 0;
@@ -160,12 +159,13 @@ final class BaseZeroCalls {
     }
 
     /**
-     * The length of a reference to an object of the base at {@code address} offering one shared interface, as it
-     * travels to a third base where that interface is declared (docs/objects.md §1, {@code DECLARED}): 32 fixed bytes,
-     * then the owner's address, a u16 length and its UTF-8 bytes (the interface's name does not travel).
+     * The length of a reference to an object of another base offering one shared interface, as it travels again and
+     * again to a third base where that interface is declared (docs/objects.md §1, {@code DECLARED} and {@code KNOWN}):
+     * the 32 fixed bytes alone (no interface name; the owner's address went once, in the first call the third base
+     * answered).
      */
-    static int referenceBytes(String address) {
-        return 32 + 2 + address.getBytes(StandardCharsets.UTF_8).length;
+    static int referenceBytes() {
+        return 32;
     }
 
     /** The probe of process {@code k}'s shm base, as base 0's shm base holds it. */

@@ -135,11 +135,34 @@ public final class ObjectSpace implements NodeExtension {
 
     @Override
     public byte[] encode(Object value, Class<?> declared, Endpoint over) {
-        long peer = peers.peerOf(over);
+        Peers.Peer to = peers.at(over);
         if (over != null && !over.isOpen()) { // (after the peer is looked up: a closed connection forgets its peer)
             throw new RemoteException(Reason.NOT_SENT, over.description() + " is closed: no reference is written to it");
         }
-        return encode(value, peer, declared);
+        return encode(value, to == null ? 0 : to.incarnation, declared, to);
+    }
+
+    /**
+     * Whether the peer's answer to a call carrying {@code payload} tells this base something: the reference names its
+     * owner's addresses ({@link #answered}).
+     */
+    @Override
+    public boolean wantsAnswer(MemorySegment payload) {
+        return ReferenceDescriptor.namesAddresses(payload);
+    }
+
+    /**
+     * The base at the far end of {@code over} answered a call that carried {@code payload}, a reference naming its
+     * owner's addresses: it read them, and knows them from now on (it never forgets a base), so references to that
+     * owner's objects go there without them ({@link ReferenceDescriptor#KNOWN}). Only an answer says so: a call's
+     * arguments may be read after a later call's (on another thread), never after its own answer.
+     */
+    @Override
+    public void answered(MemorySegment payload, Endpoint over) {
+        long owner = ReferenceDescriptor.owner(payload);
+        if (owner != 0 && owner != id) {
+            peers.told(over, owner);
+        }
     }
 
     /** The payload of a reference to {@code value} sent to base {@code peer} (0: not known), its weight counted. */
@@ -147,12 +170,19 @@ public final class ObjectSpace implements NodeExtension {
         return encode(value, peer, null);
     }
 
-    /**
-     * The payload of a reference to {@code value} sent to base {@code peer} (0: not known), its weight counted, read
-     * there as {@code declared} (null: no type; else a reference to an object offering exactly that interface travels
-     * {@link ReferenceDescriptor#DECLARED}, without the interface's name).
-     */
+    /** As {@link #encode(Object, long, Class, Peers.Peer)}, to the base {@code peer} names. */
     byte[] encode(Object value, long peer, Class<?> declared) {
+        return encode(value, peer, declared, peers.byId(peer));
+    }
+
+    /**
+     * The payload of a reference to {@code value} sent to base {@code peer} (0: not known; {@code to}: that base, or
+     * null), its weight counted, read there as {@code declared} (null: no type; else a reference to an object offering
+     * exactly that interface travels {@link ReferenceDescriptor#DECLARED}, without the interface's name). Another
+     * base's object goes to a base that knows its owner's addresses ({@link Peers#wasTold}, or the owner itself)
+     * without them ({@link ReferenceDescriptor#KNOWN}).
+     */
+    private byte[] encode(Object value, long peer, Class<?> declared, Peers.Peer to) {
         if (value instanceof WeightReturn r) {
             return ReferenceDescriptor.encode(Reference.home(r.owner(), r.id(), r.weight()));
         }
@@ -179,7 +209,9 @@ public final class ObjectSpace implements NodeExtension {
             if (h.wantsRefill()) {
                 weights.refillAhead(h);
             }
-            return ReferenceDescriptor.encode(h.owner, h.id, w, h.strings, h.declares(declared), false);
+            boolean known = h.owner == peer || Peers.wasTold(to, h.owner);
+            return ReferenceDescriptor.encodeIn(h.owner, h.id, w, h.strings, h.declares(declared),
+                    known ? ReferenceDescriptor.KNOWN : 0);
         }
         SharedTypes.Offer offer = SharedTypes.offer(value.getClass());
         OwnedObjects.Entry e;
@@ -264,11 +296,25 @@ public final class ObjectSpace implements NodeExtension {
 
     /**
      * {@code r}, read from {@code payload} and sent by base {@code peer}; if it is {@link ReferenceDescriptor#SENDER}'s,
-     * with the addresses this base knows {@code peer} by: it must be {@code peer}'s own object.
+     * with the addresses this base knows {@code peer} by: it must be {@code peer}'s own object; if it is
+     * {@link ReferenceDescriptor#KNOWN}'s, with the addresses this base knows its owner by (none needed if it is this
+     * base's own object).
      *
-     * @throws IllegalArgumentException if a SENDER one names another owner, or the sender is not known as a base
+     * @throws IllegalArgumentException if a SENDER one names another owner, or the sender is not known as a base; if
+     *         a KNOWN one names an owner this base knows no address of
      */
     private Reference fromSender(MemorySegment payload, Reference r, long peer) {
+        if (ReferenceDescriptor.ofKnownOwner(payload)) {
+            if (r.owner() == id) {
+                return r; // one of this base's objects coming home: no address is read
+            }
+            List<String> at = peers.addressesOf(r.owner());
+            if (at.isEmpty()) {
+                throw new IllegalArgumentException("a reference to " + BaseIds.name(r.owner()) + "'s object without its"
+                        + " addresses, which this base was never given");
+            }
+            return new Reference(r.owner(), r.id(), r.weight(), at, r.interfaces());
+        }
         if (!ReferenceDescriptor.fromSender(payload)) {
             return r;
         }

@@ -42,6 +42,13 @@ final class Peers {
         volatile WeightService apartService;
         /** Why the base is gone for good, or null. */
         volatile String gone;
+        /**
+         * The bases whose addresses this one was given in a reference and read (it answered the call that carried
+         * it), so it knows them (a base never forgets another): references to their objects go there without them.
+         */
+        final Set<Long> told = ConcurrentHashMap.newKeySet();
+        /** The owner {@link #wasTold} found last in {@link #told} (a hint: a base mostly forwards one base's objects). */
+        volatile long lastTold;
 
         Peer(long incarnation, List<String> addresses) {
             this.incarnation = incarnation;
@@ -143,6 +150,43 @@ final class Peers {
                         + (last == null ? "" : ": " + last.getMessage()));
             }
             return p.apartService;
+        }
+    }
+
+    /** The base at the far end of {@code e}, or null if it is not known (or {@code e} is null). */
+    Peer at(Endpoint e) {
+        return e == null ? null : byEndpoint.get(e);
+    }
+
+    /** Base {@code id}, or null if this base does not know it. */
+    Peer byId(long id) {
+        return id == 0 ? null : byId.get(id);
+    }
+
+    /** Whether base {@code to} (may be null) knows the addresses of base {@code owner}: it read them ({@link #told}). */
+    static boolean wasTold(Peer to, long owner) {
+        if (to == null) {
+            return false;
+        }
+        if (to.lastTold == owner) {
+            return true;
+        }
+        if (to.told.contains(owner)) {
+            to.lastTold = owner;
+            return true;
+        }
+        return false;
+    }
+
+    /** The base at the far end of {@code over} read the addresses of base {@code owner} (it answered a call carrying them). */
+    void told(Endpoint over, long owner) {
+        told(at(over), owner);
+    }
+
+    /** Base {@code to} (may be null) read the addresses of base {@code owner}. */
+    void told(Peer to, long owner) {
+        if (to != null && to.incarnation != owner && !to.told.contains(owner)) {
+            to.told.add(owner);
         }
     }
 

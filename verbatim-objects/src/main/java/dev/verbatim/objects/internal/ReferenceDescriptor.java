@@ -23,11 +23,14 @@ import java.util.List;
  * where it travels (a parameter's or a result's type, which both ends' signatures name alike), and no name
  * travels ({@code niface} 0). A reference with it read where no shared interface is declared (an entry of a value's
  * table) is malformed. {@link #SENDER}: the owner is the base sending it, whose addresses the receiver knows the
- * sender by, and none travel ({@code naddr} 0); {@link ObjectSpace} checks that the owner is the sender.
+ * sender by, and none travel ({@code naddr} 0); {@link ObjectSpace} checks that the owner is the sender. {@link #KNOWN}:
+ * the owner's addresses are ones the receiver was given before (its answer to a call that carried them told the sender
+ * so), and none travel ({@code naddr} 0); the receiver puts in the addresses it knows the owner by, and refuses the
+ * reference if it knows none. At most one of {@link #SENDER} and {@link #KNOWN}.
  *
  * <p>The payload ends exactly after the last string (RPC pads the value). Checks on reading: at least
- * {@link #FIXED} bytes; owner non-zero; no flag but {@link #DECLARED} and {@link #SENDER}, with the first no interface
- * name, with the second no address; reserved zero;
+ * {@link #FIXED} bytes; owner non-zero; no flag but {@link #DECLARED}, {@link #SENDER} and {@link #KNOWN}, with the first
+ * no interface name, with either of the others (not both) no address; reserved zero;
  * weight below 2^63; at most {@link #MAX_ADDRESSES} addresses and {@link #MAX_INTERFACES} interfaces, each string at
  * most {@link #MAX_STRING} bytes and inside the payload, nothing after the last. What a reference means to its
  * receiver (its own object coming home, or another base's) is checked by {@link ObjectSpace}.
@@ -57,6 +60,13 @@ public final class ReferenceDescriptor {
      * knows them (the sender introduced itself, or was reached at them). A base's own objects are what it passes most.
      */
     public static final int SENDER = 2;
+    /**
+     * The flag of a reference whose owner's addresses the receiver was given before (by this sender, in a call it
+     * answered, or by anyone: it reads them from what it knows): they do not travel again. A base forwarding another
+     * base's objects to a third names the owner's addresses once per receiver (a forward's reference, ~70 bytes with a
+     * base's shm address, is 32).
+     */
+    public static final int KNOWN = 4;
     /** The layouts of its fields: little-endian on any JVM, as the class comment says (and every base reads it). */
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -135,11 +145,20 @@ public final class ReferenceDescriptor {
         return encode(r, declared, true);
     }
 
+    /** The payload of {@code r} without its owner's addresses, which the receiver was given before: {@link #KNOWN}. */
+    public static byte[] encodeKnown(Reference r, boolean declared) {
+        return encode(r, declared, KNOWN);
+    }
+
     private static byte[] encode(Reference r, boolean declared, boolean sender) {
+        return encode(r, declared, sender ? SENDER : 0);
+    }
+
+    private static byte[] encode(Reference r, boolean declared, int addressForm) {
         if (declared && r.interfaces().size() != 1) {
             throw new IllegalArgumentException("a DECLARED reference offers one interface, not " + r.interfaces());
         }
-        return encode(r.owner(), r.id(), r.weight(), Strings.of(r.addresses(), r.interfaces()), declared, sender);
+        return encodeIn(r.owner(), r.id(), r.weight(), Strings.of(r.addresses(), r.interfaces()), declared, addressForm);
     }
 
     /** The payload of a reference to object {@code id} of {@code owner} carrying {@code weight}, with {@code strings}. */
@@ -153,7 +172,17 @@ public final class ReferenceDescriptor {
      * {@code sender} (the owner sends it).
      */
     static byte[] encode(long owner, int id, long weight, Strings strings, boolean declared, boolean sender) {
+        return encodeIn(owner, id, weight, strings, declared, sender ? SENDER : 0);
+    }
+
+    /**
+     * As {@link #encode(long, int, long, Strings, boolean, boolean)}, the addresses left out in {@code addressForm}
+     * ({@link #SENDER} or {@link #KNOWN}; 0: they travel).
+     */
+    static byte[] encodeIn(long owner, int id, long weight, Strings strings, boolean declared, int addressForm) {
         assert !declared || strings.interfaces().size() == 1 : "a DECLARED reference offers one interface";
+        assert addressForm == 0 || addressForm == SENDER || addressForm == KNOWN;
+        boolean sender = addressForm != 0; // (no address either way)
         int from = sender ? strings.addressBytes() : 0; // the addresses come first, the interfaces after them
         int to = declared ? strings.addressBytes() : strings.bytes().length;
         int n = Math.max(0, to - from);
@@ -161,7 +190,7 @@ public final class ReferenceDescriptor {
         MemorySegment m = MemorySegment.ofArray(out);
         m.set(LONG, OWNER, owner);
         m.set(INT, ID, id);
-        m.set(INT, FLAGS, (declared ? DECLARED : 0) | (sender ? SENDER : 0));
+        m.set(INT, FLAGS, (declared ? DECLARED : 0) | addressForm);
         m.set(LONG, WEIGHT, weight);
         m.set(SHORT, ADDRESSES, (short) (sender ? 0 : strings.addresses().size()));
         m.set(SHORT, INTERFACES, (short) (declared ? 0 : strings.interfaces().size()));
@@ -174,12 +203,26 @@ public final class ReferenceDescriptor {
         return m.byteSize() >= FIXED && (m.get(INT, FLAGS) & SENDER) != 0;
     }
 
+    /** Whether the reference in {@code m} is {@link #KNOWN}'s (read raw: {@link #decode} checks the rest). */
+    static boolean ofKnownOwner(MemorySegment m) {
+        return m.byteSize() >= FIXED && (m.get(INT, FLAGS) & KNOWN) != 0;
+    }
+
+    /**
+     * Whether the reference in {@code m} (read raw) names its owner's addresses: a receiver that answers a call carrying
+     * it has them from then on ({@link ObjectSpace#answered}).
+     */
+    static boolean namesAddresses(MemorySegment m) {
+        return m.byteSize() >= FIXED && m.get(SHORT, ADDRESSES) != 0;
+    }
+
     /**
      * The weight of the reference in {@code m} if it is one to object {@code id} of {@code owner} carrying exactly
      * {@code known}'s strings (a {@link Strings#readable} one), or {@link #DECLARED} with its addresses where
      * {@code declared} (the type it is read as is {@code known}'s one interface: {@link #declares}), with reserved 0 and
      * a weight from 1 to 2^63 - 1; from its owner ({@code fromOwner}) only the {@link #SENDER} forms, without the
-     * addresses (one naming its addresses goes the general way, which checks them); else -1, and {@link #decode(MemorySegment,
+     * addresses (one naming its addresses goes the general way, which checks them), from another base the named and
+     * the {@link #KNOWN} forms (the hold's addresses are ones this base knows the owner by); else -1, and {@link #decode(MemorySegment,
      * Strings, Class)} says what it is. A payload this accepts is one that method accepts (where that type is declared),
      * and it reads as {@code (owner, id, weight, known's lists)} (a SENDER one with the sender's addresses, which
      * {@code known}'s are, the hold having been made from them): the same checks,
@@ -191,21 +234,23 @@ public final class ReferenceDescriptor {
             return -1;
         }
         long idAndFlags = m.get(LONG, ID);
-        long plain = Integer.toUnsignedLong(id) | (fromOwner ? (long) SENDER << 32 : 0); // from its owner: SENDER only
-        boolean byDeclared;
-        if (idAndFlags == plain) {
-            byDeclared = false;
-        } else if (declared && idAndFlags == (plain | (long) DECLARED << 32)) {
-            byDeclared = true;
-        } else {
+        if ((int) idAndFlags != id) {
             return -1;
         }
-        long counts = (fromOwner ? 0 : known.addresses().size()) | (long) (byDeclared ? 0 : known.interfaces().size()) << 16;
+        int flags = (int) (idAndFlags >>> 32);
+        boolean byDeclared = (flags & DECLARED) != 0;
+        int addressForm = flags & ~DECLARED;
+        if (byDeclared && !declared
+                || (fromOwner ? addressForm != SENDER : addressForm != 0 && addressForm != KNOWN)) { // from its owner: SENDER only
+            return -1;
+        }
+        boolean noAddresses = addressForm != 0;
+        long counts = (noAddresses ? 0 : known.addresses().size()) | (long) (byDeclared ? 0 : known.interfaces().size()) << 16;
         if (m.get(LONG, ADDRESSES) != counts) { // the counts, reserved 0
             return -1;
         }
         long w = m.get(LONG, WEIGHT);
-        return w > 0 && known.travelIn(m, fromOwner, byDeclared) ? w : -1;
+        return w > 0 && known.travelIn(m, noAddresses, byDeclared) ? w : -1;
     }
 
     /** The owner field of {@code m}, read raw (unchecked: to find what {@link #decode(MemorySegment, Strings, Class)} may match); 0 if too short. */
@@ -254,11 +299,14 @@ public final class ReferenceDescriptor {
             throw new IllegalArgumentException("a shared reference without an owner");
         }
         int flags = m.get(INT, FLAGS);
-        if ((flags & ~(DECLARED | SENDER)) != 0 || m.get(INT, RESERVED) != 0) {
+        if ((flags & ~(DECLARED | SENDER | KNOWN)) != 0 || m.get(INT, RESERVED) != 0) {
             throw new IllegalArgumentException("a shared reference with unknown flags");
         }
+        if ((flags & (SENDER | KNOWN)) == (SENDER | KNOWN)) {
+            throw new IllegalArgumentException("a shared reference both to its sender's object and to an owner its receiver knows");
+        }
         boolean byDeclared = (flags & DECLARED) != 0;
-        boolean bySender = (flags & SENDER) != 0;
+        boolean bySender = (flags & (SENDER | KNOWN)) != 0; // (no address either way)
         if (byDeclared && !anyDeclared && !sharedInterface(declared)) {
             throw new IllegalArgumentException("a shared reference offering the type it is declared as, where "
                     + (declared == null ? "none" : declared.getName() + ", which is no shared interface,") + " is declared");
@@ -276,7 +324,8 @@ public final class ReferenceDescriptor {
                     + ni + " interfaces");
         }
         if (bySender && na != 0) {
-            throw new IllegalArgumentException("a shared reference to its sender's object, and naming " + na + " addresses");
+            throw new IllegalArgumentException("a shared reference to " + ((flags & SENDER) != 0 ? "its sender's object"
+                    : "an object whose owner its receiver knows") + ", and naming " + na + " addresses");
         }
         if (known != null && known.readable() && (bySender || na == known.addresses().size())
                 && (byDeclared ? known.declaredAs(declared) : ni == known.interfaces().size())

@@ -217,6 +217,48 @@ class ReferenceDescriptorTest {
         assertRecognisedOnlyAsDecodeReadsIt(both, known, true, true, withSendersAddresses);
     }
 
+    /**
+     * A reference to an object whose owner's addresses the receiver was given before travels without them
+     * ({@code KNOWN}): read with none (the receiver puts in its own), never with SENDER too, never naming addresses;
+     * recognised word by word from any base but the owner, as {@code decode} reads it.
+     */
+    @Test
+    void aReferenceWhoseOwnersAddressesTheReceiverKnowsTravelsWithoutThem() {
+        Strings known = Strings.of(List.of("shm:a", "tcp://h:1"), List.of(Counter.class.getName()));
+        Reference r = new Reference(9, -4, 1L << 24, known.addresses(), known.interfaces());
+        byte[] k = encodeKnown(r, false);
+        byte[] both = encodeKnown(r, true);
+        assertEquals(FIXED, both.length, "neither strings travel");
+        assertEquals(DECLARED | KNOWN, MemorySegment.ofArray(both).get(ValueLayout.JAVA_INT_UNALIGNED, FLAGS));
+        assertTrue(ofKnownOwner(MemorySegment.ofArray(k)));
+        assertFalse(ofKnownOwner(MemorySegment.ofArray(encode(r))));
+        assertFalse(fromSender(MemorySegment.ofArray(k)));
+        assertTrue(namesAddresses(MemorySegment.ofArray(encode(r))));
+        assertFalse(namesAddresses(MemorySegment.ofArray(k)), "what the receiver's answer teaches is only in the named form");
+        assertEquals(new Reference(9, -4, 1L << 24, List.of(), r.interfaces()), decode(MemorySegment.ofArray(k)));
+        assertEquals(new Reference(9, -4, 1L << 24, List.of(), r.interfaces()),
+                decode(MemorySegment.ofArray(both), null, Counter.class));
+        MemorySegment twoForms = MemorySegment.ofArray(encodeKnown(r, false));
+        twoForms.set(ValueLayout.JAVA_INT_UNALIGNED, FLAGS, KNOWN | SENDER);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> decode(twoForms));
+        assertTrue(e.getMessage().contains("both"), e.getMessage());
+        MemorySegment named = MemorySegment.ofArray(encode(r));
+        named.set(ValueLayout.JAVA_INT_UNALIGNED, FLAGS, KNOWN);
+        e = assertThrows(IllegalArgumentException.class, () -> decode(named));
+        assertTrue(e.getMessage().contains("naming 2 addresses"), e.getMessage());
+
+        assertEquals(1L << 24, weightIfSame(MemorySegment.ofArray(k), 9, -4, known, false, false));
+        assertEquals(1L << 24, weightIfSame(MemorySegment.ofArray(both), 9, -4, known, true, false));
+        assertEquals(-1, weightIfSame(MemorySegment.ofArray(k), 9, -4, known, false, true), "from its owner: SENDER only");
+        java.util.function.Function<MemorySegment, Reference> withKnownAddresses = m -> {
+            Reference d = decode(m, null, Counter.class);
+            return new Reference(d.owner(), d.id(), d.weight(), d.addresses().isEmpty() && ofKnownOwner(m) ? known.addresses()
+                    : d.addresses(), d.interfaces());
+        };
+        assertRecognisedOnlyAsDecodeReadsIt(k, known, false, withKnownAddresses);
+        assertRecognisedOnlyAsDecodeReadsIt(both, known, true, withKnownAddresses);
+    }
+
     /** {@code weightIfSame} reads the DECLARED form as {@code decode} would, where the hold's one interface is declared. */
     @Test
     void anArrivalInTheDeclaredFormIsRecognisedWordByWordOnlyWhereItsInterfaceIsDeclared() {

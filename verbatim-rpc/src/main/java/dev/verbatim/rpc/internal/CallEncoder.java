@@ -293,6 +293,26 @@ final class CallEncoder {
     }
 
     /**
+     * The {@code T_SHARED} values of {@code plan} the object layer wants to hear the peer's answer about
+     * ({@link NodeExtension#wantsAnswer}), or null (no allocation when there is none).
+     */
+    MemorySegment[] reportAnswer(Planned[] plan) {
+        if (extension == null) {
+            return null;
+        }
+        MemorySegment[] out = null;
+        for (int i = 0; i < plan.length; i++) {
+            if (plan[i].tag == T_SHARED && extension.wantsAnswer((MemorySegment) plan[i].value)) {
+                if (out == null) {
+                    out = new MemorySegment[plan.length];
+                }
+                out[i] = (MemorySegment) plan[i].value;
+            }
+        }
+        return out;
+    }
+
+    /**
      * Gives back what planning counted for values that will not be sent after all (the message failed
      * before it was committed): each of our objects' references in {@code plan}, and the weights of the object
      * layer's references (alone or in a value's table) (null entries skipped).

@@ -238,6 +238,15 @@ public final class Endpoint {
         return ((int[]) leader.await(p))[0];
     }
 
+    /** The peer answered a call that carried {@code values} ({@link PendingCall#reportAnswer}; null entries skipped). */
+    void answered(MemorySegment[] values) {
+        for (MemorySegment v : values) {
+            if (v != null) {
+                extension.answered(v, this);
+            }
+        }
+    }
+
     /** Sends a call and waits for (or, for an asynchronous method, returns the future of) its reply. */
     Object call(Binding b, RemoteInterface.MethodInfo mi, Object[] args) throws Throwable {
         if (closed) {

@@ -48,6 +48,9 @@ final class IncomingReplies {
                 throw new IllegalArgumentException("a message of kind " + kind + " answering "
                         + (mi == null ? "a lookup" : "a call of " + mi.signature));
             }
+            if (p.reportAnswer != null && (kind == REPLY || kind == THROWN)) {
+                endpoint.answered(p.reportAnswer); // the peer ran the method: it read the values (before the caller wakes)
+            }
             switch (kind) {
                 case REPLY -> {
                     int count = count(m);

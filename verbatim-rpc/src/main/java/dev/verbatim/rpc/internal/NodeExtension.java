@@ -39,6 +39,21 @@ public interface NodeExtension {
     void dropped(MemorySegment payload, Endpoint over);
 
     /**
+     * Whether the peer's answer to a call carrying {@code payload}, a {@code T_SHARED} value {@link #encode} made, is to
+     * be reported ({@link #answered}). Asked once per such value of a call, as it is sent.
+     */
+    default boolean wantsAnswer(MemorySegment payload) {
+        return false;
+    }
+
+    /**
+     * The peer at the far end of {@code over} answered ({@code REPLY} or {@code THROWN}: it ran the method) a call
+     * that carried {@code payload}, one {@link #wantsAnswer} asked about: it read that value. Called on the thread
+     * that reads the answer, before the call completes; must not block.
+     */
+    default void answered(MemorySegment payload, Endpoint over) {}
+
+    /**
      * A {@code T_SHARED} payload {@link #encode} made for a message that was never sent (it failed before it was
      * committed): what encoding counted (a weight split or granted) must come back, or the owner never frees the
      * object. May run under the connection's send lock: must not wait for a reply.

@@ -1,5 +1,7 @@
 package dev.verbatim.rpc.internal;
 
+import java.lang.foreign.MemorySegment;
+
 import dev.verbatim.rpc.RemoteException;
 import dev.verbatim.rpc.RemoteException.Reason;
 
@@ -44,6 +46,11 @@ final class PendingCall extends CompletableFuture<Object> {
     boolean inSlot;
     /** For a nested wait ({@link ChainDirectory#enter}): the wait of its chain it hides until it leaves, or null. */
     PendingCall hides;
+    /**
+     * The {@code T_SHARED} values the call carried whose reading the object layer is told of when the peer answers
+     * ({@link NodeExtension#wantsAnswer}), or null (most calls). Set before the call is sent.
+     */
+    MemorySegment[] reportAnswer;
     volatile Thread waiter;
     /** Nested calls of this chain read by another thread, for {@link #caller} to run. */
     private ArrayDeque<Runnable> inbox;

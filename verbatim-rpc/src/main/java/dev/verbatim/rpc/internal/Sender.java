@@ -428,6 +428,7 @@ final class Sender {
                 }
             }
             long head = head(CALL, flags, plan.length, b.target);
+            p.reportAnswer = encoder.reportAnswer(plan); // (before the send: the answer may come at once)
             if (unsized) {
                 if (onePass(head, mi, p, plan, body)) {
                     sent = true;
