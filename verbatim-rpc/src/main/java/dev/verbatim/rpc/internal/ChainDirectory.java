@@ -61,11 +61,14 @@ public final class ChainDirectory {
             }
         }
 
+        /** The directory whose map it is in (a thread's hint may be another node's of the same JVM). */
+        final ChainDirectory directory;
         final long chain;
         final Long key;
         volatile PendingCall innermost;
 
-        Waits(long chain, Long key) {
+        Waits(ChainDirectory directory, long chain, Long key) {
+            this.directory = directory;
             this.chain = chain;
             this.key = key;
         }
@@ -127,7 +130,7 @@ public final class ChainDirectory {
     PendingCall innermost(long chain) {
         Waits w = nested.isEmpty() ? null : nested.get(chain);
         PendingCall p = w == null ? null : w.innermost;
-        return p == null || p == Waits.GONE || p.isDone() ? null : p;
+        return p == null || p == Waits.GONE || p.left || p.isDone() ? null : p;
     }
 
     /**
@@ -153,13 +156,13 @@ public final class ChainDirectory {
      * @return the chain's waits {@code p} was entered in, to {@link #leave} with
      */
     Waits enter(PendingCall p, Waits known) {
-        Waits w = known != null && known.chain == p.chain ? known : null;
+        Waits w = known != null && known.directory == this && known.chain == p.chain ? known : null;
         while (true) {
             if (w == null) {
                 Long key = p.chain;
                 w = nested.get(key);
                 if (w == null) {
-                    Waits fresh = new Waits(p.chain, key);
+                    Waits fresh = new Waits(this, p.chain, key);
                     w = nested.putIfAbsent(key, fresh);
                     if (w == null) {
                         w = fresh;
@@ -168,22 +171,48 @@ public final class ChainDirectory {
             }
             PendingCall outer = w.innermost;
             if (outer == Waits.GONE) {
-                w = null; // its last wait left: out of the map (or about to be), the chain's next waits are looked up
-            } else if (w.swap(outer, p)) {
-                p.hides = outer;
+                nested.remove(w.key, w); // its last wait left (and takes it out, if this thread does not first)
+                w = null; // the chain's next waits are looked up
+                continue;
+            }
+            p.hides = outer; // (before it is published)
+            if (w.swap(outer, p)) {
                 return w;
             } // else another thread of the chain entered or left (a chain that forked: a caller timed out): again
         }
     }
 
-    /** {@code p}'s caller stopped waiting: the wait it hid is the chain's innermost again ({@code w}: {@link #enter}'s). */
+    /**
+     * {@code p}'s caller stopped waiting: the wait it hid is the chain's innermost again ({@code w}: {@link #enter}'s),
+     * or the first below it that has not left. A wait that left out of turn (a chain that forked: a caller timed out,
+     * or its send failed and its call never completed) is never the innermost again: nothing would run what a call
+     * coming back hands it. The wait is marked as left before it is taken out, and what is put back is looked at again
+     * after: a wait below that left meanwhile (its own swap failed, as this one was above it) is skipped then.
+     */
     void leave(PendingCall p, Waits w) {
-        PendingCall outer = p.hides;
-        while (outer != null && outer.isDone()) {
-            outer = outer.hides; // a wait that left out of turn (a chain that forked): the chain forgets it with this one
+        p.left = true;
+        PendingCall outer = below(p);
+        if (!w.swap(p, outer)) {
+            return; // not the innermost (a chain that forked): the one above it skips it when it leaves
         }
-        if (w.swap(p, outer) && outer == null && w.swap(null, Waits.GONE)) {
+        while (outer != null && outer.left) { // (it left as this one was being taken out)
+            PendingCall next = below(outer);
+            if (!w.swap(outer, next)) {
+                return;
+            }
+            outer = next;
+        }
+        if (outer == null && w.swap(null, Waits.GONE)) {
             nested.remove(w.key, w); // the last wait left (unless another entered first: then it stays, that one's)
         }
+    }
+
+    /** The first wait {@code p} hides that has not left, or null. */
+    private static PendingCall below(PendingCall p) {
+        PendingCall o = p.hides;
+        while (o != null && o.left) {
+            o = o.hides;
+        }
+        return o;
     }
 }

@@ -48,15 +48,13 @@ final class IncomingReplies {
                 throw new IllegalArgumentException("a message of kind " + kind + " answering "
                         + (mi == null ? "a lookup" : "a call of " + mi.signature));
             }
-            if (p.reportAnswer != null && (kind == REPLY || kind == THROWN)) {
-                endpoint.answered(p.reportAnswer); // the peer ran the method: it read the values (before the caller wakes)
-            }
             switch (kind) {
                 case REPLY -> {
                     int count = count(m);
                     if (count != mi.replyValues) {
                         throw new IllegalArgumentException("a reply of " + count + " values to " + mi.signature);
                     }
+                    reportAnswer(p);
                     try {
                         p.complete(count == 0 ? null : decoder.read(d, m, REPLY_HEADER, mi.result));
                     } catch (RemoteException over) { // a streamed result beyond this side's limit: the call fails, typed
@@ -72,6 +70,7 @@ final class IncomingReplies {
                     if (t instanceof RemoteException r && r.reason() == Reason.PROTOCOL) {
                         throw new IllegalArgumentException(r.getMessage());
                     }
+                    reportAnswer(p);
                     p.completeExceptionally(t);
                 }
                 case FAIL, LOOKUP_FAIL -> {
@@ -97,6 +96,17 @@ final class IncomingReplies {
         p.wake();
         if (malformed != null) {
             endpoint.protocol("a malformed reply: " + malformed);
+        }
+    }
+
+    /**
+     * The peer ran the method of call {@code p} (a well-formed {@code REPLY} or {@code THROWN}): it read the values the
+     * node's extension asked to hear of ({@link PendingCall#reportAnswer}), told before the caller wakes.
+     */
+    private void reportAnswer(PendingCall p) {
+        MemorySegment[] values = p.reportAnswer;
+        if (values != null) {
+            endpoint.answered(values);
         }
     }
 

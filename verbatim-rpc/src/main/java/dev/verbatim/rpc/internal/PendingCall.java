@@ -46,11 +46,13 @@ final class PendingCall extends CompletableFuture<Object> {
     boolean inSlot;
     /** For a nested wait ({@link ChainDirectory#enter}): the wait of its chain it hides until it leaves, or null. */
     PendingCall hides;
+    /** For a nested wait: its caller stopped waiting ({@link ChainDirectory#leave}); it is never the innermost again. */
+    volatile boolean left;
     /**
      * The {@code T_SHARED} values the call carried whose reading the object layer is told of when the peer answers
      * ({@link NodeExtension#wantsAnswer}), or null (most calls). Set before the call is sent.
      */
-    MemorySegment[] reportAnswer;
+    volatile MemorySegment[] reportAnswer;
     volatile Thread waiter;
     /** Nested calls of this chain read by another thread, for {@link #caller} to run. */
     private ArrayDeque<Runnable> inbox;

@@ -90,10 +90,8 @@ final class Sender {
     }
 
     /**
-     * {@link #send}'s work, holding the send lock already: claims {@code total} bytes (waiting for room), writes
-     * and commits the message, the answers waiting in the outbox first if {@code flushFirst} (a call planned under
-     * the lock sends this way, having flushed before its regions, not through {@link #send}, whose second lock and
-     * unlock cost it ~20 ns).
+     * {@link #send} holding the send lock already (a planned call: a second lock and unlock cost it ~20 ns), the outbox
+     * first if {@code flushFirst}: claims {@code total} bytes (waiting for room), writes and commits the message.
      */
     private void sendHoldingLock(long head, long callId, long method, long chain, long total, CallEncoder.Writer body,
                                  Object what, PendingCall failIfNotSent, boolean interrupted, boolean flushFirst) {
@@ -407,7 +405,6 @@ final class Sender {
             return;
         }
         CallEncoder.Planned[] streamed = streamArguments(mi, args, p); // null unless an argument is too large for a region
-        boolean interrupted = Thread.currentThread().isInterrupted();
         sendLock.lock(); // held across planning and regions, so the regions precede this very message
         CallEncoder.Planned[] plan = null;
         boolean sent = false;
@@ -444,8 +441,8 @@ final class Sender {
                 body += graphs;
                 mi.graphBytes = (int) Math.min(Integer.MAX_VALUE, graphs);
             }
-            sendHoldingLock(head, p.id, mi.id, p.chain, checkLength(HEADER + body), CallEncoder.PLANNED, plan, p, interrupted,
-                    false); // (the outbox went before the regions: nothing may come between them and this message)
+            sendHoldingLock(head, p.id, mi.id, p.chain, checkLength(HEADER + body), CallEncoder.PLANNED, plan, p,
+                    Thread.currentThread().isInterrupted(), false); // (the outbox went before the regions: none after them)
             sent = true;
         } catch (TransportException e) {
             throw sendFailed(e, p);

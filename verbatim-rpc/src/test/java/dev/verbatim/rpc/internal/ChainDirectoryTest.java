@@ -95,6 +95,52 @@ class ChainDirectoryTest {
         assertEquals(0, d.waitingChains());
     }
 
+    /**
+     * A thread's hint (the chain's waits it entered last) is its node's: a thread waiting in a chain at one node of a
+     * JVM that calls through another node of it enters its wait in that node's directory, where the chain's calls
+     * coming back to that node look for it.
+     */
+    @Test
+    void aWaitIsEnteredInItsOwnNodesDirectoryWhateverTheThreadEnteredLast() {
+        ChainDirectory a = new ChainDirectory();
+        ChainDirectory b = new ChainDirectory();
+        Endpoint e = endpoint();
+        long chain = 77;
+        PendingCall atA = nestedWait(e, chain);
+        ChainDirectory.Waits wa = a.enter(atA, null);
+        PendingCall atB = nestedWait(e, chain);
+        ChainDirectory.Waits wb = b.enter(atB, wa);
+        assertNotSame(wa, wb);
+        assertSame(atB, b.innermost(chain), "found at b, where it waits");
+        assertSame(atA, a.innermost(chain), "a's wait is a's innermost still");
+        atB.complete(null);
+        b.leave(atB, wb);
+        atA.complete(null);
+        a.leave(atA, wa);
+        assertEquals(0, a.waitingChains() + b.waitingChains());
+    }
+
+    /**
+     * A wait that left without its call completing (its send failed) while a wait entered after it was still there
+     * (a chain that forked) is never the chain's innermost again: nothing would run what is handed to it.
+     */
+    @Test
+    void aWaitThatLeftIsNeverTheInnermostAgainEvenIfItsCallNeverCompleted() {
+        ChainDirectory d = new ChainDirectory();
+        Endpoint e = endpoint();
+        long chain = 78;
+        PendingCall p = nestedWait(e, chain);
+        ChainDirectory.Waits w = d.enter(p, null);
+        PendingCall q = nestedWait(e, chain);
+        d.enter(q, w);
+        d.leave(p, w); // not the innermost: q hides it; never completed (forgotten when its send failed)
+        assertSame(q, d.innermost(chain));
+        q.complete(null);
+        d.leave(q, w);
+        assertNull(d.innermost(chain), "p left: the chain has no wait here");
+        assertEquals(0, d.waitingChains(), "and is forgotten");
+    }
+
     @Test
     void aWaitEnteredWhileTheChainsLastWaitLeavesIsNeverLost() throws Exception {
         // two threads of one chain (a chain that forked: a caller timed out while its chain went on) enter and leave
