@@ -50,6 +50,29 @@ class BasesInOneProcessTest {
         bases.forEach(Base::close);
     }
 
+    /**
+     * A proxy is its base's: another base of the same process cannot pass it (its weight is the holding base's), and says
+     * so, however often the holding base itself passed it (the holding base reads the hold behind the proxy it passed
+     * last without looking its handler up: the other base must not).
+     */
+    @Test
+    void aProxyHeldByOneBaseOfAProcessCannotBePassedByAnother() {
+        Base a = base("shm");
+        Base b = base("shm");
+        Base c = base("shm");
+        b.bind("cell", new Cell(1));
+        c.bind("store", new Store());
+        Counter cell = a.lookup(b.addresses().getFirst(), "cell", Counter.class);
+        Registry viaA = a.lookup(c.addresses().getFirst(), "store", Registry.class);
+        viaA.put(cell);
+        viaA.put(cell); // (a passes it on as the proxy it passed last)
+        Registry viaB = b.lookup(c.addresses().getFirst(), "store", Registry.class);
+        dev.verbatim.rpc.RemoteException e = assertThrows(dev.verbatim.rpc.RemoteException.class, () -> viaB.put(cell));
+        assertEquals(dev.verbatim.rpc.RemoteException.Reason.ARGUMENT, e.reason());
+        assertTrue(e.getMessage().contains("held by another base of this process"), e.getMessage());
+        assertEquals(1, cell.value(), "a's proxy keeps working");
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp"})
     void aReferenceThatComesHomeIsTheOriginalObjectAndTwoReferencesAreOneProxy(String transport) {

@@ -127,6 +127,16 @@ final class HeldObjects {
         return p != null && declared.isInstance(p) && space.weights().takeIn(h, w, peer) ? p : null;
     }
 
+    /**
+     * The hold behind {@code proxy} if it is the proxy whose entry was found or made last (a proxy this base passes on
+     * and on), else null: what its handler holds ({@link SharedHandler#of}, a look-up in the JDK's proxy tables), read
+     * without it.
+     */
+    Held lastHeld(Object proxy) {
+        Entry e = last;
+        return e != null && proxy != null && e.get() == proxy ? e.held : null;
+    }
+
     /** The entry of object {@code id} of {@code owner}, or null. Under this object's monitor. */
     private Entry entry(long owner, int id) {
         Entry e = last;
