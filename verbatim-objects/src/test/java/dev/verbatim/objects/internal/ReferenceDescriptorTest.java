@@ -208,11 +208,8 @@ class ReferenceDescriptorTest {
         assertEquals(1L << 24, weightIfSame(MemorySegment.ofArray(sender), 9, -4, known, false, true));
         assertEquals(1L << 24, weightIfSame(MemorySegment.ofArray(both), 9, -4, known, true, true));
         assertEquals(-1, weightIfSame(MemorySegment.ofArray(both), 9, -4, known, false, true), "not where another type is declared");
-        java.util.function.Function<MemorySegment, Reference> withSendersAddresses = m -> {
-            Reference d = decode(m, null, Counter.class);
-            return new Reference(d.owner(), d.id(), d.weight(), d.addresses().isEmpty() && fromSender(m) ? known.addresses()
-                    : d.addresses(), d.interfaces());
-        };
+        java.util.function.Function<MemorySegment, Reference> withSendersAddresses =
+                readWithAddresses(known, ReferenceDescriptor::fromSender);
         assertRecognisedOnlyAsDecodeReadsIt(sender, known, false, true, withSendersAddresses);
         assertRecognisedOnlyAsDecodeReadsIt(both, known, true, true, withSendersAddresses);
     }
@@ -250,11 +247,8 @@ class ReferenceDescriptorTest {
         assertEquals(1L << 24, weightIfSame(MemorySegment.ofArray(k), 9, -4, known, false, false));
         assertEquals(1L << 24, weightIfSame(MemorySegment.ofArray(both), 9, -4, known, true, false));
         assertEquals(-1, weightIfSame(MemorySegment.ofArray(k), 9, -4, known, false, true), "from its owner: SENDER only");
-        java.util.function.Function<MemorySegment, Reference> withKnownAddresses = m -> {
-            Reference d = decode(m, null, Counter.class);
-            return new Reference(d.owner(), d.id(), d.weight(), d.addresses().isEmpty() && ofKnownOwner(m) ? known.addresses()
-                    : d.addresses(), d.interfaces());
-        };
+        java.util.function.Function<MemorySegment, Reference> withKnownAddresses =
+                readWithAddresses(known, ReferenceDescriptor::ofKnownOwner);
         assertRecognisedOnlyAsDecodeReadsIt(k, known, false, withKnownAddresses);
         assertRecognisedOnlyAsDecodeReadsIt(both, known, true, withKnownAddresses);
     }
@@ -269,6 +263,19 @@ class ReferenceDescriptorTest {
         assertEquals(1L << 24, weightIfSame(MemorySegment.ofArray(encode(9, -4, 1L << 24, known)), 9, -4, known, true, false),
                 "the named form reads the same wherever");
         assertRecognisedOnlyAsDecodeReadsIt(b, known, true, m -> decode(m, null, Counter.class));
+    }
+
+    /**
+     * How a receiver reads a reference as {@code Counter}: one in a form without addresses ({@code form}) with
+     * {@code known}'s, which the receiver puts in (the sender's, or the owner's it knows).
+     */
+    private static java.util.function.Function<MemorySegment, Reference> readWithAddresses(
+            Strings known, java.util.function.Predicate<MemorySegment> form) {
+        return m -> {
+            Reference d = decode(m, null, Counter.class);
+            return new Reference(d.owner(), d.id(), d.weight(), d.addresses().isEmpty() && form.test(m) ? known.addresses()
+                    : d.addresses(), d.interfaces());
+        };
     }
 
     /**
