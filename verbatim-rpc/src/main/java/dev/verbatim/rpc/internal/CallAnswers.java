@@ -44,9 +44,9 @@ final class CallAnswers {
                 sender.answer(head(REPLY, 0, 1, 0), callId, VALUE_HEADER + 8, CallEncoder.PRIMITIVE, result);
                 return;
             }
-            MemorySegment big = CallEncoder.streamable(mi.result, result, sender.maxInlineResult());
+            MemorySegment big = CallEncoder.streamable(mi.result, result, sender.streams().maxInlineResult());
             if (big != null) { // too large for one message: its pieces go first, waiting for room (docs/rpc.md §7)
-                sender.stream(true, callId, 0, big, null);
+                sender.streams().stream(true, callId, 0, big, null);
                 v = CallEncoder.streamed(0);
             } else {
                 v = sender.planResult(mi.result, result, mi);

@@ -282,7 +282,8 @@ public final class Endpoint {
             sender.sendCall(b, mi, args, p);
             return leader.await(p, context);
         }
-        ChainDirectory.Waits waits = chains.enter(p, context.waits); // before the call goes: its nested calls may come back by any connection
+        // entered before the call goes: its nested calls may come back by any connection
+        ChainDirectory.Waits waits = chains.enter(p, context.waits);
         context.waits = waits;
         try {
             sender.sendCall(b, mi, args, p);

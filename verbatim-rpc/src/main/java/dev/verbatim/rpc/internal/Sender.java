@@ -32,11 +32,6 @@ final class Sender {
      * large estimate would move the sender to a fresh area for every call; larger graphs are sized first.
      */
     private static final long ONE_PASS_MAX = 64 * 1024;
-    /**
-     * The largest piece of a streamed value (docs/rpc.md §7): smaller than an area, so the receiver copies one
-     * piece out while the sender writes the next into another part of the window.
-     */
-    static final int PIECE_MAX = 1024 * 1024;
 
     private final Endpoint endpoint;
     private final Connection connection;
@@ -49,6 +44,8 @@ final class Sender {
     private final WireWriter writer = new WireWriter();
     /** The messages committed and left in the connection's send buffer, and why; guarded by {@link #sendLock}. */
     private final HeldMessages held;
+    /** Values too large for one message, sent ahead in pieces. */
+    private final OutgoingStreams streams;
 
     Sender(Endpoint endpoint, Connection connection, CallEncoder encoder, Outbox outbox) {
         this.endpoint = endpoint;
@@ -57,6 +54,17 @@ final class Sender {
         this.outbox = outbox;
         this.maxMessage = connection.maxMessageLength();
         this.held = new HeldMessages(connection);
+        this.streams = new OutgoingStreams(endpoint, this, maxMessage);
+    }
+
+    /** What sends the values too large for one message ahead of it, in pieces. */
+    OutgoingStreams streams() {
+        return streams;
+    }
+
+    /** Whether other threads wait for the send lock, which this one does not hold (a stream lets them go first). */
+    boolean othersWaitToSend() {
+        return sendLock.hasQueuedThreads() && !sendLock.isHeldByCurrentThread();
     }
 
     Outbox outbox() {
@@ -404,7 +412,7 @@ final class Sender {
                     (long) args.length * (VALUE_HEADER + 8), CallEncoder.PRIMITIVES, args, p);
             return;
         }
-        CallEncoder.Planned[] streamed = streamArguments(mi, args, p); // null unless an argument is too large for a region
+        CallEncoder.Planned[] streamed = streams.arguments(mi, args, p); // null unless an argument is too large for a region
         sendLock.lock(); // held across planning and regions, so the regions precede this very message
         CallEncoder.Planned[] plan = null;
         boolean sent = false;
@@ -455,84 +463,9 @@ final class Sender {
             }
             unlockSend();
             if (!sent && streamed != null) {
-                cancelStreams(p.id);
+                streams.cancel(p.id);
             }
         }
-    }
-
-    /**
-     * Streams, ahead of the call, each argument larger than a region may be (docs/rpc.md §7); their planned
-     * {@code STREAM} values by position, or null when there is none (the common case: no allocation).
-     */
-    private CallEncoder.Planned[] streamArguments(RemoteInterface.MethodInfo mi, Object[] args, PendingCall p) {
-        CallEncoder.Planned[] streamed = null;
-        try {
-            for (int i = 0; i < args.length; i++) {
-                MemorySegment big = CallEncoder.streamable(mi.params[i], args[i], maxMessage);
-                if (big != null) {
-                    if (streamed == null) {
-                        streamed = new CallEncoder.Planned[args.length];
-                    }
-                    stream(false, p.id, i, big, p);
-                    streamed[i] = CallEncoder.streamed(i);
-                }
-            }
-            return streamed;
-        } catch (RuntimeException | Error e) {
-            endpoint.calls().forget(p);
-            if (streamed != null) {
-                cancelStreams(p.id);
-            }
-            throw e;
-        }
-    }
-
-    /** The receiver drops what it assembled for call {@code callId}, which will not be sent after all. */
-    private void cancelStreams(long callId) {
-        if (endpoint.isOpen()) {
-            answer(head(CANCEL, 0, 0, 0), callId, 0, CallEncoder.NOTHING, null);
-        }
-    }
-
-    /**
-     * Sends {@code bytes} as the {@code PIECE}s of value {@code index} of call {@code callId} (or of the reply
-     * to it), waiting for room as a caller does, and taking the send lock for one piece at a time: other
-     * calls and answers go between the pieces (the threads waiting for the lock go first), each waiting at most
-     * one piece.
-     *
-     * @throws RemoteException {@code CONNECTION} or {@code NOT_SENT} if the transport failed (the connection
-     *         is then closed)
-     */
-    void stream(boolean reply, long callId, int index, MemorySegment bytes, PendingCall failIfNotSent) {
-        long total = bytes.byteSize();
-        long piece = Math.min(PIECE_MAX, (maxMessage - HEADER) & ~7L);
-        long head = head(PIECE, reply ? PIECE_OF_REPLY : 0, index, 0);
-        for (long at = 0; at < total; at += piece) {
-            long n = Math.min(piece, total - at);
-            if (at != 0) {
-                letWaitingSendersGo();
-            }
-            send(head, callId, total, at, n, CallEncoder.PIECE_BODY, bytes.asSlice(at, n), failIfNotSent);
-        }
-    }
-
-    /**
-     * Between two pieces: the threads queued for the send lock take it first (the lock is not fair, so a thread
-     * that unlocks and locks again would otherwise keep it for the whole stream). Bounded: 10 ms at most.
-     */
-    private void letWaitingSendersGo() {
-        if (!sendLock.hasQueuedThreads() || sendLock.isHeldByCurrentThread()) {
-            return;
-        }
-        long deadline = System.nanoTime() + 10_000_000L;
-        while (sendLock.hasQueuedThreads() && System.nanoTime() < deadline) {
-            Thread.yield();
-        }
-    }
-
-    /** The largest array or segment a reply carries in itself; a larger result is streamed. */
-    long maxInlineResult() {
-        return maxMessage - REPLY_HEADER - VALUE_HEADER - 4096;
     }
 
     /**
