@@ -194,16 +194,8 @@ public final class ObjectSpace implements NodeExtension {
                     + " introduced itself as a base: only a base can hold a reference, and weight sent there could never"
                     + " come back nor be written off (docs/objects.md §7)");
         }
-        Held h = held.lastHeld(value); // (a proxy passed on and on: no look-up of its handler, ~15 ns)
-        SharedHandler handler = h != null ? null : SharedHandler.of(value);
-        if (h != null || handler != null) {
-            if (h == null) {
-                h = handler.held;
-                if (handler.space() != this) {
-                    throw new RemoteException(Reason.ARGUMENT, h + " is held by another base of this process: pass it"
-                            + " through that base");
-                }
-            }
+        Held h = heldHere(value);
+        if (h != null) {
             h.check();
             long w;
             while ((w = split(h, peer)) < 0) {
@@ -231,6 +223,28 @@ public final class ObjectSpace implements NodeExtension {
         // or it is this base, where its own object comes home and no address is read)
         return ReferenceDescriptor.encode(id, e.id, options.grant(), offer.strings(),
                 ReferenceDescriptor.declares(offer.names(), declared), true);
+    }
+
+    /**
+     * The hold behind {@code value} if it is a proxy of another base's object, or null (it is no such proxy): the one
+     * passed last is read from its entry (no look-up of its handler in the JDK's proxy tables, ~15 ns).
+     *
+     * @throws RemoteException {@code ARGUMENT} if another base of this process holds it
+     */
+    private Held heldHere(Object value) {
+        Held h = held.lastHeld(value);
+        if (h != null) {
+            return h;
+        }
+        SharedHandler handler = SharedHandler.of(value);
+        if (handler == null) {
+            return null;
+        }
+        if (handler.space() != this) {
+            throw new RemoteException(Reason.ARGUMENT, handler.held + " is held by another base of this process: pass it"
+                    + " through that base");
+        }
+        return handler.held;
     }
 
     /**
@@ -294,44 +308,35 @@ public final class ObjectSpace implements NodeExtension {
         long owner = ReferenceDescriptor.owner(payload);
         Reference r = ReferenceDescriptor.decode(payload, owner == 0 || owner == id ? null
                 : held.strings(owner, ReferenceDescriptor.id(payload)), declared);
-        return fromSender(payload, r, peer);
+        return withAddresses(payload, r, peer);
     }
 
     /**
-     * {@code r}, read from {@code payload} and sent by base {@code peer}; if it is {@link ReferenceDescriptor#SENDER}'s,
-     * with the addresses this base knows {@code peer} by: it must be {@code peer}'s own object; if it is
-     * {@link ReferenceDescriptor#KNOWN}'s, with the addresses this base knows its owner by (none needed if it is this
-     * base's own object).
+     * {@code r}, read from {@code payload} and sent by base {@code peer}, with the addresses its form leaves out: a
+     * {@link ReferenceDescriptor#SENDER} one's owner must be {@code peer}, a {@link ReferenceDescriptor#KNOWN} one's
+     * may be any base; either reads the addresses this base knows the owner by (none needed if it is this base's own
+     * object coming home, or sent by this base itself in the SENDER form).
      *
      * @throws IllegalArgumentException if a SENDER one names another owner, or the sender is not known as a base; if
-     *         a KNOWN one names an owner this base knows no address of
+     *         this base knows no address of the owner
      */
-    private Reference fromSender(MemorySegment payload, Reference r, long peer) {
-        if (ReferenceDescriptor.ofKnownOwner(payload)) {
-            if (r.owner() == id) {
-                return r; // one of this base's objects coming home: no address is read
-            }
-            List<String> at = peers.addressesOf(r.owner());
-            if (at.isEmpty()) {
-                throw new IllegalArgumentException("a reference to " + BaseIds.name(r.owner()) + "'s object without its"
-                        + " addresses, which this base was never given");
-            }
-            return new Reference(r.owner(), r.id(), r.weight(), at, r.interfaces());
+    private Reference withAddresses(MemorySegment payload, Reference r, long peer) {
+        boolean known = ReferenceDescriptor.ofKnownOwner(payload);
+        if (!known && !ReferenceDescriptor.fromSender(payload)) {
+            return r; // the addresses travelled
         }
-        if (!ReferenceDescriptor.fromSender(payload)) {
-            return r;
+        if (r.owner() == id && (known || peer == id)) {
+            return r; // one of this base's objects coming home (or it sent itself: a copy made here): no address is read
         }
-        if (peer == id && r.owner() == id) {
-            return r; // one of this base's objects it sent itself (a copy made here): home, no address is read
-        }
-        if (peer == 0 || r.owner() != peer) {
+        if (!known && (peer == 0 || r.owner() != peer)) {
             throw new IllegalArgumentException("a reference to its sender's own object naming " + BaseIds.name(r.owner())
                     + " as its owner, from " + (peer == 0 ? "a connection whose far end never introduced itself" : BaseIds.name(peer)));
         }
-        List<String> at = peers.addressesOf(peer);
+        List<String> at = peers.addressesOf(r.owner());
         if (at.isEmpty()) {
-            throw new IllegalArgumentException("a reference to its sender's own object from " + BaseIds.name(peer)
-                    + ", whose addresses this base does not know");
+            throw new IllegalArgumentException(known ? "a reference to " + BaseIds.name(r.owner()) + "'s object without its"
+                    + " addresses, which this base was never given" : "a reference to its sender's own object from "
+                    + BaseIds.name(peer) + ", whose addresses this base does not know");
         }
         return new Reference(r.owner(), r.id(), r.weight(), at, r.interfaces());
     }
@@ -409,7 +414,7 @@ public final class ObjectSpace implements NodeExtension {
                 return;
             }
             long peer = peers.peerOf(over);
-            decode(fromSender(payload, r, peer), null, peer);
+            decode(withAddresses(payload, r, peer), null, peer);
         } catch (RuntimeException ignored) {
             // malformed: nothing to give back
         }

@@ -185,14 +185,14 @@ final class Peers {
 
     /** Base {@code to} (may be null) read the addresses of base {@code owner}. */
     void told(Peer to, long owner) {
-        if (to != null && to.incarnation != owner && !to.told.contains(owner)) {
+        if (to != null && to.incarnation != owner) {
             to.told.add(owner);
         }
     }
 
     /** The incarnation of the base at the far end of {@code e}; 0 if it is not known (or {@code e} is null). */
     long peerOf(Endpoint e) {
-        Peer p = e == null ? null : byEndpoint.get(e);
+        Peer p = at(e);
         return p == null ? 0 : p.incarnation;
     }
 
