@@ -4,6 +4,7 @@ import dev.verbatim.bench.harness.CallLoop;
 import dev.verbatim.bench.harness.ChildMain;
 import dev.verbatim.bench.harness.ChildProcess;
 import dev.verbatim.bench.harness.Host;
+import dev.verbatim.bench.harness.JitTime;
 import dev.verbatim.bench.harness.LatencyHistogram;
 import dev.verbatim.bench.harness.ScratchDir;
 import dev.verbatim.bench.harness.Session;
@@ -31,7 +32,8 @@ import java.util.Map;
  * contenders ({@link BaseProcess}), up for the whole run. Process 0 makes every call; the parent sends it
  * one turn at a time ({@link CallLoop}: warm-up, then every call timed). The contenders take turns as in
  * the rpc suite: for each case, round after round, every contender that has the case takes one turn, in
- * an order rotating from round to round, after the processes fell quiet ({@link Turns#settle}). A figure
+ * an order rotating from round to round, after the processes fell quiet ({@link Turns#settle}); a turn during which
+ * the processes' JIT compilers ran is run again, as still warming up ({@link JitTime}, {@link JitTurns}). A figure
  * is the median of a contender's turns' p50s; a ratio the median over rounds of the ratio within a
  * round ({@link Stats#pairedRatio}), also across the cases of the first phase, which run round by round
  * together. First phase: the calls, the forwarded reference and the hop ({@link ObjectsCase#calls()});
@@ -76,6 +78,11 @@ public final class ObjectsBench {
      */
     record Plan(boolean quick, int rounds, int elements, long warmMillis, long measureMillis, long firstWarm,
                 long firstWarmCalls, long settleMillis) {
+        /** How often a turn is run again while the compilers are busy during it ({@link JitTurns}): 1 quick, 3 full. */
+        int jitRetries() {
+            return quick ? 1 : 3;
+        }
+
         CallLoop turn(boolean first, boolean list) {
             if (first) {
                 return new CallLoop(firstWarm, list ? warmWalks() : firstWarmCalls, 10 * firstWarm, measureMillis);
@@ -113,7 +120,13 @@ public final class ObjectsBench {
      * histogram holds whole walks); {@code failures}: {@code "contender case"} to why.
      */
     public record Run(String mode, int rounds, int elements, long work, Map<String, Map<String, List<LatencyHistogram>>> turns,
-                      Map<String, String> failures, double seconds, double loadBefore, double loadAfter) {
+                      Map<String, String> failures, double seconds, double loadBefore, double loadAfter, JitTurns jit) {
+        /** A run whose turns the compilers never disturbed (or that could not tell). */
+        public Run(String mode, int rounds, int elements, long work, Map<String, Map<String, List<LatencyHistogram>>> turns,
+                   Map<String, String> failures, double seconds, double loadBefore, double loadAfter) {
+            this(mode, rounds, elements, work, turns, failures, seconds, loadBefore, loadAfter, new JitTurns(0, 0));
+        }
+
         /** Whether {@code contender} has turns of case {@code c}. */
         public boolean has(ObjectsCase c, String contender) {
             List<LatencyHistogram> l = turns.getOrDefault(c.key(), Map.of()).get(contender);
@@ -162,6 +175,16 @@ public final class ObjectsBench {
         }
     }
 
+    /**
+     * Turns run again because the JIT compilers of the base processes took {@value #JIT_QUIET_NANOS} ns or more of CPU
+     * during them ({@code repeated}: the turn counted as warm-up, its figures dropped), and turns kept although they
+     * still did after {@link Plan#jitRetries} tries ({@code busy}). See {@link JitTime}.
+     */
+    public record JitTurns(int repeated, int busy) {}
+
+    /** The compilers' CPU time during a turn below which the turn counts as warm (10 ms; a turn lasts ~150 ms). */
+    static final long JIT_QUIET_NANOS = 10_000_000;
+
     /** Runs the suite, prints it, writes the plot to {@code plot} when not null; returns the exit code. */
     public static int run(boolean quick, boolean json, Path plot, PrintStream out, PrintStream err) throws Exception {
         SuiteArgs args = new SuiteArgs(quick, json, plot);
@@ -186,6 +209,7 @@ public final class ObjectsBench {
         List<ChildProcess> procs = new ArrayList<>();
         Map<String, Map<String, List<LatencyHistogram>>> turns = new LinkedHashMap<>();
         Map<String, String> failures = new LinkedHashMap<>();
+        int[] jit = new int[2]; // turns run again, turns kept busy (JitTurns)
         long work;
         try {
             err.printf(Locale.ROOT, "verbatim bench objects: starting %d base processes ...%n", ObjectsCase.MAX_BASES);
@@ -204,17 +228,17 @@ public final class ObjectsBench {
             ChildProcess p0 = start(0, zero);
             procs.addFirst(p0);
             p0.awaitLine("READY", READY_TIMEOUT);
-            Turner turner = new Turner(plan, p0, procs, turns, failures, err);
+            Turner turner = new Turner(plan, p0, procs, turns, failures, jit, err);
             Long fixed = Long.getLong(WORK);
             List<ObjectsCase> lists = selected(ObjectsCase.lists(), false);
             if (!turner.phase(selected(ObjectsCase.calls(), !lists.isEmpty() && fixed == null), 0)) {
-                return partial(plan, turns, failures, 0, t0, loadBefore);
+                return partial(plan, turns, failures, jit, 0, t0, loadBefore);
             }
             Run soFar = new Run(plan.quick() ? "quick" : "full", plan.rounds(), plan.elements(), 0, turns, failures, 0, 0, 0);
             work = fixed != null ? fixed : work(soFar.perTurn(ObjectsCase.SHM_CALL_NULL, ObjectsCase.OBJECTS));
             err.printf(Locale.ROOT, "verbatim bench objects: work per element %,d ns%n", work);
             if (!turner.phase(lists, work)) {
-                return partial(plan, turns, failures, work, t0, loadBefore);
+                return partial(plan, turns, failures, jit, work, t0, loadBefore);
             }
             for (ChildProcess p : procs) {
                 p.send("STOP");
@@ -226,14 +250,14 @@ public final class ObjectsBench {
             procs.forEach(ChildProcess::close);
             ScratchDir.deleteTree(dir);
         }
-        return partial(plan, turns, failures, work, t0, loadBefore);
+        return partial(plan, turns, failures, jit, work, t0, loadBefore);
     }
 
     /** The run as far as it went. */
     private static Run partial(Plan plan, Map<String, Map<String, List<LatencyHistogram>>> turns, Map<String, String> failures,
-                               long work, long t0, double loadBefore) {
+                               int[] jit, long work, long t0, double loadBefore) {
         return new Run(plan.quick() ? "quick" : "full", plan.rounds(), plan.elements(), work, turns, failures,
-                (System.nanoTime() - t0) / 1e9, loadBefore, Host.loadAverage());
+                (System.nanoTime() - t0) / 1e9, loadBefore, Host.loadAverage(), new JitTurns(jit[0], jit[1]));
     }
 
     /** The longest work per element the null call can set (a loaded host's null call says little of the call itself). */
@@ -277,16 +301,19 @@ public final class ObjectsBench {
         private final List<ChildProcess> all;
         private final Map<String, Map<String, List<LatencyHistogram>>> turns;
         private final Map<String, String> failures;
+        /** Turns run again, turns kept busy ({@link JitTurns}). */
+        private final int[] jit;
         private final PrintStream err;
         private String previous;
 
         Turner(Plan plan, ChildProcess p0, List<ChildProcess> all, Map<String, Map<String, List<LatencyHistogram>>> turns,
-               Map<String, String> failures, PrintStream err) {
+               Map<String, String> failures, int[] jit, PrintStream err) {
             this.plan = plan;
             this.p0 = p0;
             this.all = all;
             this.turns = turns;
             this.failures = failures;
+            this.jit = jit;
             this.err = err;
         }
 
@@ -313,30 +340,51 @@ public final class ObjectsBench {
             return true;
         }
 
+        /**
+         * One turn of {@code contender} in {@code c}, after the processes fell quiet; run again (up to {@link
+         * Plan#jitRetries} times) while the compilers of the processes took {@link #JIT_QUIET_NANOS} or more during it:
+         * such a turn was still warming up ({@link JitTime}), and its figures are dropped.
+         */
         private void turn(ObjectsCase c, String contender, boolean first, long work) throws IOException, InterruptedException {
             if (previous != null && !previous.equals(contender + c.key())) {
                 Turns.settle(all, plan.settleMillis());
             }
             previous = contender + c.key();
-            CallLoop loop = plan.turn(first, c.isList());
-            p0.send("TURN " + contender + " " + c.key() + " " + work + " " + loop.words());
-            long wait = 10 * loop.maxWarmMillis() + loop.measureMillis() + 120_000;
-            String line = p0.nextLine(Duration.ofMillis(wait));
-            if (!line.startsWith("TURN") && !line.startsWith("FAILED")) {
-                throw new IllegalStateException("base 0 said '" + line + "' to a TURN");
-            }
-            if (line.startsWith("FAILED")) {
-                String why = line.substring("FAILED".length()).trim();
-                failures.put(contender + " " + c.key(), why);
-                err.printf(Locale.ROOT, "  FAILED: %s %s: %s%n", contender, c.key(), why);
+            for (int attempt = 0; ; attempt++) {
+                CallLoop loop = plan.turn(first && attempt == 0, c.isList());
+                long jit0 = JitTime.nanos(all);
+                p0.send("TURN " + contender + " " + c.key() + " " + work + " " + loop.words());
+                long wait = 10 * loop.maxWarmMillis() + loop.measureMillis() + 120_000;
+                String line = p0.nextLine(Duration.ofMillis(wait));
+                if (!line.startsWith("TURN") && !line.startsWith("FAILED")) {
+                    throw new IllegalStateException("base 0 said '" + line + "' to a TURN");
+                }
+                if (line.startsWith("FAILED")) {
+                    String why = line.substring("FAILED".length()).trim();
+                    failures.put(contender + " " + c.key(), why);
+                    err.printf(Locale.ROOT, "  FAILED: %s %s: %s%n", contender, c.key(), why);
+                    return;
+                }
+                long jit1 = JitTime.nanos(all);
+                boolean quiet = JitTime.quiet(jit0, jit1, JIT_QUIET_NANOS);
+                boolean again = !quiet && attempt < plan.jitRetries();
+                Map<String, String> m = ChildMain.props(line);
+                LatencyHistogram h = LatencyHistogram.decode(m.get("hist"));
+                if (TRACE) {
+                    err.printf(Locale.ROOT, "  %-8s %-30s warm %6s in %5s ms  %7d calls  p50 %,12.0f ns  cpu %s  jit %5.1f ms%s%n",
+                            contender, c.key(), m.get("warm"), m.get("warmMs"), h.count(), h.quantile(0.5), m.get("cpu"),
+                            (jit1 - jit0) / 1e6, again ? "  (again)" : "");
+                }
+                if (again) {
+                    jit[0]++;
+                    Turns.settle(all, plan.settleMillis());
+                    continue;
+                }
+                if (!quiet) {
+                    jit[1]++;
+                }
+                turns.computeIfAbsent(c.key(), k -> new LinkedHashMap<>()).computeIfAbsent(contender, k -> new ArrayList<>()).add(h);
                 return;
-            }
-            Map<String, String> m = ChildMain.props(line);
-            LatencyHistogram h = LatencyHistogram.decode(m.get("hist"));
-            turns.computeIfAbsent(c.key(), k -> new LinkedHashMap<>()).computeIfAbsent(contender, k -> new ArrayList<>()).add(h);
-            if (TRACE) {
-                err.printf(Locale.ROOT, "  %-8s %-30s warm %6s in %5s ms  %7d calls  p50 %,12.0f ns  cpu %s%n", contender,
-                        c.key(), m.get("warm"), m.get("warmMs"), h.count(), h.quantile(0.5), m.get("cpu"));
             }
         }
     }
