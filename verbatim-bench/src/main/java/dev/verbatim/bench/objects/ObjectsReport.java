@@ -160,7 +160,9 @@ final class ObjectsReport {
                 "Processes: four, each a base of its own (dev.verbatim.objects.Base over shm and another over tcp),"
                         + " a plain dev.verbatim.rpc.Node (shm and tcp) and a Java RMI factory; base 0 makes every call."
                         + " Contenders take turns case by case, round after round (order rotating), after the processes"
-                        + " fell quiet; a figure is the median of a contender's turns' p50s, a ratio (and each target)"
+                        + " fell quiet; a turn during which their JIT compilers ran (>= 10 ms of CPU) is run again, as"
+                        + " still warming up (on 2 CPUs a compilation takes a CPU from the two spinning ends of a call);"
+                        + " a figure is the median of a contender's turns' p50s, a ratio (and each target)"
                         + " the median over rounds of the ratio within a round. Every result is checked.",
                 "call-null: a method that does nothing on base 1's object: rpc = a generated RPC proxy of a Node"
                         + " export, objects = the proxy of a shared object (found by name), rmi = a UnicastRemoteObject"

@@ -124,6 +124,20 @@ class ObjectsReportTest {
         assertEquals(0, ObjectsCase.FORWARD_REF.expected("bytes", N));
     }
 
+    /** The turns run again while the compilers were busy, and those kept busy, are in the report. */
+    @Test
+    void theTurnsTheCompilersDisturbedAreCounted() {
+        ObjectsBench.Run base = run(true);
+        ObjectsBench.Run r = new ObjectsBench.Run(base.mode(), base.rounds(), base.elements(), base.work(), base.turns(),
+                base.failures(), base.seconds(), base.loadBefore(), base.loadAfter(), new ObjectsBench.JitTurns(7, 2));
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        ObjectsReport.printTables(r, new PrintStream(b, true, StandardCharsets.UTF_8));
+        String text = b.toString(StandardCharsets.UTF_8);
+        assertTrue(text.contains("took >= 10 ms of CPU during them (still warming up): 7; kept with the compilers still busy"
+                + " after the retries: 2."), text);
+        assertEquals(new ObjectsBench.JitTurns(0, 0), base.jit(), "a run made without the count disturbed none");
+    }
+
     @Test
     void theNullRunReturnsNothingAndAWalkItsSum() {
         assertEquals(0, ObjectsCase.HOP.expected("null-run", N));
