@@ -17,7 +17,8 @@ import java.time.Duration;
  * and another over tcp (two bases: a base keeps one connection per other base, so the tcp case needs
  * bases that only know tcp; and a third over shm for a probe), each binding a {@link ProbeImpl} as {@code probe} and allowing
  * {@link Element}s to be constructed; a plain RPC {@link Node} over shm and tcp exporting a probe as
- * {@link NullService} {@code null}; and a Java RMI {@link RmiFixtures.Factory}. It publishes the
+ * {@link NullService} {@code null} and the pongs of the shm floor's turns ({@link FloorTurns.FloorService} {@code floor});
+ * and a Java RMI {@link RmiFixtures.Factory}. It publishes the
  * addresses (keys {@code shm}, {@code tcp}, {@code probe}, {@code rpcShm}, {@code rpcTcp}) and the factory's stub
  * ({@code rmi}). Every contender's sides wait as Verbatim's shm nodes do in the rpc suite: a waiting
  * side spins {@value #SPIN_NANOS} ns, then parks; RMI blocks in the kernel.
@@ -58,6 +59,7 @@ final class BaseProcess implements AutoCloseable {
         }
         rpc = Node.listen(connection(), "shm:" + s.name() + "-r" + index, "tcp://127.0.0.1:0");
         rpc.export("null", NullService.class, new ProbeImpl());
+        rpc.export("floor", FloorTurns.FloorService.class, new FloorTurns.Pongs(s));
         rmi = new RmiFixtures.Factory();
     }
 

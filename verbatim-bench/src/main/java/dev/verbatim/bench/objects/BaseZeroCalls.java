@@ -108,6 +108,13 @@ final class BaseZeroCalls {
             };
         }
         return switch (contender) {
+            case ObjectsCase.FLOOR -> {
+                if (tcp) {
+                    throw new IllegalArgumentException("the floor is measured over shm only");
+                }
+                yield new FloorTurns.Ping(here.rpc.lookup(session.require("rpcShm1"), "floor", FloorTurns.FloorService.class),
+                        session);
+            }
             case ObjectsCase.RPC -> {
                 NullService s = here.rpc.lookup(session.require(tcp ? "rpcTcp1" : "rpcShm1"), "null", NullService.class);
                 yield seq -> {

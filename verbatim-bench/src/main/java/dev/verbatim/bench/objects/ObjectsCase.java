@@ -13,7 +13,8 @@ import java.util.Set;
  *   <caption>Cases</caption>
  *   <tr><th>key</th><th>one call</th><th>contenders</th><th>figure</th></tr>
  *   <tr><td>{@code shm/call-null}, {@code tcp/call-null}</td><td>a method that does nothing, on base 1's object,
- *       from base 0</td><td>{@code rpc}, {@code objects}, {@code rmi} (always loopback TCP)</td><td>p50 ns per call</td></tr>
+ *       from base 0</td><td>{@code rpc}, {@code objects}, {@code rmi} (always loopback TCP); over shm also {@code floor}
+ *       (an 8-byte FFM spin ping-pong between processes 0 and 1, {@link FloorTurns})</td><td>p50 ns per call</td></tr>
  *   <tr><td>{@code shm/forward-ref}</td><td>base 0 passes its reference to base 1's probe to base 2's probe,
  *       which stores it</td><td>{@code objects}, {@code bytes} (the same call carrying the reference's bytes as a
  *       {@code byte[]}), {@code rmi}</td><td>p50 ns per call</td></tr>
@@ -33,6 +34,11 @@ import java.util.Set;
  */
 public record ObjectsCase(String key, String medium, Layout layout, Traversal traversal, int bases, boolean noWork,
                           Set<String> contenders) {
+    /**
+     * The shm floor: the transport suite's FFM spin ping-pong of 8 bytes between processes 0 and 1 ({@link FloorTurns}),
+     * what no call over shm can beat, measured in the same run as the calls.
+     */
+    public static final String FLOOR = "floor";
     public static final String RPC = "rpc";
     public static final String OBJECTS = "objects";
     public static final String RMI = "rmi";
@@ -53,7 +59,7 @@ public record ObjectsCase(String key, String medium, Layout layout, Traversal tr
     public static final int MAX_BASES = 4;
 
     public static final ObjectsCase SHM_CALL_NULL = new ObjectsCase("shm/call-null", "shm", null, null, 2, false,
-            Set.of(RPC, OBJECTS, RMI));
+            Set.of(FLOOR, RPC, OBJECTS, RMI));
     public static final ObjectsCase TCP_CALL_NULL = new ObjectsCase("tcp/call-null", "tcp", null, null, 2, false,
             Set.of(RPC, OBJECTS, RMI));
     public static final ObjectsCase FORWARD_REF = new ObjectsCase("shm/forward-ref", "shm", null, null, 3, false,
@@ -68,7 +74,7 @@ public record ObjectsCase(String key, String medium, Layout layout, Traversal tr
 
     /** The contender names in column order that measure this case. */
     public List<String> columns() {
-        return List.of(RPC, OBJECTS, BYTES, RMI, NULL_RUN).stream().filter(contenders::contains).toList();
+        return List.of(FLOOR, RPC, OBJECTS, BYTES, RMI, NULL_RUN).stream().filter(contenders::contains).toList();
     }
 
     /** The cases of the first phase, which fix the work per element: the calls, the forwarded reference, the hop. */

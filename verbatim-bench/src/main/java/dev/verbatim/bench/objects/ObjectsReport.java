@@ -15,6 +15,7 @@ import java.util.Locale;
 import java.util.Map;
 
 import static dev.verbatim.bench.objects.ObjectsCase.BYTES;
+import static dev.verbatim.bench.objects.ObjectsCase.FLOOR;
 import static dev.verbatim.bench.objects.ObjectsCase.NULL_RUN;
 import static dev.verbatim.bench.objects.ObjectsCase.OBJECTS;
 import static dev.verbatim.bench.objects.ObjectsCase.RMI;
@@ -63,6 +64,12 @@ final class ObjectsReport {
         if (run.has(c, OBJECTS) && run.has(c, NULL_RUN)) {
             m.put(OBJECTS + "/" + NULL_RUN, run.ratio(c, OBJECTS, c, NULL_RUN));
         }
+        if (run.has(c, OBJECTS) && run.has(c, FLOOR)) {
+            m.put(OBJECTS + "/" + FLOOR, run.ratio(c, OBJECTS, c, FLOOR));
+        }
+        if (run.has(c, RMI) && run.has(c, FLOOR)) {
+            m.put(RMI + "/" + FLOOR, run.ratio(c, RMI, c, FLOOR));
+        }
         return m;
     }
 
@@ -109,6 +116,14 @@ final class ObjectsReport {
                     + " walk's time per element counts the tails of every call in it, a call's p50 leaves its own out: the"
                     + " target sets the walk against null calls in a row, timed as the walk is.)%n",
                     ReportText.ratio(overP50), ReportText.ratio(run.hopOverNullMean()));
+        }
+        double overFloor = run.ratio(nul, OBJECTS, nul, FLOOR);
+        if (!Double.isNaN(overFloor)) {
+            double rmiOverFloor = run.ratio(nul, RMI, nul, FLOOR);
+            out.printf(Locale.ROOT, "  (the shm floor, an FFM spin ping-pong of 8 bytes between the same two processes: %,.0f ns p50;"
+                    + " the objects null call is %s it, RMI's %s: \">= 100x RMI\" asks the call to be within %s the floor"
+                    + " in this run.)%n", run.figure(nul, FLOOR), ReportText.ratio(overFloor), ReportText.ratio(rmiOverFloor),
+                    ReportText.ratio(rmiOverFloor / 100));
         }
         double bytes = run.ratio(ObjectsCase.FORWARD_REF, BYTES, nul, OBJECTS);
         if (!Double.isNaN(bytes)) {
@@ -166,7 +181,9 @@ final class ObjectsReport {
                         + " the median over rounds of the ratio within a round. Every result is checked.",
                 "call-null: a method that does nothing on base 1's object: rpc = a generated RPC proxy of a Node"
                         + " export, objects = the proxy of a shared object (found by name), rmi = a UnicastRemoteObject"
-                        + " on 127.0.0.1 (the same in both tables). Verbatim sides spin 1 ms waiting, then park.",
+                        + " on 127.0.0.1 (the same in both tables). Verbatim sides spin 1 ms waiting, then park. floor"
+                        + " (shm only) = the transport suite's FFM spin ping-pong of 8 bytes between processes 0 and 1,"
+                        + " its pong started for each turn: no call over shm beats it.",
                 "forward-ref: base 0 passes its reference to base 1's probe to base 2's probe, which stores it"
                         + " (objects: the weight split, nothing sent to base 1; rmi: a stub serialized); bytes = the same"
                         + " call through the same proxy carrying a byte[] as long as the reference (the call and its"

@@ -138,6 +138,29 @@ class ObjectsReportTest {
         assertEquals(new ObjectsBench.JitTurns(0, 0), base.jit(), "a run made without the count disturbed none");
     }
 
+    /** The shm floor measured beside the null calls: its column, its ratios, and what "100x RMI" asks of the call. */
+    @Test
+    void theFloorIsPrintedBesideTheNullCallWithWhatTheRmiTargetAsksOfIt() {
+        ObjectsBench.Run base = run(true);
+        Map<String, Map<String, List<LatencyHistogram>>> t = new LinkedHashMap<>(base.turns());
+        Map<String, List<LatencyHistogram>> nul = new LinkedHashMap<>(t.get(ObjectsCase.SHM_CALL_NULL.key()));
+        nul.put("floor", List.of(turn(2000), turn(2000), turn(2000)));
+        t.put(ObjectsCase.SHM_CALL_NULL.key(), nul);
+        ObjectsBench.Run r = new ObjectsBench.Run("quick", 3, N, 4400, t, Map.of(), 1, 0, 0);
+        assertEquals(List.of("floor", "rpc", "objects", "rmi"), ObjectsCase.SHM_CALL_NULL.columns());
+        assertEquals(2.2, ObjectsReport.ratios(r, ObjectsCase.SHM_CALL_NULL).get("objects/floor"), 0.01);
+        assertEquals(250, ObjectsReport.ratios(r, ObjectsCase.SHM_CALL_NULL).get("rmi/floor"), 0.5);
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        ObjectsReport.printTables(r, new PrintStream(b, true, StandardCharsets.UTF_8));
+        String text = b.toString(StandardCharsets.UTF_8);
+        assertTrue(text.matches("(?s).*shm/call-null\\s+2000\\s+4000\\s+4400\\s+500000\\s.*"), "the floor's column:\n" + text);
+        assertTrue(text.contains("2,000 ns p50; the objects null call is 2.20x it, RMI's 250x: \">= 100x RMI\" asks the call to be"
+                + " within 2.50x the floor in this run."), text);
+        ByteArrayOutputStream j = new ByteArrayOutputStream();
+        ObjectsReport.printJson(r, new PrintStream(j, true, StandardCharsets.UTF_8));
+        assertTrue(j.toString(StandardCharsets.UTF_8).lines().findFirst().orElseThrow().contains("\"objects/floor\":2.200"), j.toString());
+    }
+
     @Test
     void theNullRunReturnsNothingAndAWalkItsSum() {
         assertEquals(0, ObjectsCase.HOP.expected("null-run", N));
