@@ -32,6 +32,13 @@ class ObjectsReportTest {
         return h;
     }
 
+    /** The human form of {@code r}. */
+    private static String tables(ObjectsBench.Run r) {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        ObjectsReport.printTables(r, new PrintStream(b, true, StandardCharsets.UTF_8));
+        return b.toString(StandardCharsets.UTF_8);
+    }
+
     private static void put(Map<String, Map<String, List<LatencyHistogram>>> t, ObjectsCase c, String contender, long... ns) {
         List<LatencyHistogram> l = new ArrayList<>();
         for (long v : ns) {
@@ -97,9 +104,7 @@ class ObjectsReportTest {
         assertEquals(1.2, ObjectsReport.targets(r).get(3).measured(), 0.05, "the target: against the calls in a row");
         assertEquals(1.2, ObjectsReport.ratios(r, ObjectsCase.HOP).get("objects/null-run"), 0.05);
         assertEquals(1.2, r.hopOverNullMean(), 0.05, "against the mean");
-        ByteArrayOutputStream b = new ByteArrayOutputStream();
-        ObjectsReport.printTables(r, new PrintStream(b, true, StandardCharsets.UTF_8));
-        String text = b.toString(StandardCharsets.UTF_8);
+        String text = tables(r);
         assertTrue(text.contains("objects p50: 1.80x, over its mean per call: 1.20x"), text);
         assertTrue(text.matches("(?s).*scattered b2 w0\\s+720\\s+600\n.*"), "the null calls in a row beside the walk:\n" + text);
         assertTrue(Double.isNaN(run(false).hopOverNullMean()), "no hop, no figure");
@@ -115,9 +120,7 @@ class ObjectsReportTest {
         ObjectsBench.Run r = run(true);
         assertEquals(List.of("objects", "bytes", "rmi"), ObjectsCase.FORWARD_REF.columns());
         assertEquals(5000.0 / 4800, ObjectsReport.ratios(r, ObjectsCase.FORWARD_REF).get("objects/bytes"), 0.01);
-        ByteArrayOutputStream b = new ByteArrayOutputStream();
-        ObjectsReport.printTables(r, new PrintStream(b, true, StandardCharsets.UTF_8));
-        String text = b.toString(StandardCharsets.UTF_8);
+        String text = tables(r);
         assertTrue(text.matches("(?s).*shm/forward-ref\\s+-\\s+5000\\s+700000\\s+4800\n.*"), "the bytes column:\n" + text);
         assertTrue(text.contains("(bytes) over the shm/call-null objects p50: 1.09x, the call and its argument alone;"
                 + " the forward over it: 1.04x"), text);
@@ -130,9 +133,7 @@ class ObjectsReportTest {
         ObjectsBench.Run base = run(true);
         ObjectsBench.Run r = new ObjectsBench.Run(base.mode(), base.rounds(), base.elements(), base.work(), base.turns(),
                 base.failures(), base.seconds(), base.loadBefore(), base.loadAfter(), new ObjectsBench.JitTurns(7, 2));
-        ByteArrayOutputStream b = new ByteArrayOutputStream();
-        ObjectsReport.printTables(r, new PrintStream(b, true, StandardCharsets.UTF_8));
-        String text = b.toString(StandardCharsets.UTF_8);
+        String text = tables(r);
         assertTrue(text.contains("took >= 10 ms of CPU during them (still warming up): 7; kept with the compilers still busy"
                 + " after the retries: 2."), text);
         assertEquals(new ObjectsBench.JitTurns(0, 0), base.jit(), "a run made without the count disturbed none");
@@ -150,9 +151,7 @@ class ObjectsReportTest {
         assertEquals(List.of("floor", "rpc", "objects", "rmi"), ObjectsCase.SHM_CALL_NULL.columns());
         assertEquals(2.2, ObjectsReport.ratios(r, ObjectsCase.SHM_CALL_NULL).get("objects/floor"), 0.01);
         assertEquals(250, ObjectsReport.ratios(r, ObjectsCase.SHM_CALL_NULL).get("rmi/floor"), 0.5);
-        ByteArrayOutputStream b = new ByteArrayOutputStream();
-        ObjectsReport.printTables(r, new PrintStream(b, true, StandardCharsets.UTF_8));
-        String text = b.toString(StandardCharsets.UTF_8);
+        String text = tables(r);
         assertTrue(text.matches("(?s).*shm/call-null\\s+2000\\s+4000\\s+4400\\s+500000\\s.*"), "the floor's column:\n" + text);
         assertTrue(text.contains("2,000 ns p50; the objects null call is 2.20x it, RMI's 250x: \">= 100x RMI\" asks the call to be"
                 + " within 2.50x the floor in this run."), text);
