@@ -221,8 +221,8 @@ public final class ObjectSpace implements NodeExtension {
         }
         // (the receiver knows this base by its addresses: it is a base, peer != 0, so it introduced itself or was reached;
         // or it is this base, where its own object comes home and no address is read)
-        return ReferenceDescriptor.encode(id, e.id, options.grant(), offer.strings(),
-                ReferenceDescriptor.declares(offer.names(), declared), true);
+        return ReferenceDescriptor.encodeIn(id, e.id, options.grant(), offer.strings(),
+                ReferenceDescriptor.declares(offer.names(), declared), ReferenceDescriptor.SENDER);
     }
 
     /**

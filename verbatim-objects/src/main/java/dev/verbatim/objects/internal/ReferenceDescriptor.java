@@ -137,21 +137,17 @@ public final class ReferenceDescriptor {
      * @throws IllegalArgumentException if {@code declared} and {@code r} names other than one interface
      */
     public static byte[] encode(Reference r, boolean declared) {
-        return encode(r, declared, false);
+        return encode(r, declared, 0);
     }
 
     /** The payload of {@code r}, a reference to an object of the base sending it: {@link #SENDER}, its addresses left out. */
     public static byte[] encodeFromSender(Reference r, boolean declared) {
-        return encode(r, declared, true);
+        return encode(r, declared, SENDER);
     }
 
     /** The payload of {@code r} without its owner's addresses, which the receiver was given before: {@link #KNOWN}. */
     public static byte[] encodeKnown(Reference r, boolean declared) {
         return encode(r, declared, KNOWN);
-    }
-
-    private static byte[] encode(Reference r, boolean declared, boolean sender) {
-        return encode(r, declared, sender ? SENDER : 0);
     }
 
     private static byte[] encode(Reference r, boolean declared, int addressForm) {
@@ -163,21 +159,13 @@ public final class ReferenceDescriptor {
 
     /** The payload of a reference to object {@code id} of {@code owner} carrying {@code weight}, with {@code strings}. */
     static byte[] encode(long owner, int id, long weight, Strings strings) {
-        return encode(owner, id, weight, strings, false, false);
+        return encodeIn(owner, id, weight, strings, false, 0);
     }
 
     /**
      * The payload of a reference to object {@code id} of {@code owner} carrying {@code weight}, with {@code strings}:
-     * {@link #DECLARED}, without its interface, if {@code declared}; {@link #SENDER}, without its addresses, if
-     * {@code sender} (the owner sends it).
-     */
-    static byte[] encode(long owner, int id, long weight, Strings strings, boolean declared, boolean sender) {
-        return encodeIn(owner, id, weight, strings, declared, sender ? SENDER : 0);
-    }
-
-    /**
-     * As {@link #encode(long, int, long, Strings, boolean, boolean)}, the addresses left out in {@code addressForm}
-     * ({@link #SENDER} or {@link #KNOWN}; 0: they travel).
+     * {@link #DECLARED}, without its interface, if {@code declared}; without its addresses in {@code addressForm}
+     * ({@link #SENDER}: the owner sends it; {@link #KNOWN}: the receiver was given them before; 0: they travel).
      */
     static byte[] encodeIn(long owner, int id, long weight, Strings strings, boolean declared, int addressForm) {
         assert !declared || strings.interfaces().size() == 1 : "a DECLARED reference offers one interface";

@@ -57,8 +57,8 @@ class DeclaredReferencesTest {
     }
 
     private static MemorySegment declared(int id, long weight) {
-        return MemorySegment.ofArray(ReferenceDescriptor.encode(OWNER, id, weight,
-                ReferenceDescriptor.Strings.of(List.of(address()), List.of(Fixtures.Counter.class.getName())), true, false));
+        return MemorySegment.ofArray(ReferenceDescriptor.encodeIn(OWNER, id, weight,
+                ReferenceDescriptor.Strings.of(List.of(address()), List.of(Fixtures.Counter.class.getName())), true, 0));
     }
 
     private static int flags(byte[] payload) {

@@ -137,7 +137,7 @@ class ReferenceDescriptorTest {
         assertFalse(declares(known.interfaces(), null));
         assertFalse(declares(List.of(Counter.class.getName(), Gauge.class.getName()), Counter.class), "two interfaces");
 
-        byte[] d = encode(9, 4, 1L << 30, known, true, false);
+        byte[] d = encodeIn(9, 4, 1L << 30, known, true, 0);
         MemorySegment m = MemorySegment.ofArray(d);
         assertEquals(FIXED + known.addressBytes(), d.length, "the addresses only");
         assertEquals(2 + 5 + 2 + 9, known.addressBytes());
@@ -257,7 +257,7 @@ class ReferenceDescriptorTest {
     @Test
     void anArrivalInTheDeclaredFormIsRecognisedWordByWordOnlyWhereItsInterfaceIsDeclared() {
         Strings known = Strings.of(List.of("shm:a", "tcp://h:1"), List.of(Counter.class.getName()));
-        byte[] b = encode(9, -4, 1L << 24, known, true, false);
+        byte[] b = encodeIn(9, -4, 1L << 24, known, true, 0);
         assertEquals(1L << 24, weightIfSame(MemorySegment.ofArray(b), 9, -4, known, true, false));
         assertEquals(-1, weightIfSame(MemorySegment.ofArray(b), 9, -4, known, false, false), "not where another type is declared");
         assertEquals(1L << 24, weightIfSame(MemorySegment.ofArray(encode(9, -4, 1L << 24, known)), 9, -4, known, true, false),

@@ -128,7 +128,7 @@ public final class ChainDirectory {
 
     /** The innermost of the nested waits in {@code chain} (a caller that carries it from an incoming call), or null. */
     PendingCall innermost(long chain) {
-        Waits w = nested.isEmpty() ? null : nested.get(chain);
+        Waits w = nested.isEmpty() ? null : waitsOf(chain);
         PendingCall p = w == null ? null : w.innermost;
         return p == null || p == Waits.GONE || p.left || p.isDone() ? null : p;
     }
