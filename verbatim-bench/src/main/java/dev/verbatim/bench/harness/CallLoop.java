@@ -19,6 +19,12 @@ public record CallLoop(long warmMillis, long warmCalls, long maxWarmMillis, long
     @FunctionalInterface
     public interface Call {
         long call(long seq) throws Exception;
+
+        /** Before a turn's first call: sets up what lives for one turn only (the objects suite's floor starts its pong). */
+        default void beginTurn() throws Exception {}
+
+        /** After a turn's last call, however it ended: ends what {@link #beginTurn} set up. */
+        default void endTurn() throws Exception {}
     }
 
     /** Checks the result of call {@code seq}; throws when it is wrong. */
@@ -32,6 +38,15 @@ public record CallLoop(long warmMillis, long warmCalls, long maxWarmMillis, long
 
     /** Runs the turn: {@code seq[0]} is the last sequence number used, and advances; {@code h} gets the timed calls. */
     public Turn run(Call call, Check check, long[] seq, LatencyHistogram h) throws Exception {
+        call.beginTurn();
+        try {
+            return timed(call, check, seq, h);
+        } finally {
+            call.endTurn();
+        }
+    }
+
+    private Turn timed(Call call, Check check, long[] seq, LatencyHistogram h) throws Exception {
         long start = System.nanoTime();
         long end = start + warmMillis * 1_000_000L;
         long max = start + Math.max(warmMillis, maxWarmMillis) * 1_000_000L;

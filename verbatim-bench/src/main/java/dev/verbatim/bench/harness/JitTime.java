@@ -23,12 +23,15 @@ import java.util.stream.Stream;
 public final class JitTime {
     private JitTime() {}
 
+    /** Whether this host has Linux's per-thread {@code /proc} (looked at once). */
+    private static final boolean PROC = Files.isDirectory(Path.of("/proc/self/task"));
+
     /**
      * The compiler threads' CPU time of {@code processes} so far, in nanoseconds; -1 where it cannot be read (not
      * Linux). A process that is gone counts 0.
      */
     public static long nanos(List<ChildProcess> processes) {
-        if (!Files.isDirectory(Path.of("/proc/self/task"))) {
+        if (!PROC) {
             return -1;
         }
         long sum = 0;

@@ -21,8 +21,8 @@ import java.util.concurrent.TimeUnit;
  * no call over shm can be faster than its round trip.
  *
  * <p>Turn by turn: the pong spins for its whole life, so process 1 starts one per turn when process 0 asks ({@link
- * Pongs#startFloor}, a plain RPC call) and it ends when the ping closes at the turn's end; between turns nothing of
- * it runs.
+ * Pongs#startFloor}, a plain RPC call, at {@link CallLoop.Call#beginTurn}) and it ends when the ping closes at the
+ * turn's end; between turns nothing of it runs.
  */
 public final class FloorTurns {
     private FloorTurns() {}
@@ -88,9 +88,9 @@ public final class FloorTurns {
     }
 
     /**
-     * Process 0's side of every floor turn: {@link #begin} has process 1 start a pong and opens the ping, each call is
-     * one round trip of 8 bytes (the sequence number, echoed: the call returns what came back minus what went), {@link
-     * #end} closes the ping, which ends the pong.
+     * Process 0's side of every floor turn: {@link #beginTurn} has process 1 start a pong and opens the ping, each call
+     * is one round trip of 8 bytes (the sequence number, echoed: the call returns what came back minus what went),
+     * {@link #endTurn} closes the ping, which ends the pong.
      */
     static final class Ping implements CallLoop.Call {
         private final FloorService pongs;
@@ -106,7 +106,8 @@ public final class FloorTurns {
             this.session = session;
         }
 
-        void begin() throws Exception {
+        @Override
+        public void beginTurn() throws Exception {
             int turn = ++turns;
             pongs.startFloor(turn);
             ping = floor().ping(turnSession(session, turn));
@@ -119,7 +120,8 @@ public final class FloorTurns {
             return reply.get(ValueLayout.JAVA_LONG, 0) - seq;
         }
 
-        void end() throws Exception {
+        @Override
+        public void endTurn() throws Exception {
             PingPongContender.Ping p = ping;
             ping = null;
             if (p != null) {

@@ -68,22 +68,11 @@ public final class ObjectsPeer {
                         prepared.put(f[1] + " " + c.key() + " " + work, call);
                     }
                     long expected = c.expected(f[1], n);
-                    FloorTurns.Ping floor = call instanceof FloorTurns.Ping fp ? fp : null; // (its pong lives for a turn)
-                    if (floor != null) {
-                        floor.begin();
-                    }
-                    CallLoop.Turn t;
-                    try {
-                        t = loop.run(call, (sq, r) -> {
-                            if (r != expected) {
-                                throw new IllegalStateException(c.key() + " call " + sq + " returned " + r + ", expected " + expected);
-                            }
-                        }, seq, h);
-                    } finally {
-                        if (floor != null) {
-                            floor.end();
+                    CallLoop.Turn t = loop.run(call, (sq, r) -> {
+                        if (r != expected) {
+                            throw new IllegalStateException(c.key() + " call " + sq + " returned " + r + ", expected " + expected);
                         }
-                    }
+                    }, seq, h);
                     ChildMain.say(String.format(Locale.ROOT, "TURN calls=%d cpu=%.3f warm=%d warmMs=%d hist=%s",
                             h.count(), t.cpu(), t.warmCalls(), t.warmNanos() / 1_000_000, h.encode()));
                 } catch (Exception | StackOverflowError e) {

@@ -41,6 +41,35 @@ class CallLoopTest {
         }, new long[1], new LatencyHistogram()));
     }
 
+    /** What a call sets up for one turn is set up before its first call and ended after its last, even a failed one. */
+    @Test
+    void aCallsTurnScopedSideBeginsBeforeTheFirstCallAndEndsAfterTheLastEvenOnFailure() {
+        List<String> events = new ArrayList<>();
+        CallLoop.Call call = new CallLoop.Call() {
+            @Override
+            public long call(long seq) {
+                events.add("call");
+                return seq == 3 ? -1 : 0;
+            }
+
+            @Override
+            public void beginTurn() {
+                events.add("begin");
+            }
+
+            @Override
+            public void endTurn() {
+                events.add("end");
+            }
+        };
+        assertThrows(IllegalStateException.class, () -> new CallLoop(0, 5, 1000, 0).run(call, (s, r) -> {
+            if (r != 0) {
+                throw new IllegalStateException("call " + s + " returned " + r);
+            }
+        }, new long[1], new LatencyHistogram()));
+        assertEquals(List.of("begin", "call", "call", "call", "end"), events);
+    }
+
     @Test
     void aTurnsFourWordsParseBack() {
         CallLoop l = new CallLoop(15, 5000, 150, 40);

@@ -33,12 +33,12 @@ class FloorTurnsTest {
         FloorTurns.Pongs pongs = new FloorTurns.Pongs(s);
         FloorTurns.Ping ping = new FloorTurns.Ping(pongs, s);
         for (int turn = 1; turn <= 2; turn++) {
-            ping.begin();
+            ping.beginTurn();
             assertTrue(pongRuns(), "turn " + turn + ": its pong runs");
             for (long seq = 1; seq <= 1000; seq++) {
                 assertEquals(0, ping.call(seq), "the echo is the sequence number sent");
             }
-            ping.end();
+            ping.endTurn();
             awaitNoPong();
             assertFalse(pongRuns(), "turn " + turn + ": its pong ended with it (nothing spins between turns)");
         }
