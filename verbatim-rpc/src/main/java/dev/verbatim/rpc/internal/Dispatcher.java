@@ -380,6 +380,9 @@ final class Dispatcher {
                 int n = 0;
                 boolean spun = false; // an empty poll since the last message: a message now was caught by spinning
                 boolean noSlot = false;
+                long now = 0;
+                int emptyPolls = 0;
+                boolean yielded = false;
                 while (!calls.callersWait() && queued.isEmpty() && recvLock.isHeldByCurrentThread()) {
                     n = endpoint.poll(64);
                     if (outbox.count() != 0) {
@@ -387,8 +390,14 @@ final class Dispatcher {
                     }
                     // asynchronous calls held for their caller's next one: written once it started none since the last look
                     callsHeldSeen = sender.flushCalls(false, callsHeldSeen);
-                    long now = System.nanoTime();
+                    // the clock after a message (its work is done), after a yield (which may have lasted a time slice)
+                    // and every few empty polls: read at every one, it was a third of the spin's turn, and a message that
+                    // came during it waited that much longer
+                    if (n > 0 || yielded || (emptyPolls++ & (WaitPolicy.DISPATCH_CLOCK_POLLS - 1)) == 0) {
+                        now = System.nanoTime();
+                    }
                     if (n > 0) {
+                        emptyPolls = 0;
                         endSpin(me); // (taken again at the next empty poll: a slot is for waiting, not for work)
                         messageAt(now, spun);
                         spun = false;
@@ -418,7 +427,8 @@ final class Dispatcher {
                     if (watchable) {
                         DispatchPool.emptySpinPoll();
                     }
-                    WaitPolicy.pause(endpoint.spinsYield() && now - lastMessageAt > WaitPolicy.DISPATCH_BUSY_NANOS);
+                    yielded = endpoint.spinsYield() && now - lastMessageAt > WaitPolicy.DISPATCH_BUSY_NANOS;
+                    WaitPolicy.pause(yielded);
                 }
                 endSpin(me);
                 if (mine(me)) {
