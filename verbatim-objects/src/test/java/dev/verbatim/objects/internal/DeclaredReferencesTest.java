@@ -1,6 +1,5 @@
 package dev.verbatim.objects.internal;
 
-import dev.verbatim.objects.BaseOptions;
 import dev.verbatim.objects.Fixtures;
 import dev.verbatim.objects.Shared;
 import dev.verbatim.rpc.Remote;
@@ -8,7 +7,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.*;
@@ -61,17 +59,9 @@ class DeclaredReferencesTest {
                 ReferenceDescriptor.Strings.of(List.of(address()), List.of(Fixtures.Counter.class.getName())), true, 0));
     }
 
-    private static int flags(byte[] payload) {
-        return MemorySegment.ofArray(payload).get(ValueLayout.JAVA_INT_UNALIGNED, ReferenceDescriptor.FLAGS);
-    }
-
-    private static ObjectSpace space(String name) {
-        return ObjectSpace.listen(BaseOptions.DEFAULT, "shm:declared-" + name + "-" + ProcessHandle.current().pid());
-    }
-
     @Test
     void aReferenceReadAsItsDeclaredTypeIsTheSameObjectWhicheverFormItCameIn() {
-        ObjectSpace s = space("read");
+        ObjectSpace s = Spaces.shm("declared-read");
         try {
             Object p = s.decode(declared(1, 8), Fixtures.Counter.class, PEER);
             assertInstanceOf(Fixtures.Counter.class, p);
@@ -94,15 +84,15 @@ class DeclaredReferencesTest {
 
     @Test
     void aHeldObjectIsSentWithoutItsInterfaceNameOnlyWhereThatInterfaceIsDeclared() {
-        ObjectSpace s = space("send-held");
+        ObjectSpace s = Spaces.shm("declared-send-held");
         try {
             Object p = s.decode(named(1, 1L << 40), Fixtures.Counter.class, PEER);
             byte[] asCounter = s.encode(p, PEER, Fixtures.Counter.class);
             byte[] asShared = s.encode(p, PEER, Shared.class);
             byte[] untyped = s.encode(p, PEER, null);
-            assertEquals(ReferenceDescriptor.DECLARED, flags(asCounter));
-            assertEquals(0, flags(asShared));
-            assertEquals(0, flags(untyped), "a table's entry is read as no type");
+            assertEquals(ReferenceDescriptor.DECLARED, Spaces.flags(asCounter));
+            assertEquals(0, Spaces.flags(asShared));
+            assertEquals(0, Spaces.flags(untyped), "a table's entry is read as no type");
             assertEquals(asShared.length - 2 - Fixtures.Counter.class.getName().length(), asCounter.length);
             Reference r = ReferenceDescriptor.decode(MemorySegment.ofArray(asCounter), null, Fixtures.Counter.class);
             assertEquals(new Reference(OWNER, 1, r.weight(), List.of(address()), List.of(Fixtures.Counter.class.getName())), r);
@@ -117,13 +107,13 @@ class DeclaredReferencesTest {
      */
     @Test
     void anOwnObjectTravelsWithoutItsBasesAddressesAndIsReadOnlyFromThatBase() {
-        ObjectSpace s = space("send-own-sender");
-        ObjectSpace r = space("read-own-sender");
+        ObjectSpace s = Spaces.shm("declared-send-own-sender");
+        ObjectSpace r = Spaces.shm("declared-read-own-sender");
         try {
             byte[] own = s.encode(new Fixtures.Cell(1), PEER, Fixtures.Counter.class);
-            assertEquals(ReferenceDescriptor.DECLARED | ReferenceDescriptor.SENDER, flags(own));
+            assertEquals(ReferenceDescriptor.DECLARED | ReferenceDescriptor.SENDER, Spaces.flags(own));
             assertEquals(ReferenceDescriptor.FIXED, own.length, "no string at all");
-            assertEquals(ReferenceDescriptor.SENDER, flags(s.encode(new CounterGauge(), PEER, Fixtures.Counter.class)));
+            assertEquals(ReferenceDescriptor.SENDER, Spaces.flags(s.encode(new CounterGauge(), PEER, Fixtures.Counter.class)));
             Fixtures.Cell mine = new Fixtures.Cell(3);
             assertSame(mine, s.decode(MemorySegment.ofArray(s.encode(mine, s.id(), Fixtures.Counter.class)),
                     Fixtures.Counter.class, s.id()), "sent to itself: home, no address read");
@@ -153,20 +143,20 @@ class DeclaredReferencesTest {
 
     @Test
     void anOwnObjectIsSentWithoutItsInterfaceNameOnlyWhenItOffersNoOther() {
-        ObjectSpace s = space("send-own");
+        ObjectSpace s = Spaces.shm("declared-send-own");
         try {
             byte[] one = s.encode(new Fixtures.Cell(1), PEER, Fixtures.Counter.class);
-            assertEquals(ReferenceDescriptor.DECLARED | ReferenceDescriptor.SENDER, flags(one));
+            assertEquals(ReferenceDescriptor.DECLARED | ReferenceDescriptor.SENDER, Spaces.flags(one));
             assertEquals(List.of(Fixtures.Counter.class.getName()),
                     ReferenceDescriptor.decode(MemorySegment.ofArray(one), null, Fixtures.Counter.class).interfaces());
             Fixtures.Cell cell = new Fixtures.Cell(2);
             byte[] unsent = s.encode(cell, PEER, Fixtures.Counter.class);
-            assertEquals(ReferenceDescriptor.DECLARED | ReferenceDescriptor.SENDER, flags(unsent));
+            assertEquals(ReferenceDescriptor.DECLARED | ReferenceDescriptor.SENDER, Spaces.flags(unsent));
             assertTrue(s.outstanding(cell) > 0);
             s.unsent(MemorySegment.ofArray(unsent), null);
             assertEquals(0, s.outstanding(cell), "a DECLARED reference never sent gives its weight back");
             byte[] two = s.encode(new CounterGauge(), PEER, Fixtures.Counter.class);
-            assertEquals(ReferenceDescriptor.SENDER, flags(two), "two interfaces: both named, so the proxy offers both");
+            assertEquals(ReferenceDescriptor.SENDER, Spaces.flags(two), "two interfaces: both named, so the proxy offers both");
             assertEquals(List.of(Fixtures.Counter.class.getName(), Gauge.class.getName()).stream().sorted().toList(),
                     ReferenceDescriptor.decode(MemorySegment.ofArray(two)).interfaces().stream().sorted().toList());
         } finally {
@@ -181,7 +171,7 @@ class DeclaredReferencesTest {
      */
     @Test
     void aDroppedReferenceNamingNoInterfaceMakesNoProxy() {
-        ObjectSpace s = space("dropped");
+        ObjectSpace s = Spaces.shm("declared-dropped");
         try {
             s.dropped(declared(3, 5), null);
             assertEquals(0, s.heldCount(), "no proxy made");
@@ -224,7 +214,7 @@ class DeclaredReferencesTest {
      */
     @Test
     void aDroppedReferenceToAnObjectWhoseHoldWasJustReleasedMakesNoProxyEither() {
-        ObjectSpace s = space("dropped-released");
+        ObjectSpace s = Spaces.shm("declared-dropped-released");
         try {
             Object p = s.decode(named(4, 8), Fixtures.Counter.class, PEER);
             s.weights().takeAll(SharedHandler.heldBy(p)); // released; its entry not removed yet

@@ -1,6 +1,5 @@
 package dev.verbatim.objects.internal;
 
-import dev.verbatim.objects.BaseOptions;
 import dev.verbatim.objects.Fixtures;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -30,7 +29,7 @@ class HeldObjectsTest {
 
     @Test
     void arrivalsFindTheOneProxyUntilItIsReleasedThenTheNewOne() {
-        ObjectSpace s = ObjectSpace.listen(BaseOptions.DEFAULT, "shm:held-objects-" + ProcessHandle.current().pid());
+        ObjectSpace s = Spaces.shm("held-objects");
         try {
             Object p1 = s.decode(reference(1, 8), Fixtures.Counter.class, 0L);
             Object q = s.decode(reference(2, 4), Fixtures.Counter.class, 0L); // another object between two arrivals
@@ -60,7 +59,7 @@ class HeldObjectsTest {
      */
     @Test
     void anArrivalOfTheObjectHeldLastThatTheGeneralPathWouldRefuseIsRefused() {
-        ObjectSpace s = ObjectSpace.listen(BaseOptions.DEFAULT, "shm:held-objects-again-" + ProcessHandle.current().pid());
+        ObjectSpace s = Spaces.shm("held-objects-again");
         try {
             Object p = s.decode(reference(1, 8), Fixtures.Counter.class, 0L);
             assertSame(p, s.decode(reference(1, 8), Fixtures.Counter.class, 0L));
@@ -86,7 +85,7 @@ class HeldObjectsTest {
      */
     @Test
     void anArrivalOfTheObjectHeldLastFromItsOwnerOrADeadBaseIsCheckedAsEver() {
-        ObjectSpace s = ObjectSpace.listen(BaseOptions.DEFAULT, "shm:held-objects-owner-" + ProcessHandle.current().pid());
+        ObjectSpace s = Spaces.shm("held-objects-owner");
         try {
             String real = "shm:held-objects-real-" + ProcessHandle.current().pid();
             String forged = "shm:held-objects-forged-" + ProcessHandle.current().pid();

@@ -23,39 +23,31 @@ class KnownOwnersTest {
     private static final long PEER = 0x7e57L;
     private static final List<String> OWNER_AT = List.of("shm:known-owner-nowhere");
 
-    private static ObjectSpace space(String name) {
-        return ObjectSpace.listen(BaseOptions.DEFAULT, "shm:known-" + name + "-" + ProcessHandle.current().pid());
-    }
-
     private static MemorySegment named(int id, long weight) {
         return MemorySegment.ofArray(ReferenceDescriptor.encode(new Reference(OWNER, id, weight, OWNER_AT,
                 List.of(Fixtures.Counter.class.getName()))));
     }
 
-    private static int flags(byte[] payload) {
-        return MemorySegment.ofArray(payload).get(ValueLayout.JAVA_INT_UNALIGNED, ReferenceDescriptor.FLAGS);
-    }
-
     @Test
     void aHeldObjectGoesWithoutItsOwnersAddressesOnlyToABaseThatReadThemOrToItsOwner() {
-        ObjectSpace s = space("send");
+        ObjectSpace s = Spaces.shm("known-send");
         try {
             Object p = s.decode(named(1, 1L << 40), Fixtures.Counter.class, 0L);
             s.peers().know(PEER, List.of("shm:known-peer-nowhere"));
             byte[] first = s.encode(p, PEER, Fixtures.Counter.class);
-            assertEquals(ReferenceDescriptor.DECLARED, flags(first), "not told yet: the addresses go");
+            assertEquals(ReferenceDescriptor.DECLARED, Spaces.flags(first), "not told yet: the addresses go");
             assertTrue(s.wantsAnswer(MemorySegment.ofArray(first)), "the answer to the call carrying them counts");
             s.peers().told(s.peers().byId(PEER), OWNER); // what answered() does when the call's answer comes
             byte[] again = s.encode(p, PEER, Fixtures.Counter.class);
-            assertEquals(ReferenceDescriptor.DECLARED | ReferenceDescriptor.KNOWN, flags(again));
+            assertEquals(ReferenceDescriptor.DECLARED | ReferenceDescriptor.KNOWN, Spaces.flags(again));
             assertEquals(ReferenceDescriptor.FIXED, again.length, "no string at all");
             assertFalse(s.wantsAnswer(MemorySegment.ofArray(again)));
-            assertEquals(ReferenceDescriptor.KNOWN, flags(s.encode(p, PEER, null)), "named interfaces, no address");
+            assertEquals(ReferenceDescriptor.KNOWN, Spaces.flags(s.encode(p, PEER, null)), "named interfaces, no address");
             s.peers().know(PEER + 1, List.of("shm:known-other-nowhere"));
-            assertEquals(ReferenceDescriptor.DECLARED, flags(s.encode(p, PEER + 1, Fixtures.Counter.class)),
+            assertEquals(ReferenceDescriptor.DECLARED, Spaces.flags(s.encode(p, PEER + 1, Fixtures.Counter.class)),
                     "another base was never told");
             assertEquals(ReferenceDescriptor.DECLARED | ReferenceDescriptor.KNOWN,
-                    flags(s.encode(p, OWNER, Fixtures.Counter.class)), "its owner knows its own addresses");
+                    Spaces.flags(s.encode(p, OWNER, Fixtures.Counter.class)), "its owner knows its own addresses");
         } finally {
             s.close();
         }
@@ -63,12 +55,12 @@ class KnownOwnersTest {
 
     @Test
     void aReceiverReadsTheAddressesItKnowsAndRefusesTheFormForAnOwnerItKnowsNothingOf() {
-        ObjectSpace s = space("form");
-        ObjectSpace r = space("read");
+        ObjectSpace s = Spaces.shm("known-form");
+        ObjectSpace r = Spaces.shm("known-read");
         try {
             Object held = s.decode(named(2, 1L << 40), Fixtures.Counter.class, 0L);
             MemorySegment known = MemorySegment.ofArray(s.encode(held, OWNER, Fixtures.Counter.class)); // (KNOWN: to its owner)
-            assertEquals(ReferenceDescriptor.DECLARED | ReferenceDescriptor.KNOWN, flags(known.toArray(ValueLayout.JAVA_BYTE)));
+            assertEquals(ReferenceDescriptor.DECLARED | ReferenceDescriptor.KNOWN, Spaces.flags(known.toArray(ValueLayout.JAVA_BYTE)));
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     () -> r.decode(known, Fixtures.Counter.class, PEER));
             assertTrue(e.getMessage().contains("never given"), e.getMessage());

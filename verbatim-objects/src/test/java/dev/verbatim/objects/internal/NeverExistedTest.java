@@ -1,6 +1,5 @@
 package dev.verbatim.objects.internal;
 
-import dev.verbatim.objects.BaseOptions;
 import dev.verbatim.objects.Fixtures;
 import dev.verbatim.rpc.RemoteException;
 import org.junit.jupiter.api.Test;
@@ -20,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.*;
 class NeverExistedTest {
     @Test
     void aReferenceToABaseThatNeverExistedIsAcceptedAndItsFirstCallFailsGone() {
-        ObjectSpace s = ObjectSpace.listen(BaseOptions.DEFAULT, "shm:never-" + ProcessHandle.current().pid());
+        ObjectSpace s = Spaces.shm("never");
         try {
             byte[] r = ReferenceDescriptor.encode(new Reference(0x6e7e4L, 1, 1,
                     List.of("shm:never-was-" + ProcessHandle.current().pid()), List.of(Fixtures.Counter.class.getName())));
