@@ -5,6 +5,7 @@ import dev.verbatim.bench.harness.ChildMain;
 import dev.verbatim.bench.harness.ChildProcess;
 import dev.verbatim.bench.harness.Host;
 import dev.verbatim.bench.harness.JitTime;
+import dev.verbatim.bench.harness.JitTurns;
 import dev.verbatim.bench.harness.LatencyHistogram;
 import dev.verbatim.bench.harness.ScratchDir;
 import dev.verbatim.bench.harness.Session;
@@ -78,9 +79,9 @@ public final class ObjectsBench {
      */
     record Plan(boolean quick, int rounds, int elements, long warmMillis, long measureMillis, long firstWarm,
                 long firstWarmCalls, long settleMillis) {
-        /** How often a turn is run again while the compilers are busy during it ({@link JitTurns}): 1 quick, 3 full. */
+        /** How often a turn is run again while the compilers are busy during it ({@link JitTurns#retries}). */
         int jitRetries() {
-            return quick ? 1 : 3;
+            return JitTurns.retries(quick);
         }
 
         CallLoop turn(boolean first, boolean list) {
@@ -124,7 +125,7 @@ public final class ObjectsBench {
         /** A run whose turns the compilers never disturbed (or that could not tell). */
         public Run(String mode, int rounds, int elements, long work, Map<String, Map<String, List<LatencyHistogram>>> turns,
                    Map<String, String> failures, double seconds, double loadBefore, double loadAfter) {
-            this(mode, rounds, elements, work, turns, failures, seconds, loadBefore, loadAfter, new JitTurns(0, 0));
+            this(mode, rounds, elements, work, turns, failures, seconds, loadBefore, loadAfter, JitTurns.NONE);
         }
 
         /** Whether {@code contender} has turns of case {@code c}. */
@@ -175,16 +176,6 @@ public final class ObjectsBench {
         }
     }
 
-    /**
-     * Turns run again because the JIT compilers of the base processes took {@value #JIT_QUIET_NANOS} ns or more of CPU
-     * during them ({@code repeated}: the turn counted as warm-up, its figures dropped), and turns kept although they
-     * still did after {@link Plan#jitRetries} tries ({@code busy}). See {@link JitTime}.
-     */
-    public record JitTurns(int repeated, int busy) {}
-
-    /** The compilers' CPU time during a turn below which the turn counts as warm (10 ms; a turn lasts ~150 ms). */
-    static final long JIT_QUIET_NANOS = 10_000_000;
-
     /** Runs the suite, prints it, writes the plot to {@code plot} when not null; returns the exit code. */
     public static int run(boolean quick, boolean json, Path plot, PrintStream out, PrintStream err) throws Exception {
         SuiteArgs args = new SuiteArgs(quick, json, plot);
@@ -209,7 +200,7 @@ public final class ObjectsBench {
         List<ChildProcess> procs = new ArrayList<>();
         Map<String, Map<String, List<LatencyHistogram>>> turns = new LinkedHashMap<>();
         Map<String, String> failures = new LinkedHashMap<>();
-        int[] jit = new int[2]; // turns run again, turns kept busy (JitTurns)
+        JitTurns.Count jit = new JitTurns.Count();
         long work;
         try {
             err.printf(Locale.ROOT, "verbatim bench objects: starting %d base processes ...%n", ObjectsCase.MAX_BASES);
@@ -255,9 +246,9 @@ public final class ObjectsBench {
 
     /** The run as far as it went. */
     private static Run partial(Plan plan, Map<String, Map<String, List<LatencyHistogram>>> turns, Map<String, String> failures,
-                               int[] jit, long work, long t0, double loadBefore) {
+                               JitTurns.Count jit, long work, long t0, double loadBefore) {
         return new Run(plan.quick() ? "quick" : "full", plan.rounds(), plan.elements(), work, turns, failures,
-                (System.nanoTime() - t0) / 1e9, loadBefore, Host.loadAverage(), new JitTurns(jit[0], jit[1]));
+                (System.nanoTime() - t0) / 1e9, loadBefore, Host.loadAverage(), jit.turns());
     }
 
     /** The longest work per element the null call can set (a loaded host's null call says little of the call itself). */
@@ -301,13 +292,13 @@ public final class ObjectsBench {
         private final List<ChildProcess> all;
         private final Map<String, Map<String, List<LatencyHistogram>>> turns;
         private final Map<String, String> failures;
-        /** Turns run again, turns kept busy ({@link JitTurns}). */
-        private final int[] jit;
+        /** Turns run again, turns kept busy. */
+        private final JitTurns.Count jit;
         private final PrintStream err;
         private String previous;
 
         Turner(Plan plan, ChildProcess p0, List<ChildProcess> all, Map<String, Map<String, List<LatencyHistogram>>> turns,
-               Map<String, String> failures, int[] jit, PrintStream err) {
+               Map<String, String> failures, JitTurns.Count jit, PrintStream err) {
             this.plan = plan;
             this.p0 = p0;
             this.all = all;
@@ -342,7 +333,7 @@ public final class ObjectsBench {
 
         /**
          * One turn of {@code contender} in {@code c}, after the processes fell quiet; run again (up to {@link
-         * Plan#jitRetries} times) while the compilers of the processes took {@link #JIT_QUIET_NANOS} or more during it:
+         * Plan#jitRetries} times) while the compilers of the processes took {@link JitTurns#QUIET_NANOS} or more during it:
          * such a turn was still warming up ({@link JitTime}), and its figures are dropped.
          */
         private void turn(ObjectsCase c, String contender, boolean first, long work) throws IOException, InterruptedException {
@@ -366,8 +357,7 @@ public final class ObjectsBench {
                     return;
                 }
                 long jit1 = JitTime.nanos(all);
-                boolean quiet = JitTime.quiet(jit0, jit1, JIT_QUIET_NANOS);
-                boolean again = !quiet && attempt < plan.jitRetries();
+                boolean again = jit.again(jit0, jit1, attempt, plan.jitRetries());
                 Map<String, String> m = ChildMain.props(line);
                 LatencyHistogram h = LatencyHistogram.decode(m.get("hist"));
                 if (TRACE) {
@@ -376,12 +366,8 @@ public final class ObjectsBench {
                             (jit1 - jit0) / 1e6, again ? "  (again)" : "");
                 }
                 if (again) {
-                    jit[0]++;
                     Turns.settle(all, plan.settleMillis());
                     continue;
-                }
-                if (!quiet) {
-                    jit[1]++;
                 }
                 turns.computeIfAbsent(c.key(), k -> new LinkedHashMap<>()).computeIfAbsent(contender, k -> new ArrayList<>()).add(h);
                 return;

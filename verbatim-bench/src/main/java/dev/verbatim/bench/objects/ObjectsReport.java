@@ -134,9 +134,8 @@ final class ObjectsReport {
         }
         out.println();
         out.printf(Locale.ROOT, "Host load average (1 min) %.2f before, %.2f after.%n", run.loadBefore(), run.loadAfter());
-        out.printf(Locale.ROOT, "Turns run again because the bases' JIT compilers took >= %d ms of CPU during them (still warming"
-                + " up): %d; kept with the compilers still busy after the retries: %d.%n%n", ObjectsBench.JIT_QUIET_NANOS / 1_000_000,
-                run.jit().repeated(), run.jit().busy());
+        out.println(run.jit().line("the bases'"));
+        out.println();
         ReportText.closing(out, failures(run), notes(run), run.seconds());
     }
 

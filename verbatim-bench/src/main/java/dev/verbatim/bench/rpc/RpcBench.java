@@ -4,6 +4,8 @@ import dev.verbatim.bench.harness.ChildMain;
 import dev.verbatim.bench.harness.ChildProcess;
 import dev.verbatim.bench.harness.ClassArchive;
 import dev.verbatim.bench.harness.Host;
+import dev.verbatim.bench.harness.JitTime;
+import dev.verbatim.bench.harness.JitTurns;
 import dev.verbatim.bench.harness.LatencyHistogram;
 import dev.verbatim.bench.harness.Medium;
 import dev.verbatim.bench.harness.RunPki;
@@ -124,7 +126,13 @@ public final class RpcBench {
      * after {@code warmMillis} of warm-up (the first turn of a case warms up longer, see {@link #firstStep}).
      */
     public record Run(String mode, int rounds, long warmMillis, long measureMillis, List<Result> results, double seconds,
-                      double loadBefore, double loadAfter) {
+                      double loadBefore, double loadAfter, JitTurns jit) {
+        /** A run whose turns the compilers never disturbed (or that could not tell). */
+        public Run(String mode, int rounds, long warmMillis, long measureMillis, List<Result> results, double seconds,
+                   double loadBefore, double loadAfter) {
+            this(mode, rounds, warmMillis, measureMillis, results, seconds, loadBefore, loadAfter, JitTurns.NONE);
+        }
+
         /** The contenders that produced figures and are shown in {@code m}'s tables, in column order. */
         public List<Result> shownIn(Medium m) {
             return results.stream().filter(r -> r.ok() && r.shownIn().contains(m)).toList();
@@ -255,8 +263,9 @@ public final class RpcBench {
             // the children start from the class archive; a whole run without one lists their classes to make it
             Optional<ClassArchive> archive = ClassArchive.forThisJvm().filter(a -> a.made() || SuiteArgs.everything());
             List<Result> results;
+            JitTurns.Count jit = new JitTurns.Count();
             try {
-                results = runTurns(cs, plan, scratch.path(), err, new ArrayList<>(), archive, more);
+                results = runTurns(cs, plan, scratch.path(), err, new ArrayList<>(), archive, more, jit);
                 scale = setup.get() != null ? ScaleIdle.measure(setup.get(), err) : null;
             } finally {
                 if (setup.get() != null) {
@@ -265,7 +274,7 @@ public final class RpcBench {
             }
             archive.ifPresent(a -> a.make(ChildProcess.BASE_FLAGS, err)); // once: the first run on these jars
             run = new Run(args.mode(), plan.rounds(), plan.warmMillis(), plan.measureMillis(), results,
-                    (System.nanoTime() - start) / 1e9, before, Host.loadAverage());
+                    (System.nanoTime() - start) / 1e9, before, Host.loadAverage(), jit.turns());
         }
         Run done = run;
         ScaleIdle.Result idle = scale;
@@ -336,15 +345,16 @@ public final class RpcBench {
      * in order. No class-data archives, nothing else started.
      */
     static List<Result> runTurns(List<RpcContender> contenders, Plan plan, Path base, PrintStream err, List<Turn> log) {
-        return runTurns(contenders, plan, base, err, log, Optional.empty(), List.of());
+        return runTurns(contenders, plan, base, err, log, Optional.empty(), List.of(), new JitTurns.Count());
     }
 
     /**
      * {@link #runTurns(List, Plan, Path, PrintStream, List)}, the processes starting from {@code archive}, and
-     * {@code more} run by the starters with the contenders' starts (the scale case's processes).
+     * {@code more} run by the starters with the contenders' starts (the scale case's processes); {@code jit} counts the
+     * turns run again because the contender's JIT compilers ran during them ({@link #turn}).
      */
     static List<Result> runTurns(List<RpcContender> contenders, Plan plan, Path base, PrintStream err, List<Turn> log,
-                                 Optional<ClassArchive> archive, List<Runnable> more) {
+                                 Optional<ClassArchive> archive, List<Runnable> more, JitTurns.Count jit) {
         long perCase = Math.max(warmMillis(plan.quick()) + firstWarmExtraMillis(plan.quick()),
                 maxWarmMillis(plan.quick(), true)) + plan.rounds() * (plan.warmMillis() + plan.measureMillis() + 200);
         long deadline = perCase * RpcCase.values().length * Math.max(1, contenders.size())
@@ -372,7 +382,7 @@ public final class RpcBench {
                                             plan.quick() ? QUICK_SETTLE_MAX_MILLIS : SETTLE_MAX_MILLIS)
                                     : 0;
                             previous = l;
-                            turn(l, rc, round, step, settled, err);
+                            turn(l, rc, round, step, settled, plan, jit, err);
                         } catch (Exception e) {
                             l.fail(e, err);
                         }
@@ -386,9 +396,28 @@ public final class RpcBench {
         return all.stream().map(LiveContender::result).toList();
     }
 
-    /** One turn of {@code l}: resume its server if paused, the step's {@code CALLS} to its client, its figures kept, pause. */
-    private static void turn(LiveContender l, RpcCase rc, int round, RpcPeer.Step step, long settled, PrintStream err)
-            throws Exception {
+    /**
+     * One turn of {@code l}: resume its server if paused, the step's {@code CALLS} to its client, its figures kept, pause.
+     * In a full run, run again (up to {@link JitTurns#retries} times) while the JIT compilers of its two processes took
+     * {@link JitTurns#QUIET_NANOS} or more during it: such a turn was still warming up ({@link JitTime}), and its
+     * figures are dropped. A quick run only counts them: its turns warm up too briefly for the compilers to be done (with
+     * one retry a quick run ran 135 turns again, kept 102 busy after it, and took 158 s, over its 90).
+     */
+    private static void turn(LiveContender l, RpcCase rc, int round, RpcPeer.Step step, long settled, Plan plan,
+                             JitTurns.Count jit, PrintStream err) throws Exception {
+        List<ChildProcess> sides = List.of(l.first, l.second);
+        for (int attempt = 0; ; attempt++) {
+            long jit0 = JitTime.nanos(sides);
+            if (!turnOnce(l, rc, round, step, settled, jit0, attempt, plan.quick() ? 0 : JitTurns.retries(false), jit, err)) {
+                return;
+            }
+            settled = Turns.settle(sides, plan.quick() ? QUICK_SETTLE_MAX_MILLIS : SETTLE_MAX_MILLIS);
+        }
+    }
+
+    /** {@link #turn}'s attempt {@code attempt}: true if it is to be run again (its figures dropped). */
+    private static boolean turnOnce(LiveContender l, RpcCase rc, int round, RpcPeer.Step step, long settled, long jit0,
+                                    int attempt, int retries, JitTurns.Count jit, PrintStream err) throws Exception {
         long cpu0 = TRACE ? Turns.cpuNanos(List.of(l.first, l.second)) : 0;
         long t0 = System.nanoTime();
         l.resume();
@@ -400,6 +429,16 @@ public final class RpcBench {
         if (h.count() == 0 && !rc.isThroughput()) { // a throughput window may see none complete (rate 0)
             throw new IllegalStateException(rc.key() + ": a turn without calls");
         }
+        long jit1 = JitTime.nanos(List.of(l.first, l.second));
+        boolean again = jit.again(jit0, jit1, attempt, retries);
+        if (again) {
+            if (TRACE) {
+                err.printf(Locale.ROOT, "  %-13s %-10s round %2d  p50 %9.0f ns  jit %5.1f ms  (again)%n", l.id, rc.key(), round,
+                        h.quantile(0.5), (jit1 - jit0) / 1e6);
+            }
+            l.pause();
+            return true;
+        }
         l.byCase.computeIfAbsent(rc, k -> new ArrayList<>()).add(h);
         l.cpu.computeIfAbsent(rc, k -> new ArrayList<>()).add(Double.parseDouble(m.get("cpu")));
         if (rc.isThroughput()) {
@@ -408,12 +447,13 @@ public final class RpcBench {
         if (TRACE) { // turn: its wall time, and the CPU its two processes took meanwhile (in cores)
             long wall = System.nanoTime() - t0;
             err.printf(Locale.ROOT, "  %-13s %-10s round %2d  settle %4d ms  warm %6s calls in %5s ms"
-                            + "  %7d calls  p50 %9.0f ns  p99 %9.0f ns  cpu or calls/s %s  turn %5d ms, %.2f cores%n", l.id,
-                    rc.key(), round, settled, m.get("warm"), m.get("warmMs"), h.count(), h.quantile(0.5),
+                            + "  %7d calls  p50 %9.0f ns  p99 %9.0f ns  cpu or calls/s %s  turn %5d ms, %.2f cores  jit %5.1f ms%n",
+                    l.id, rc.key(), round, settled, m.get("warm"), m.get("warmMs"), h.count(), h.quantile(0.5),
                     h.quantile(0.99), m.getOrDefault("rate", m.get("cpu")), wall / 1_000_000,
-                    (Turns.cpuNanos(List.of(l.first, l.second)) - cpu0) / (double) wall);
+                    (Turns.cpuNanos(List.of(l.first, l.second)) - cpu0) / (double) wall, (jit1 - jit0) / 1e6);
         }
         l.pause();
+        return false;
     }
 
     /** For running the suite without the CLI: {@code [--quick] [--json] [--plot PATH]}. */

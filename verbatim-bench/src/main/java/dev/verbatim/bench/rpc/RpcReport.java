@@ -440,6 +440,8 @@ final class RpcReport {
         tlsBound(run).ifPresent(out::println);
         out.println();
         busyNote(run, out);
+        out.println(run.jit().line("the contenders'"));
+        out.println();
         ReportText.closing(out, run.failures(), notes(), run.seconds());
     }
 

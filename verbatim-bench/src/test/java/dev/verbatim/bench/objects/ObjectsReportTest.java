@@ -1,5 +1,6 @@
 package dev.verbatim.bench.objects;
 
+import dev.verbatim.bench.harness.JitTurns;
 import dev.verbatim.bench.harness.LatencyHistogram;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -132,11 +133,11 @@ class ObjectsReportTest {
     void theTurnsTheCompilersDisturbedAreCounted() {
         ObjectsBench.Run base = run(true);
         ObjectsBench.Run r = new ObjectsBench.Run(base.mode(), base.rounds(), base.elements(), base.work(), base.turns(),
-                base.failures(), base.seconds(), base.loadBefore(), base.loadAfter(), new ObjectsBench.JitTurns(7, 2));
+                base.failures(), base.seconds(), base.loadBefore(), base.loadAfter(), new JitTurns(7, 2));
         String text = tables(r);
         assertTrue(text.contains("took >= 10 ms of CPU during them (still warming up): 7; kept with the compilers still busy"
                 + " after the retries: 2."), text);
-        assertEquals(new ObjectsBench.JitTurns(0, 0), base.jit(), "a run made without the count disturbed none");
+        assertEquals(JitTurns.NONE, base.jit(), "a run made without the count disturbed none");
     }
 
     /** The shm floor measured beside the null calls: its column, its ratios, and what "100x RMI" asks of the call. */

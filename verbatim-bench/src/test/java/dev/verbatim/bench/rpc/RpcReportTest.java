@@ -1,5 +1,6 @@
 package dev.verbatim.bench.rpc;
 
+import dev.verbatim.bench.harness.JitTurns;
 import dev.verbatim.bench.harness.LatencyHistogram;
 import dev.verbatim.bench.harness.Medium;
 import org.junit.jupiter.api.Test;
@@ -201,6 +202,19 @@ class RpcReportTest {
         String tcp = text.substring(text.indexOf("Table 3. tcp"), text.indexOf("Table 4. tcp"));
         assertTrue(tcp.lines().filter(l -> l.trim().startsWith("null")).findFirst().orElseThrow()
                 .matches("\\s*null\\s+15000\\s+20000\\s+30000\\s+80000.*"), tcp);
+    }
+
+    /** The turns run again while the contenders' compilers were busy, and those kept busy, are in the report. */
+    @Test
+    void theTurnsTheCompilersDisturbedAreCounted() {
+        RpcBench.Run base = run(true);
+        RpcBench.Run r = new RpcBench.Run(base.mode(), base.rounds(), base.warmMillis(), base.measureMillis(), base.results(),
+                base.seconds(), base.loadBefore(), base.loadAfter(), new JitTurns(5, 1));
+        String text = tables(r);
+        assertTrue(text.contains("Turns run again because the contenders' JIT compilers took >= 10 ms of CPU during them"
+                + " (still warming up): 5; kept with the compilers still busy after the retries: 1."), text);
+        assertEquals(JitTurns.NONE, base.jit(), "a run made without the count disturbed none");
+        assertTrue(tables(base).contains("(still warming up): 0; kept with the compilers still busy after the retries: 0."));
     }
 
     @Test
