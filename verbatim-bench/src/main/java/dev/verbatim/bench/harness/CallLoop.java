@@ -1,8 +1,7 @@
 package dev.verbatim.bench.harness;
 
 /**
- * One turn of a client that times calls one by one (the objects suite's; the rpc suite's
- * {@code RpcPeer} has the same loop for its own call type): a warm-up of at least {@code warmMillis}
+ * One turn of a client that times calls one by one (the objects suite's and the rpc suite's): a warm-up of at least {@code warmMillis}
  * and {@code warmCalls} calls (no longer than {@code maxWarmMillis}), unrecorded, then every call of at
  * least {@code measureMillis} timed into a histogram (reset first), one {@link System#nanoTime()} pair
  * around each call, its result checked after the call, outside the timed region. At least one call is

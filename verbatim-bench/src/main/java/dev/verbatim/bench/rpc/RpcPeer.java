@@ -1,9 +1,9 @@
 package dev.verbatim.bench.rpc;
 
+import dev.verbatim.bench.harness.CallLoop;
 import dev.verbatim.bench.harness.ChildMain;
 import dev.verbatim.bench.harness.LatencyHistogram;
 import dev.verbatim.bench.harness.Session;
-import dev.verbatim.bench.harness.ThreadCpu;
 
 import java.util.EnumMap;
 import java.util.Locale;
@@ -40,6 +40,11 @@ public final class RpcPeer {
      * a spin floor's 10,000 take 5 ms), then record for {@code measureMillis}.
      */
     record Step(RpcCase rpcCase, long warmMillis, long warmCalls, long maxWarmMillis, long measureMillis) {
+        /** The turn's timed loop ({@link CallLoop}, the objects suite's too). */
+        CallLoop loop() {
+            return new CallLoop(warmMillis, warmCalls, maxWarmMillis, measureMillis);
+        }
+
         /** The client's command for this turn. */
         String command() {
             return "CALLS " + rpcCase.key() + " " + warmMillis + " " + warmCalls + " " + maxWarmMillis + " " + measureMillis;
@@ -94,11 +99,11 @@ public final class RpcPeer {
                             continue;
                         }
                         RpcContender.Call call = prepared(calls, client, step.rpcCase());
-                        long[] warm = new long[2];
-                        double cpu = measure(call, step, seq, h, warm);
+                        CallLoop.Turn t = step.loop().run(call::call, step.rpcCase()::check, seq, h);
                         ChildMain.say(String.format(Locale.ROOT,
                                 "CALLS case=%s calls=%d cpu=%.3f warm=%d warmMs=%d trips=%d hist=%s",
-                                step.rpcCase().key(), h.count(), cpu, warm[0], warm[1] / 1_000_000, seq[0], h.encode()));
+                                step.rpcCase().key(), h.count(), t.cpu(), t.warmCalls(), t.warmNanos() / 1_000_000, seq[0],
+                                h.encode()));
                     }
                 }
             }
@@ -139,44 +144,6 @@ public final class RpcPeer {
             calls.put(c, call);
         }
         return call;
-    }
-
-    /**
-     * Calls of one case: the step's warm-up unrecorded, then at least its measuring time recorded
-     * into {@code h} (reset first), one {@link System#nanoTime()} pair around each call; every
-     * result checked after its call. {@code seq[0]} is the last sequence number used. Returns the
-     * measuring thread's CPU share while recording (NaN where unknown); {@code warm} gets the warm-up's
-     * calls and nanoseconds.
-     */
-    static double measure(RpcContender.Call call, Step step, long[] seq, LatencyHistogram h, long[] warm)
-            throws Exception {
-        RpcCase c = step.rpcCase();
-        long start = System.nanoTime();
-        long end = start + step.warmMillis() * 1_000_000L;
-        long max = start + Math.max(step.warmMillis(), step.maxWarmMillis()) * 1_000_000L;
-        long t1;
-        long n = 0;
-        do {
-            long s = ++seq[0];
-            c.check(s, call.call(s));
-            t1 = System.nanoTime();
-            n++;
-        } while (t1 < end || (n < step.warmCalls() && t1 < max));
-        warm[0] = n;
-        warm[1] = t1 - start;
-        h.reset();
-        end = t1 + step.measureMillis() * 1_000_000L;
-        long cpu0 = ThreadCpu.nanos();
-        long wall0 = t1;
-        do {
-            long s = ++seq[0];
-            long t0 = System.nanoTime();
-            long r = call.call(s);
-            t1 = System.nanoTime();
-            h.record(t1 - t0);
-            c.check(s, r);
-        } while (t1 < end);
-        return ThreadCpu.share(cpu0, wall0);
     }
 
     /** {@code count} calls of one case, each timed into {@code h} (not reset) and checked. */
