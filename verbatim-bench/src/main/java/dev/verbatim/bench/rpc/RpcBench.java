@@ -149,6 +149,16 @@ public final class RpcBench {
      * {@link #firstStep} says (the JIT), else (tests) like the others.
      */
     record Plan(boolean quick, int rounds, long warmMillis, long measureMillis, boolean longFirstTurn) {
+        /**
+         * How often a turn is run again while the contender's compilers are busy during it: {@link
+         * JitTurns#FULL_RETRIES} in a full run, never in a quick one, which only counts such turns: its turns warm up
+         * too briefly for the compilers to be done (with one retry a quick run ran 135 turns again, kept 102 busy
+         * after it, and took 158 s, over its 90).
+         */
+        int jitRetries() {
+            return quick ? 0 : JitTurns.FULL_RETRIES;
+        }
+
         /** A turn of case {@code c} in round {@code round}; {@code first}: the contender's first case. */
         RpcPeer.Step step(RpcCase c, int round, boolean first) {
             if (c.isThroughput()) { // at C = 256 a call takes 256 round trips' time: longer windows than one call's
@@ -398,17 +408,16 @@ public final class RpcBench {
 
     /**
      * One turn of {@code l}: resume its server if paused, the step's {@code CALLS} to its client, its figures kept, pause.
-     * In a full run, run again (up to {@link JitTurns#retries} times) while the JIT compilers of its two processes took
-     * {@link JitTurns#QUIET_NANOS} or more during it: such a turn was still warming up ({@link JitTime}), and its
-     * figures are dropped. A quick run only counts them: its turns warm up too briefly for the compilers to be done (with
-     * one retry a quick run ran 135 turns again, kept 102 busy after it, and took 158 s, over its 90).
+     * Run again (up to {@link Plan#jitRetries} times) while the JIT compilers of its two processes took {@link
+     * JitTurns#QUIET_NANOS} or more during it: such a turn was still warming up ({@link JitTime}), and its figures are
+     * dropped.
      */
     private static void turn(LiveContender l, RpcCase rc, int round, RpcPeer.Step step, long settled, Plan plan,
                              JitTurns.Count jit, PrintStream err) throws Exception {
         List<ChildProcess> sides = List.of(l.first, l.second);
         for (int attempt = 0; ; attempt++) {
             long jit0 = JitTime.nanos(sides);
-            if (!turnOnce(l, rc, round, step, settled, jit0, attempt, plan.quick() ? 0 : JitTurns.retries(false), jit, err)) {
+            if (!turnOnce(l, sides, rc, round, step, settled, jit0, attempt, plan.jitRetries(), jit, err)) {
                 return;
             }
             settled = Turns.settle(sides, plan.quick() ? QUICK_SETTLE_MAX_MILLIS : SETTLE_MAX_MILLIS);
@@ -416,9 +425,10 @@ public final class RpcBench {
     }
 
     /** {@link #turn}'s attempt {@code attempt}: true if it is to be run again (its figures dropped). */
-    private static boolean turnOnce(LiveContender l, RpcCase rc, int round, RpcPeer.Step step, long settled, long jit0,
-                                    int attempt, int retries, JitTurns.Count jit, PrintStream err) throws Exception {
-        long cpu0 = TRACE ? Turns.cpuNanos(List.of(l.first, l.second)) : 0;
+    private static boolean turnOnce(LiveContender l, List<ChildProcess> sides, RpcCase rc, int round, RpcPeer.Step step,
+                                    long settled, long jit0, int attempt, int retries, JitTurns.Count jit, PrintStream err)
+            throws Exception {
+        long cpu0 = TRACE ? Turns.cpuNanos(sides) : 0;
         long t0 = System.nanoTime();
         l.resume();
         l.second.send(step.command());
@@ -429,7 +439,7 @@ public final class RpcBench {
         if (h.count() == 0 && !rc.isThroughput()) { // a throughput window may see none complete (rate 0)
             throw new IllegalStateException(rc.key() + ": a turn without calls");
         }
-        long jit1 = JitTime.nanos(List.of(l.first, l.second));
+        long jit1 = JitTime.nanos(sides);
         boolean again = jit.again(jit0, jit1, attempt, retries);
         if (again) {
             if (TRACE) {
@@ -450,7 +460,7 @@ public final class RpcBench {
                             + "  %7d calls  p50 %9.0f ns  p99 %9.0f ns  cpu or calls/s %s  turn %5d ms, %.2f cores  jit %5.1f ms%n",
                     l.id, rc.key(), round, settled, m.get("warm"), m.get("warmMs"), h.count(), h.quantile(0.5),
                     h.quantile(0.99), m.getOrDefault("rate", m.get("cpu")), wall / 1_000_000,
-                    (Turns.cpuNanos(List.of(l.first, l.second)) - cpu0) / (double) wall, (jit1 - jit0) / 1e6);
+                    (Turns.cpuNanos(sides) - cpu0) / (double) wall, (jit1 - jit0) / 1e6);
         }
         l.pause();
         return false;
