@@ -47,7 +47,8 @@ final class ObjectsReport {
     }
 
     /**
-     * {@code objects/rpc}, {@code rmi/objects}, {@code objects/bytes} (the forward) and {@code objects/null-run} (the hop)
+     * {@code objects/rpc}, {@code rmi/objects}, {@code rmi/rpc} (the bound of the RMI target: the RPC call under the
+     * objects call), {@code objects/bytes} (the forward) and {@code objects/null-run} (the hop)
      * in case {@code c}, paired by round, where both sides measured it.
      */
     static Map<String, Double> ratios(ObjectsBench.Run run, ObjectsCase c) {
@@ -57,6 +58,9 @@ final class ObjectsReport {
         }
         if (run.has(c, RMI) && run.has(c, OBJECTS)) {
             m.put(RMI + "/" + OBJECTS, run.ratio(c, RMI, c, OBJECTS));
+        }
+        if (run.has(c, RMI) && run.has(c, RPC)) {
+            m.put(RMI + "/" + RPC, run.ratio(c, RMI, c, RPC));
         }
         if (run.has(c, OBJECTS) && run.has(c, BYTES)) {
             m.put(OBJECTS + "/" + BYTES, run.ratio(c, OBJECTS, c, BYTES));
@@ -124,6 +128,12 @@ final class ObjectsReport {
                     + " the objects null call is %s it, RMI's %s: \">= 100x RMI\" asks the call to be within %s the floor"
                     + " in this run.)%n", run.figure(nul, FLOOR), ReportText.ratio(overFloor), ReportText.ratio(rmiOverFloor),
                     ReportText.ratio(rmiOverFloor / 100));
+        }
+        double rmiOverRpc = run.ratio(nul, RMI, nul, RPC);
+        if (!Double.isNaN(rmiOverRpc)) {
+            out.printf(Locale.ROOT, "  (RMI's null call over the plain RPC null call beside it, the call an objects call stands on:"
+                    + " %s; the objects layer cannot beat it: \">= 100x RMI\" is %s the RPC call's reach in this run.)%n",
+                    ReportText.ratio(rmiOverRpc), rmiOverRpc >= 100 ? "within" : "out of");
         }
         double bytes = run.ratio(ObjectsCase.FORWARD_REF, BYTES, nul, OBJECTS);
         if (!Double.isNaN(bytes)) {

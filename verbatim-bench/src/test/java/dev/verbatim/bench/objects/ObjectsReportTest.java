@@ -156,9 +156,32 @@ class ObjectsReportTest {
         assertTrue(text.matches("(?s).*shm/call-null\\s+2000\\s+4000\\s+4400\\s+500000\\s.*"), "the floor's column:\n" + text);
         assertTrue(text.contains("2,000 ns p50; the objects null call is 2.20x it, RMI's 250x: \">= 100x RMI\" asks the call to be"
                 + " within 2.50x the floor in this run."), text);
+        assertEquals(125, ObjectsReport.ratios(r, ObjectsCase.SHM_CALL_NULL).get("rmi/rpc"), 0.5);
+        assertTrue(text.contains("(RMI's null call over the plain RPC null call beside it, the call an objects call stands on:"
+                + " 125x; the objects layer cannot beat it: \">= 100x RMI\" is within the RPC call's reach in this run.)"), text);
         ByteArrayOutputStream j = new ByteArrayOutputStream();
         ObjectsReport.printJson(r, new PrintStream(j, true, StandardCharsets.UTF_8));
         assertTrue(j.toString(StandardCharsets.UTF_8).lines().findFirst().orElseThrow().contains("\"objects/floor\":2.200"), j.toString());
+    }
+
+    /**
+     * Where RMI is under 100x the plain RPC call the objects call stands on, the report says the target is out of that
+     * call's reach in the run (a bound measured beside it, DESIGN §8), and the target itself still misses.
+     */
+    @Test
+    void anRmiTargetOutOfTheRpcCallsReachIsSaidSo() {
+        ObjectsBench.Run base = run(true);
+        Map<String, Map<String, List<LatencyHistogram>>> t = new LinkedHashMap<>(base.turns());
+        Map<String, List<LatencyHistogram>> nul = new LinkedHashMap<>(t.get(ObjectsCase.SHM_CALL_NULL.key()));
+        nul.put("rpc", List.of(turn(5400), turn(5400), turn(5400)));
+        nul.put("objects", List.of(turn(5600), turn(5600), turn(5600)));
+        t.put(ObjectsCase.SHM_CALL_NULL.key(), nul);
+        ObjectsBench.Run r = new ObjectsBench.Run("quick", 3, N, 5600, t, Map.of(), 1, 0, 0);
+        assertEquals(92.6, ObjectsReport.ratios(r, ObjectsCase.SHM_CALL_NULL).get("rmi/rpc"), 0.1);
+        assertEquals("MISS", ObjectsReport.targets(r).get(1).status(), "rmi/objects 89x < 100x");
+        String text = tables(r);
+        assertTrue(text.contains("(RMI's null call over the plain RPC null call beside it, the call an objects call stands on:"
+                + " 92.6x; the objects layer cannot beat it: \">= 100x RMI\" is out of the RPC call's reach in this run.)"), text);
     }
 
     @Test
@@ -196,7 +219,7 @@ class ObjectsReportTest {
         assertEquals(cases + 5 + 2, lines.size(), String.join("\n", lines));
         assertTrue(lines.getFirst().startsWith("{\"suite\":\"objects\",\"case\":\"shm/call-null\",\"unit\":\"ns\","
                 + "\"results\":{\"rpc\":4000.000,\"objects\":4400.000,\"rmi\":500000.000},\"ratios\":{\"objects/rpc\":1.100,"
-                + "\"rmi/objects\":113.636}"), lines.getFirst());
+                + "\"rmi/objects\":113.636,\"rmi/rpc\":125.000}"), lines.getFirst());
         String compact = lines.stream().filter(l -> l.contains("\"list/compact/serial/b2\"")).findFirst().orElseThrow();
         assertTrue(compact.contains("\"unit\":\"ns/element\",\"results\":{\"objects\":9000.000,\"rmi\":12000.000}"), compact);
         assertTrue(compact.contains("\"work\":4400,\"elements\":100,\"mode\":\"quick\""), compact);
