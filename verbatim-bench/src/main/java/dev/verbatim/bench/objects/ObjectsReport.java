@@ -139,8 +139,9 @@ final class ObjectsReport {
         if (!Double.isNaN(bytes)) {
             out.printf(Locale.ROOT, "  (the forward's call carrying the reference's bytes as a plain byte[] (bytes) over the"
                     + " shm/call-null objects p50: %s, the call and its argument alone; the forward over it: %s, the"
-                    + " objects layer's work on the reference.)%n", ReportText.ratio(bytes), ReportText.ratio(run.ratio(ObjectsCase.FORWARD_REF, OBJECTS,
-                    ObjectsCase.FORWARD_REF, BYTES)));
+                    + " objects layer's work on the reference; \"<= 1.50x the null call\" leaves it %s in this run.)%n",
+                    ReportText.ratio(bytes), ReportText.ratio(run.ratio(ObjectsCase.FORWARD_REF, OBJECTS, ObjectsCase.FORWARD_REF,
+                    BYTES)), ReportText.ratio(1.5 / bytes));
         }
         out.println();
         out.printf(Locale.ROOT, "Host load average (1 min) %.2f before, %.2f after.%n", run.loadBefore(), run.loadAfter());
