@@ -409,8 +409,9 @@ final class RpcReport {
                 RpcBench.warmCalls(quick, false), RpcBench.warmMillis(quick) + RpcBench.firstWarmExtraMillis(quick),
                 RpcBench.warmCalls(quick, true), RpcBench.maxWarmMillis(quick, true) / 1000);
         if (quick) {
-            out.println("Quick: a contender's first case warms up 3 s at most, which leaves gRPC's JIT partly cold (its"
-                    + " ratios to Verbatim come out flattering to Verbatim); judge the targets on a full run.");
+            out.printf(Locale.ROOT, "Quick: a contender's first case warms up %d s at most and its other cases %,d ms, which"
+                    + " leaves gRPC's JIT partly cold (its ratios to Verbatim come out flattering to Verbatim); judge the"
+                    + " targets on a full run.%n", RpcBench.maxWarmMillis(true, true) / 1000, RpcBench.maxWarmMillis(true, false));
         }
         out.println("Figures are medians of the turns' figures; ratios are contender / floor (the transport's ping-pong"
                 + " of the same argument bytes, a one-word reply), the median over rounds of the ratio within a round;"
