@@ -141,15 +141,19 @@ class ObjectsReportTest {
         assertEquals(JitTurns.NONE, base.jit(), "a run made without the count disturbed none");
     }
 
+    /** {@link #run}'s run (with the hop) with the shm null call's turns of these contenders at these p50s, and this work. */
+    private static ObjectsBench.Run withNullCalls(Map<String, Long> p50s, long work) {
+        Map<String, Map<String, List<LatencyHistogram>>> t = new LinkedHashMap<>(run(true).turns());
+        Map<String, List<LatencyHistogram>> nul = new LinkedHashMap<>(t.get(ObjectsCase.SHM_CALL_NULL.key()));
+        p50s.forEach((contender, p50) -> nul.put(contender, List.of(turn(p50), turn(p50), turn(p50))));
+        t.put(ObjectsCase.SHM_CALL_NULL.key(), nul);
+        return new ObjectsBench.Run("quick", 3, N, work, t, Map.of(), 1, 0, 0);
+    }
+
     /** The shm floor measured beside the null calls: its column, its ratios, and what "100x RMI" asks of the call. */
     @Test
     void theFloorIsPrintedBesideTheNullCallWithWhatTheRmiTargetAsksOfIt() {
-        ObjectsBench.Run base = run(true);
-        Map<String, Map<String, List<LatencyHistogram>>> t = new LinkedHashMap<>(base.turns());
-        Map<String, List<LatencyHistogram>> nul = new LinkedHashMap<>(t.get(ObjectsCase.SHM_CALL_NULL.key()));
-        nul.put("floor", List.of(turn(2000), turn(2000), turn(2000)));
-        t.put(ObjectsCase.SHM_CALL_NULL.key(), nul);
-        ObjectsBench.Run r = new ObjectsBench.Run("quick", 3, N, 4400, t, Map.of(), 1, 0, 0);
+        ObjectsBench.Run r = withNullCalls(Map.of("floor", 2000L), 4400);
         assertEquals(List.of("floor", "rpc", "objects", "rmi"), ObjectsCase.SHM_CALL_NULL.columns());
         assertEquals(2.2, ObjectsReport.ratios(r, ObjectsCase.SHM_CALL_NULL).get("objects/floor"), 0.01);
         assertEquals(250, ObjectsReport.ratios(r, ObjectsCase.SHM_CALL_NULL).get("rmi/floor"), 0.5);
@@ -171,13 +175,7 @@ class ObjectsReportTest {
      */
     @Test
     void anRmiTargetOutOfTheRpcCallsReachIsSaidSo() {
-        ObjectsBench.Run base = run(true);
-        Map<String, Map<String, List<LatencyHistogram>>> t = new LinkedHashMap<>(base.turns());
-        Map<String, List<LatencyHistogram>> nul = new LinkedHashMap<>(t.get(ObjectsCase.SHM_CALL_NULL.key()));
-        nul.put("rpc", List.of(turn(5400), turn(5400), turn(5400)));
-        nul.put("objects", List.of(turn(5600), turn(5600), turn(5600)));
-        t.put(ObjectsCase.SHM_CALL_NULL.key(), nul);
-        ObjectsBench.Run r = new ObjectsBench.Run("quick", 3, N, 5600, t, Map.of(), 1, 0, 0);
+        ObjectsBench.Run r = withNullCalls(Map.of("rpc", 5400L, "objects", 5600L), 5600);
         assertEquals(92.6, ObjectsReport.ratios(r, ObjectsCase.SHM_CALL_NULL).get("rmi/rpc"), 0.1);
         assertEquals("MISS", ObjectsReport.targets(r).get(1).status(), "rmi/objects 89x < 100x");
         String text = tables(r);
