@@ -18,13 +18,8 @@ public record JitTurns(int repeated, int busy) {
     /** The compilers' CPU time during a turn below which the turn counts as warm (10 ms; a turn lasts 100-200 ms). */
     public static final long QUIET_NANOS = 10_000_000;
 
-    /** How often a full run runs a turn again while the compilers are busy during it. */
+    /** How often a full run runs a turn again while the compilers are busy during it (a quick run's: its suite's plan). */
     public static final int FULL_RETRIES = 3;
-
-    /** How often a turn is run again while the compilers are busy during it: once in a quick run, {@link #FULL_RETRIES} in a full one. */
-    public static int retries(boolean quick) {
-        return quick ? 1 : FULL_RETRIES;
-    }
 
     /** The report's sentence; {@code whose}: whose compilers ("the bases'", "the contenders'"). */
     public String line(String whose) {

@@ -79,9 +79,9 @@ public final class ObjectsBench {
      */
     record Plan(boolean quick, int rounds, int elements, long warmMillis, long measureMillis, long firstWarm,
                 long firstWarmCalls, long settleMillis) {
-        /** How often a turn is run again while the compilers are busy during it ({@link JitTurns#retries}). */
+        /** How often a turn is run again while the compilers are busy during it: once quick, {@link JitTurns#FULL_RETRIES} full. */
         int jitRetries() {
-            return JitTurns.retries(quick);
+            return quick ? 1 : JitTurns.FULL_RETRIES;
         }
 
         CallLoop turn(boolean first, boolean list) {

@@ -29,9 +29,7 @@ class JitTurnsTest {
     }
 
     @Test
-    void aQuickRunRetriesOnceAFullOneThreeTimes() {
-        assertEquals(1, JitTurns.retries(true));
-        assertEquals(3, JitTurns.retries(false));
+    void theLineSaysWhoseCompilersAndBothCounts() {
         assertEquals("Turns run again because the bases' JIT compilers took >= 10 ms of CPU during them (still warming up): 2;"
                 + " kept with the compilers still busy after the retries: 0.", new JitTurns(2, 0).line("the bases'"));
     }

@@ -9,6 +9,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 class ObjectsCasesTest {
     @Test
+    void aQuickRunRetriesATurnTheCompilersDisturbedOnceAFullOneThreeTimes() {
+        assertEquals(1, ObjectsBench.plan(true).jitRetries());
+        assertEquals(3, ObjectsBench.plan(false).jitRetries());
+    }
+
+    @Test
     void benchObjectsRunsTheCasesThatVerbatimBenchCasesNamesAndTheNullCallTheListsNeed() {
         String before = System.getProperty(SuiteArgs.CASES);
         try {
