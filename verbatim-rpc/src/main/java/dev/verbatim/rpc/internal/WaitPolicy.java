@@ -80,7 +80,7 @@ final class WaitPolicy {
     /**
      * The dispatcher's spin reads the clock at the first of every this many empty polls (and after each message or
      * yield): a clock read (~23 ns here) was a third of an empty poll's turn, which a message arriving during it waits
-     * out. Its spin ends up to this many polls late (well under a microsecond).
+     * out. Its spin ends up to this many polls late (well under a microsecond). A power of two (the count is masked).
      */
     static final int DISPATCH_CLOCK_POLLS = 8;
     /** How long after a caller last stopped waiting the dispatcher still only glances (callers may come back). */
